@@ -1,0 +1,2 @@
+//! gedcom-elf (skeleton; the reader lands in the next commits).
+#![forbid(unsafe_code)]
