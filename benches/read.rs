@@ -1,1 +1,69 @@
-fn main() {}
+//! Reader throughput on generated GEDCOM, against a memchr line count on the
+//! same bytes (the physical reference).
+//!
+//! `GEDCOM_BENCH_MB` sets the size of the generated input (default 64).
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use gedcom_elf::{Event, Reader, Value};
+
+#[path = "support/generate.rs"]
+#[allow(dead_code)]
+mod generate;
+
+fn input() -> (Vec<u8>, generate::GenStats) {
+    let mb: u64 = std::env::var("GEDCOM_BENCH_MB")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(64);
+    let mut bytes = Vec::new();
+    let stats = generate::generate_bytes(mb << 20, 42, &mut bytes).expect("generate");
+    (bytes, stats)
+}
+
+fn read(c: &mut Criterion) {
+    let (bytes, stats) = input();
+    let events = 2 * stats.structures;
+    let mut g = c.benchmark_group("read");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+
+    g.bench_function("line_count_memchr", |b| {
+        b.iter(|| {
+            let n = memchr::memchr_iter(b'\n', black_box(&bytes)).count() as u64;
+            assert_eq!(n, stats.lines);
+        })
+    });
+
+    g.bench_function("events", |b| {
+        b.iter(|| {
+            let mut reader = Reader::from_slice(black_box(&bytes));
+            let mut n = 0u64;
+            while let Some(e) = reader.next_event().unwrap() {
+                black_box(&e);
+                n += 1;
+            }
+            assert_eq!(n, events);
+        })
+    });
+
+    g.bench_function("events_and_text", |b| {
+        b.iter(|| {
+            let mut reader = Reader::from_slice(black_box(&bytes));
+            let (mut n, mut text_bytes) = (0u64, 0usize);
+            while let Some(e) = reader.next_event().unwrap() {
+                if let Event::Begin(b) = &e {
+                    if let Some(Value::Text(t)) = &b.value {
+                        text_bytes += t.text().len();
+                    }
+                }
+                n += 1;
+            }
+            assert_eq!(n, events);
+            black_box(text_bytes);
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, read);
+criterion_main!(benches);

@@ -90,6 +90,14 @@ impl EscapeTable {
     /// The escape types `tag` preserves.
     #[inline]
     pub fn lookup(&self, tag: &[u8]) -> EscapeSet {
+        if let [(t, s)] = &self.entries[..] {
+            // The common case: one entry (the default schema's DATE).
+            return if t.len() == tag.len() && &t[..] == tag {
+                *s
+            } else {
+                EscapeSet::NONE
+            };
+        }
         for (t, s) in &self.entries {
             if &t[..] == tag {
                 return *s;

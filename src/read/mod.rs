@@ -119,6 +119,8 @@ struct Pending<'a> {
 #[derive(Clone, Debug)]
 pub struct Reader<'a> {
     input: &'a [u8],
+    /// The input as `str`, when it is valid UTF-8 as a whole.
+    input_str: Option<&'a str>,
     lines: Lines<'a>,
     config: ReaderConfig,
     escapes: EscapeTable,
@@ -165,6 +167,7 @@ impl<'a> Reader<'a> {
         };
         Reader {
             input,
+            input_str: None,
             lines: Lines::starting_at(input, bom, 1),
             config,
             escapes: EscapeTable::default(),
@@ -277,6 +280,20 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The tag as `&'a str`. Tags are ASCII by the grammar; when the whole
+    /// input is known to be valid UTF-8 this is a slice of it, with no
+    /// per-line validation.
+    #[inline]
+    fn tag_str(&self, tag: &'a [u8]) -> &'a str {
+        if let Some(s) = self.input_str {
+            let start = tag.as_ptr() as usize - self.input.as_ptr() as usize;
+            if let Some(t) = s.get(start..start + tag.len()) {
+                return t;
+            }
+        }
+        std::str::from_utf8(tag).unwrap_or(ERROR_TAG)
+    }
+
     fn pop(&mut self) -> Event<'a> {
         let frame = self.stack.pop();
         Event::End(End {
@@ -321,7 +338,8 @@ impl<'a> Reader<'a> {
         // Payload diagnostics need a look at each payload only when the
         // input holds something that could produce one.
         let body = &self.input[self.lines.position()..];
-        self.check_payloads = simdutf8::basic::from_utf8(body).is_err()
+        self.input_str = simdutf8::basic::from_utf8(self.input).ok();
+        self.check_payloads = self.input_str.is_none()
             || memchr::memchr(0, body).is_some()
             || memchr::memmem::find(body, b"@#U").is_some();
         self.state = State::Body;
@@ -427,7 +445,7 @@ impl<'a> Reader<'a> {
                     };
                     self.report(DiagnosticKind::TooDeep, line, byte, msg)?;
                 } else {
-                    tag = std::str::from_utf8(l.tag).unwrap_or(ERROR_TAG);
+                    tag = self.tag_str(l.tag);
                     first = l.payload.map(Cow::Borrowed);
                     first_untrimmed = l.payload_untrimmed;
                     if l.tag == ERROR_TAG.as_bytes() {

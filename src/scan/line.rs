@@ -1,6 +1,6 @@
 //! The `Line` production of seed §4.1.
 
-use super::{is_ws, trim_end};
+use super::{is_id, is_ws, trim_end};
 
 /// A line string parsed against the `Line` production (seed §4.1):
 /// `Number S (XRefID S)? Tag (S Payload)?`.
@@ -49,24 +49,25 @@ impl LineError {
     }
 }
 
-#[inline]
-fn is_id_start(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
 /// `true` when `p` matches `Pointer ::= "@" [a-zA-Z0-9_] [^@]* "@"` as a whole.
 #[inline]
 pub fn is_pointer(p: &[u8]) -> bool {
     p.len() >= 3
         && p[0] == b'@'
-        && is_id_start(p[1])
+        && is_id(p[1])
         && p[p.len() - 1] == b'@'
         && memchr::memchr(b'@', &p[2..p.len() - 1]).is_none()
 }
 
 /// `true` when `x` matches `XRefID ::= "@" [a-zA-Z0-9_] [^@:!]* "@"` as a whole.
 pub fn is_valid_xref(x: &[u8]) -> bool {
-    is_pointer(x) && !x[2..x.len() - 1].iter().any(|&b| b == b':' || b == b'!')
+    x.len() >= 3
+        && x[0] == b'@'
+        && is_id(x[1])
+        && x[x.len() - 1] == b'@'
+        && x[2..x.len() - 1]
+            .iter()
+            .all(|&b| b != b'@' && b != b':' && b != b'!')
 }
 
 /// Parses one line string (leading whitespace already removed, as
@@ -132,7 +133,7 @@ pub fn parse_line(text: &[u8]) -> Result<Line<'_>, LineError> {
     }
     // Tag
     let tag_start = i;
-    while i < n && is_id_start(t[i]) {
+    while i < n && is_id(t[i]) {
         i += 1;
     }
     if i == tag_start {

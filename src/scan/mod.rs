@@ -20,10 +20,35 @@ mod line;
 
 pub use line::{is_pointer, is_valid_xref, parse_line, Line, LineError};
 
+const WS: u8 = 1;
+const ID: u8 = 2;
+
+/// Byte classes of the line grammar: whitespace (`S`) and `[0-9a-zA-Z_]`.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b' ' as usize] = WS;
+    t[b'\t' as usize] = WS;
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() || c == b'_' {
+            t[b] = ID;
+        }
+        b += 1;
+    }
+    t
+};
+
 /// `true` for the whitespace characters a line string can contain (space and tab).
-#[inline]
+#[inline(always)]
 pub(crate) fn is_ws(b: u8) -> bool {
-    b == b' ' || b == b'\t'
+    CLASS[b as usize] == WS
+}
+
+/// `true` for `[0-9a-zA-Z_]`, the characters of tags and of an xref's first character.
+#[inline(always)]
+pub(crate) fn is_id(b: u8) -> bool {
+    CLASS[b as usize] == ID
 }
 
 /// Removes trailing spaces and tabs.
