@@ -1,2 +1,4 @@
 //! gedcom-elf (skeleton; the reader lands in the next commits).
 #![forbid(unsafe_code)]
+
+pub mod encoding;
