@@ -155,12 +155,12 @@ pub enum ErrorKind {
 }
 
 /// An error that stopped reading. Small: a kind, a position and a message.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Error {
     kind: ErrorKind,
     position: Option<Position>,
     message: String,
-    source: Option<std::io::Error>,
+    source: Option<std::sync::Arc<std::io::Error>>,
 }
 
 impl Error {
@@ -207,7 +207,7 @@ impl From<std::io::Error> for Error {
             kind: ErrorKind::Io,
             position: None,
             message: format!("i/o error: {e}"),
-            source: Some(e),
+            source: Some(std::sync::Arc::new(e)),
         }
     }
 }
@@ -224,7 +224,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source.as_ref().map(|e| e as _)
+        self.source.as_deref().map(|e| e as _)
     }
 }
 

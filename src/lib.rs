@@ -76,13 +76,15 @@ pub mod diag;
 pub mod encoding;
 pub mod escape;
 pub mod event;
+mod input;
 pub mod payload;
 pub mod read;
 pub mod scan;
 
 pub use diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};
-pub use encoding::Encoding;
+pub use encoding::{Encoding, EncodingSource};
 pub use escape::{EscapeSet, EscapeTable};
 pub use event::{Begin, End, Event, Origin, Span, Value, Xref};
+pub use input::{EncodingInfo, Input};
 pub use payload::{Decoding, Fragment, Joint, Payload, TrailingWhitespace};
 pub use read::{ReadStats, Reader, ReaderConfig};

@@ -194,6 +194,10 @@ impl<'a> Payload<'a> {
 fn map_problem(p: DecodeProblem) -> DiagnosticKind {
     match p {
         DecodeProblem::Nul => DiagnosticKind::NulByte,
+        DecodeProblem::Cesu8 => DiagnosticKind::Cesu8,
+        DecodeProblem::NonAscii
+        | DecodeProblem::UnassignedAnsel(_)
+        | DecodeProblem::UnmappedByte(_) => DiagnosticKind::UnmappedByte,
         _ => DiagnosticKind::InvalidEncoding,
     }
 }

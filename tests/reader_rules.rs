@@ -40,7 +40,7 @@ fn rule1_lf_cr_is_two_breaks_and_line_numbers_count_blank_lines() {
 #[test]
 fn rule1_trailing_whitespace_is_kept_only_before_conc() {
     let input = b"0 HEAD\n0 @N@ NOTE abc \n1 CONC def \n1 CONT ghi \n1 CONC jkl  \n0 TRLR\n";
-    let text = |tw| render_with(input, ReaderConfig::new().trailing_whitespace(tw))[2].clone();
+    let text = |tw| render_with(input, common::utf8().trailing_whitespace(tw))[2].clone();
     assert_eq!(
         text(TrailingWhitespace::KeepBeforeConc),
         "+0 NOTE @N@ \"abc def\\nghi jkl\""
@@ -195,7 +195,7 @@ fn rule6_first_line_must_be_head() {
 
 #[test]
 fn rule6_headless_fragments_on_request() {
-    let r = render_with(b"2 NAME x\n0 @I1@ INDI", ReaderConfig::new().headless(true));
+    let r = render_with(b"2 NAME x\n0 @I1@ INDI", common::utf8().headless(true));
     assert_eq!(r[0], "+0 ERROR \"2 NAME x\"");
     assert!(r.contains(&"!1 too-deep".to_string()));
     assert!(r.contains(&"!2 missing-trlr".to_string()));
@@ -217,7 +217,7 @@ fn rule7_missing_trlr_and_lines_after_trlr() {
 #[test]
 fn rule8_diagnostics_carry_severity_kind_line_and_byte() {
     let input = b"0 HEAD\n1 NOTE a\xFFb\n1 NOTE nul\x00here\n2 X\n0 TRLR\n";
-    let mut reader = Reader::from_slice(input);
+    let mut reader = Reader::with_config(input, common::utf8());
     let mut texts = Vec::new();
     while let Some(e) = reader.next_event().unwrap() {
         if let Event::Begin(b) = e {
@@ -246,7 +246,7 @@ fn rule8_diagnostics_carry_severity_kind_line_and_byte() {
 #[test]
 fn rule8_strict_mode_stops_at_the_first_error() {
     let input = b"0 HEAD\n1 NOTE a\n2 CONC b\n1 CONT stray\nbad line\n0 TRLR\n";
-    let mut reader = Reader::with_config(input, ReaderConfig::new().strict(true));
+    let mut reader = Reader::with_config(input, common::utf8().strict(true));
     let mut n = 0;
     let err = loop {
         match reader.next_event() {

@@ -1,5 +1,6 @@
 //! [`ReaderConfig`]: every knob of the reader, with documented defaults.
 
+use crate::encoding::Encoding;
 use crate::payload::TrailingWhitespace;
 
 /// Configuration of a [`Reader`](super::Reader). Build it with the chained
@@ -19,6 +20,7 @@ pub struct ReaderConfig {
     pub(crate) strict: bool,
     pub(crate) max_retained_diagnostics: usize,
     pub(crate) decomposed: bool,
+    pub(crate) encoding: Option<Encoding>,
 }
 
 impl Default for ReaderConfig {
@@ -26,7 +28,8 @@ impl Default for ReaderConfig {
     /// * headless fragments: refused (the first line must be `0 HEAD`);
     /// * strict: off (errors are recovered and reported as diagnostics);
     /// * retained diagnostics: 10,000 not yet drained (the rest are counted);
-    /// * decomposed text: off (text is NFC).
+    /// * decomposed text: off (text is NFC);
+    /// * encoding: detected from the input (seed §3.1-§3.2).
     fn default() -> Self {
         ReaderConfig {
             trailing_whitespace: TrailingWhitespace::KeepBeforeConc,
@@ -34,6 +37,7 @@ impl Default for ReaderConfig {
             strict: false,
             max_retained_diagnostics: 10_000,
             decomposed: false,
+            encoding: None,
         }
     }
 }
@@ -77,6 +81,18 @@ impl ReaderConfig {
     pub fn decomposed(mut self, yes: bool) -> Self {
         self.decomposed = yes;
         self
+    }
+
+    /// Read the input in `encoding`, in place of the detected and specified
+    /// encodings. Default `None`: detect.
+    pub fn encoding(mut self, encoding: Option<Encoding>) -> Self {
+        self.encoding = encoding;
+        self
+    }
+
+    /// The caller's encoding, if one was set.
+    pub fn forced_encoding(&self) -> Option<Encoding> {
+        self.encoding
     }
 
     /// Whether strict mode is on.

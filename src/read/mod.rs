@@ -18,6 +18,7 @@ use crate::diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severi
 use crate::encoding::Encoding;
 use crate::escape::EscapeTable;
 use crate::event::{Begin, End, Event, Origin, Span, Value, Xref};
+use crate::input::EncodingInfo;
 use crate::payload::{Decoding, Payload, TrailingWhitespace};
 use crate::scan::{is_pointer, parse_line, trim_end, Line, LineError, Lines, RawLine};
 
@@ -125,7 +126,9 @@ pub struct Reader<'a> {
     config: ReaderConfig,
     escapes: EscapeTable,
     decoding: Decoding,
-    encoding: Encoding,
+    info: EncodingInfo,
+    /// An error found before reading began (reported by the first call).
+    deferred: Option<Error>,
     state: State,
     stack: Vec<Frame<'a>>,
     /// Level of the closest preceding line not tagged CONT, CONC or ERROR.
@@ -150,17 +153,47 @@ impl<'a> Reader<'a> {
         Reader::with_config(input, ReaderConfig::default())
     }
 
-    /// A reader with `config`. Nothing is read until the first
-    /// [`Reader::next_event`].
+    /// A reader with `config`. The encoding is detected (or taken from
+    /// [`ReaderConfig::encoding`]); nothing is read until the first
+    /// [`Reader::next_event`]. UTF-16 input cannot be read in place: read it
+    /// through [`Input`](crate::Input), which transcodes it once.
     pub fn with_config(input: &'a [u8], config: ReaderConfig) -> Self {
-        let bom = if input.starts_with(b"\xEF\xBB\xBF") {
-            3
-        } else {
-            0
-        };
-        let encoding = Encoding::Utf8;
+        match crate::input::detect(input, config.encoding) {
+            Ok(info) if info.encoding.is_utf16() => {
+                let mut r = Reader::prepared(&[], config, info, Encoding::Utf8);
+                r.deferred = Some(Error::new(
+                    ErrorKind::UnsupportedEncoding,
+                    None,
+                    "utf-16 input must be transcoded before it is read in place: read it through gedcom_elf::Input",
+                ));
+                r
+            }
+            Ok(info) => {
+                let skip = info.bom_len;
+                let encoding = info.encoding;
+                let mut r = Reader::prepared(input, config, info, encoding);
+                r.lines = Lines::starting_at(input, skip, 1);
+                r
+            }
+            Err(e) => {
+                let info = crate::encoding::detect(input, Some(Encoding::Utf8))
+                    .expect("detection with a caller's encoding cannot fail");
+                let mut r = Reader::prepared(input, config, info, Encoding::Utf8);
+                r.deferred = Some(e);
+                r
+            }
+        }
+    }
+
+    /// A reader over bytes whose encoding was decided already.
+    pub(crate) fn prepared(
+        input: &'a [u8],
+        config: ReaderConfig,
+        info: EncodingInfo,
+        payload_encoding: Encoding,
+    ) -> Self {
         let decoding = Decoding {
-            encoding,
+            encoding: payload_encoding,
             trailing_whitespace: config.trailing_whitespace,
             decomposed: config.decomposed,
             ..Decoding::default()
@@ -168,11 +201,12 @@ impl<'a> Reader<'a> {
         Reader {
             input,
             input_str: None,
-            lines: Lines::starting_at(input, bom, 1),
+            lines: Lines::new(input),
             config,
             escapes: EscapeTable::default(),
             decoding,
-            encoding,
+            info,
+            deferred: None,
             state: State::Start,
             stack: Vec::new(),
             previous_level: None,
@@ -196,9 +230,14 @@ impl<'a> Reader<'a> {
         &self.config
     }
 
-    /// The character encoding payloads are decoded from.
+    /// The character encoding of the input.
     pub fn encoding(&self) -> Encoding {
-        self.encoding
+        self.info.encoding
+    }
+
+    /// The character encoding of the input and how it was decided.
+    pub fn encoding_info(&self) -> &EncodingInfo {
+        &self.info
     }
 
     /// The escape-preservation table in force (from the HEAD's schema, or
@@ -303,6 +342,10 @@ impl<'a> Reader<'a> {
     }
 
     fn start(&mut self) -> Result<(), Error> {
+        if let Some(e) = self.deferred.take() {
+            self.state = State::Done;
+            return Err(e);
+        }
         let mut probe = self.lines.clone();
         let first = probe.next();
         match first {
@@ -339,10 +382,19 @@ impl<'a> Reader<'a> {
         // input holds something that could produce one.
         let body = &self.input[self.lines.position()..];
         self.input_str = simdutf8::basic::from_utf8(self.input).ok();
-        self.check_payloads = self.input_str.is_none()
+        let clean = match self.decoding.encoding {
+            Encoding::Utf8 => self.input_str.is_some(),
+            _ => body.is_ascii(),
+        };
+        self.check_payloads = !clean
             || memchr::memchr(0, body).is_some()
             || memchr::memmem::find(body, b"@#U").is_some();
         self.state = State::Body;
+        for w in std::mem::take(&mut self.info.warnings) {
+            let line = self.info.char_line.unwrap_or(1) as u64;
+            self.report(DiagnosticKind::Encoding, line, 0, w.clone())?;
+            self.info.warnings.push(w);
+        }
         self.read_ahead();
         Ok(())
     }
@@ -557,15 +609,22 @@ impl<'a> Reader<'a> {
                     }
                 });
                 for k in kinds {
+                    let enc = self.info.encoding;
                     let msg = match k {
                         DiagnosticKind::InvalidUnicodeEscape => {
                             "invalid unicode escape kept verbatim".to_string()
                         }
                         DiagnosticKind::NulByte => "nul byte in payload".to_string(),
-                        _ => format!(
-                            "payload is not valid {}; bad bytes replaced by U+FFFD",
-                            encoding_label(self.encoding)
-                        ),
+                        DiagnosticKind::Cesu8 => {
+                            "payload holds cesu-8 surrogate pairs (read as the characters they encode)".to_string()
+                        }
+                        DiagnosticKind::UnmappedByte if enc == Encoding::Ascii => {
+                            "payload holds bytes 80-ff, which ascii does not have; read as windows-1252".to_string()
+                        }
+                        DiagnosticKind::UnmappedByte => {
+                            format!("payload holds bytes that {enc} does not assign; replaced by U+FFFD")
+                        }
+                        _ => format!("payload is not valid {enc}; bad bytes replaced by U+FFFD"),
                     };
                     self.report(k, line, byte, msg)?;
                 }
@@ -584,15 +643,6 @@ impl<'a> Reader<'a> {
             },
             origin,
         })
-    }
-}
-
-fn encoding_label(e: Encoding) -> &'static str {
-    match e {
-        Encoding::Utf8 => "utf-8",
-        Encoding::Ascii => "ascii",
-        #[allow(unreachable_patterns)]
-        _ => "text in its encoding",
     }
 }
 

@@ -36,8 +36,14 @@ pub fn render_with(input: &[u8], config: ReaderConfig) -> Vec<String> {
     out
 }
 
+/// Renders with the encoding forced to UTF-8 (most rule tests have no `CHAR`
+/// line, and would otherwise be read as ANSEL, the GEDCOM default).
 pub fn render(input: &[u8]) -> Vec<String> {
-    render_with(input, ReaderConfig::default())
+    render_with(input, utf8())
+}
+
+pub fn utf8() -> ReaderConfig {
+    ReaderConfig::new().encoding(Some(gedcom_elf::Encoding::Utf8))
 }
 
 /// Only the begin lines and diagnostics (ends are implied by nesting).

@@ -3,7 +3,7 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use gedcom_elf::{Event, Reader, ReaderConfig, Value};
+use gedcom_elf::{Event, Value};
 
 use crate::json::write_str;
 use crate::{fail, finish_output, flush, print_diagnostic, Input, Options};
@@ -41,8 +41,11 @@ pub fn write_event<W: Write>(out: &mut W, event: &Event<'_>) -> io::Result<()> {
 }
 
 pub fn run(opts: &Options, input: &Input) -> ExitCode {
-    let config = ReaderConfig::new().strict(opts.strict);
-    let mut reader = Reader::with_config(&input.bytes, config);
+    let prepared = match gedcom_elf::Input::with_encoding(&input.bytes, opts.encoding) {
+        Ok(p) => p,
+        Err(e) => return fail(&input.name, &e),
+    };
+    let mut reader = prepared.reader_with_config(opts.config());
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     loop {

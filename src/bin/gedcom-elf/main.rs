@@ -11,14 +11,19 @@ mod stats;
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
-use gedcom_elf::{Diagnostic, Error, ErrorKind};
+use gedcom_elf::{Diagnostic, Encoding, Error, ErrorKind, ReaderConfig};
 
 const USAGE: &str = "\
 usage: gedcom-elf <command> [options] FILE
 
 commands:
-  events [--strict] FILE   one JSON object per structure begin and end
-  stats [--strict] FILE    records per tag, lines, depth, diagnostics, speed
+  events [--strict] [--encoding NAME] FILE   one JSON object per structure begin and end
+  stats [--strict] [--encoding NAME] FILE    records per tag, lines, depth, encoding,
+                                             diagnostics, speed
+
+--encoding NAME reads FILE in NAME instead of the detected encoding: utf-8,
+ascii, ansel, utf-16le, utf-16be, windows-1250 ... windows-1258 (or ANSI),
+ibm437 (IBMPC), ibm850, macintosh (MAC); case-insensitive.
 
 FILE '-' reads standard input. With no arguments, runs `stats` on a bundled
 sample file.";
@@ -29,7 +34,15 @@ const SAMPLE: &[u8] = include_bytes!("../../../corpus/sample.ged");
 /// Options shared by the commands.
 pub struct Options {
     pub strict: bool,
+    pub encoding: Option<Encoding>,
     pub file: String,
+}
+
+impl Options {
+    /// The reader configuration these options ask for.
+    pub fn config(&self) -> ReaderConfig {
+        ReaderConfig::new().strict(self.strict)
+    }
 }
 
 /// The input bytes and the name diagnostics use for them.
@@ -78,10 +91,19 @@ pub fn fail(name: &str, e: &Error) -> ExitCode {
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut strict = false;
+    let mut encoding = None;
     let mut file = None;
-    for a in args {
+    let mut args = args.iter();
+    while let Some(a) = args.next() {
         match a.as_str() {
             "--strict" => strict = true,
+            "--encoding" => {
+                let name = args.next().ok_or("--encoding needs a NAME")?;
+                encoding = Some(
+                    Encoding::from_name(name)
+                        .ok_or_else(|| format!("unknown encoding {name:?}"))?,
+                );
+            }
             "-" => file = Some(a.clone()),
             s if s.starts_with('-') => return Err(format!("unknown option {s:?}")),
             s => {
@@ -92,7 +114,11 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         }
     }
     let file = file.ok_or("missing FILE")?;
-    Ok(Options { strict, file })
+    Ok(Options {
+        strict,
+        encoding,
+        file,
+    })
 }
 
 fn main() -> ExitCode {
@@ -104,6 +130,7 @@ fn main() -> ExitCode {
         };
         let opts = Options {
             strict: false,
+            encoding: None,
             file: input.name.clone(),
         };
         return stats::run(&opts, &input);

@@ -4,14 +4,17 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use gedcom_elf::{DiagnosticKind, Event, Reader, ReaderConfig};
+use gedcom_elf::{DiagnosticKind, EncodingSource, Event};
 
 use crate::{fail, print_diagnostic, Input, Options};
 
 pub fn run(opts: &Options, input: &Input) -> ExitCode {
-    let config = ReaderConfig::new().strict(opts.strict);
+    let prepared = match gedcom_elf::Input::with_encoding(&input.bytes, opts.encoding) {
+        Ok(p) => p,
+        Err(e) => return fail(&input.name, &e),
+    };
     let started = Instant::now();
-    let mut reader = Reader::with_config(&input.bytes, config);
+    let mut reader = prepared.reader_with_config(opts.config());
     let mut records: BTreeMap<String, u64> = BTreeMap::new();
     let mut shown = 0u32;
     let result = loop {
@@ -46,7 +49,25 @@ pub fn run(opts: &Options, input: &Input) -> ExitCode {
     let mb = input.bytes.len() as f64 / 1e6;
     println!("file:        {}", input.name);
     println!("bytes:       {}", input.bytes.len());
-    println!("encoding:    {:?}", reader.encoding());
+    let info = reader.encoding_info();
+    let how = match info.source {
+        EncodingSource::Caller => "given with --encoding".to_string(),
+        EncodingSource::ByteOrderMark => "from the byte-order mark".to_string(),
+        EncodingSource::Sniffed => "sniffed from the first octets".to_string(),
+        EncodingSource::CharLine => format!(
+            "from the CHAR line {:?} (line {})",
+            info.char_value.as_deref().unwrap_or(""),
+            info.char_line.unwrap_or(0)
+        ),
+        _ => "the GEDCOM default (no CHAR line, no byte-order mark)".to_string(),
+    };
+    println!("encoding:    {} ({how})", info.encoding);
+    if let Some(d) = info.detected {
+        println!("  detected:  {d}");
+    }
+    if let Some(c) = &info.char_value {
+        println!("  specified: CHAR {c}");
+    }
     println!("lines:       {}", stats.lines);
     println!("structures:  {}", stats.structures);
     println!("max level:   {}", stats.max_level);
