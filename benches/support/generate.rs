@@ -80,36 +80,62 @@ pub fn generate<W: Write>(individuals: u64, seed: u64, out: &mut W) -> io::Resul
 ///
 /// Picks the number of individuals from a small calibration run, checks the
 /// exact size with counting-only dry runs (which write nothing) and then
-/// writes the smallest tried file that reaches `target_bytes`. The output is
-/// therefore a little larger than asked (well under 1% for large targets) and
-/// is exactly what [`generate`] writes for the chosen individual count.
+/// writes a file that reaches `target_bytes`. The output is therefore a
+/// little larger than asked (about 0.1% at most for large targets) and is
+/// exactly what [`generate`] writes for the chosen individual count.
 pub fn generate_bytes<W: Write>(target_bytes: u64, seed: u64, out: &mut W) -> io::Result<GenStats> {
     let individuals = individuals_for_bytes(target_bytes, seed)?;
     generate(individuals, seed, out)
 }
 
 /// The number of individuals for which [`generate`] with `seed` writes at
-/// least `target_bytes` bytes (not necessarily the smallest such number).
+/// least `target_bytes` bytes, and for large targets at most about 0.1%
+/// more (not necessarily the smallest such number).
 pub fn individuals_for_bytes(target_bytes: u64, seed: u64) -> io::Result<u64> {
     const SAMPLE: u64 = 2_000;
-    let sample = generate(SAMPLE, seed, &mut io::sink())?;
-    if sample.bytes >= target_bytes {
-        // Small targets: walk up from zero in coarse then fine steps.
+    let size = |n: u64| generate(n, seed, &mut io::sink()).map(|s| s.bytes);
+    let sample = size(SAMPLE)?;
+    if sample >= target_bytes {
+        // Small targets: walk up from zero in growing steps.
         let mut n = 0;
-        while generate(n, seed, &mut io::sink())?.bytes < target_bytes {
+        while size(n)? < target_bytes {
             n += 1 + n / 8;
         }
         return Ok(n);
     }
-    let per_indi = sample.bytes as f64 / SAMPLE as f64;
-    let mut n = (target_bytes as f64 / per_indi).ceil() as u64;
-    loop {
-        let got = generate(n, seed, &mut io::sink())?.bytes;
+    // Secant steps between a count known to be too small and one known to
+    // be large enough; bytes grow almost linearly with the count.
+    let tolerance = target_bytes / 1000 + 4096;
+    let mut low = SAMPLE;
+    let mut high: Option<u64> = None;
+    let mut n = (target_bytes as f64 * SAMPLE as f64 / sample as f64).ceil() as u64;
+    for _ in 0..12 {
+        let got = size(n)?;
         if got >= target_bytes {
-            return Ok(n);
+            if got - target_bytes <= tolerance {
+                return Ok(n);
+            }
+            high = Some(n);
+        } else {
+            low = n;
         }
-        let missing = (target_bytes - got) as f64 / per_indi;
-        n += (missing * 1.002).ceil() as u64 + 1;
+        let guess = (n as f64 * target_bytes as f64 / got as f64).ceil() as u64;
+        n = match high {
+            Some(h) if h - low <= 1 => return Ok(h),
+            Some(h) => guess.clamp(low + 1, h - 1),
+            None => guess.max(low + 1 + low / 1000),
+        };
+    }
+    // Rarely reached: settle for the closest count known to be enough.
+    match high {
+        Some(h) => Ok(h),
+        None => {
+            let mut n = low + 1;
+            while size(n)? < target_bytes {
+                n += 1 + n / 100;
+            }
+            Ok(n)
+        }
     }
 }
 
