@@ -1,2 +1,88 @@
-//! gedcom-elf (skeleton; the reader lands in the next commits).
+//! # gedcom-elf
+//!
+//! A fast, zero-copy reader for GEDCOM 5.5.1 as clarified by FHISO's
+//! *Extended Legacy Format* (ELF) serialisation draft.
+//!
+//! The crate is layered, each layer using only the ones below it:
+//!
+//! * [`scan`]: a pure, allocation-free line scanner over `&[u8]`: line
+//!   strings (seed §3.4) and the `Line` production (§4.1);
+//! * [`read`]: the structure reader: begin/end [`Event`]s with previous
+//!   levels, `ERROR` structures, `CONT`/`CONC` additional lines and
+//!   [`Diagnostic`]s (§4);
+//! * [`Payload`]: raw bytes until asked; [`Payload::text`] joins, decodes and
+//!   unescapes (§5) and allocates only when it must;
+//! * [`encoding`]: character encodings.
+//!
+//! ## Reading
+//!
+//! ```
+//! use gedcom_elf::{Event, Reader, Value};
+//!
+//! let input = "0 HEAD\n1 CHAR UTF-8\n\
+//!              0 @I1@ INDI\n1 NAME Élisabeth /Dupont/\n1 FAMS @F1@\n\
+//!              1 BIRT\n2 DATE @#DJULIAN@ 3 MAR 1701\n\
+//!              1 NOTE Born in\n2 CONC  Paris.\n2 CONT mail: e@@x.org\n\
+//!              0 TRLR\n";
+//! let mut reader = Reader::from_slice(input.as_bytes());
+//! let mut out = Vec::new();
+//! while let Some(event) = reader.next_event()? {
+//!     match event {
+//!         Event::Begin(b) => {
+//!             let value = match &b.value {
+//!                 Some(Value::Pointer(p)) => format!(" -> {p}"),
+//!                 Some(Value::Text(t)) => format!(" {:?}", t.text()),
+//!                 None => String::new(),
+//!             };
+//!             out.push(format!("{} {}{}", b.level, b.tag, value));
+//!         }
+//!         Event::End(_) => {}
+//!     }
+//! }
+//! assert_eq!(out[3], "1 NAME \"Élisabeth /Dupont/\"");
+//! assert_eq!(out[4], "1 FAMS -> @F1@");
+//! assert_eq!(out[6], "2 DATE \"@#DJULIAN@ 3 MAR 1701\""); // DATE keeps D escapes
+//! assert_eq!(out[7], "1 NOTE \"Born in Paris.\\nmail: e@x.org\"");
+//! # Ok::<(), gedcom_elf::Error>(())
+//! ```
+//!
+//! ## Recovering from bad input
+//!
+//! Malformed lines never stop the reader (unless [`ReaderConfig::strict`]):
+//! they become `ERROR` structures exactly as the spec prescribes, and each
+//! problem is reported as a [`Diagnostic`] with its line number.
+//!
+//! ```
+//! use gedcom_elf::{DiagnosticKind, Event, Reader};
+//!
+//! let input = b"0 HEAD\n0 @I1@ INDI\n2 PLAC Moscow\n3 ROMN Moskva\n1 NAME Ivan IV\n0 TRLR";
+//! let mut reader = Reader::from_slice(input);
+//! let begins: Vec<String> = reader
+//!     .by_ref()
+//!     .filter_map(|e| match e.unwrap() {
+//!         Event::Begin(b) => Some(format!("{} {} {}", b.level, b.tag, b.text().unwrap_or_default())),
+//!         Event::End(_) => None,
+//!     })
+//!     .collect();
+//! assert_eq!(begins[2], "1 ERROR 2 PLAC Moscow");
+//! assert_eq!(begins[3], "2 ROMN Moskva");
+//! let d: Vec<_> = reader.drain_diagnostics().collect();
+//! assert_eq!((d[0].kind, d[0].position.line), (DiagnosticKind::TooDeep, 3));
+//! ```
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod diag;
+pub mod encoding;
+pub mod escape;
+pub mod event;
+pub mod payload;
+pub mod read;
+pub mod scan;
+
+pub use diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};
+pub use encoding::Encoding;
+pub use escape::{EscapeSet, EscapeTable};
+pub use event::{Begin, End, Event, Origin, Span, Value, Xref};
+pub use payload::{Decoding, Fragment, Joint, Payload, TrailingWhitespace};
+pub use read::{ReadStats, Reader, ReaderConfig};

@@ -1,0 +1,255 @@
+//! Positions, diagnostics (recovered problems) and errors (reading stopped).
+
+use std::fmt;
+
+/// Where something is in the input.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Position {
+    /// 1-based physical line number (every line break counts).
+    pub line: u64,
+    /// 0-based byte offset in the buffer that was read.
+    pub byte: u64,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}", self.line)
+    }
+}
+
+/// How serious a [`Diagnostic`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// The input is suspicious or non-conformant, but its meaning is clear.
+    Warning,
+    /// The input is malformed; the reader recovered as the spec prescribes
+    /// (for example by creating an `ERROR` structure). A strict reader stops.
+    Error,
+}
+
+impl Severity {
+    /// `"warning"` or `"error"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+macro_rules! kinds {
+    ($( $(#[$doc:meta])* $name:ident = $id:literal, $sev:ident; )*) => {
+        /// What kind of problem a [`Diagnostic`] reports.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
+        pub enum DiagnosticKind { $( $(#[$doc])* $name, )* }
+
+        impl DiagnosticKind {
+            /// Every kind, in declaration order.
+            pub const ALL: &'static [DiagnosticKind] = &[$(DiagnosticKind::$name),*];
+
+            /// A stable kebab-case identifier, e.g. `"too-deep"`.
+            pub fn id(self) -> &'static str {
+                match self { $(DiagnosticKind::$name => $id,)* }
+            }
+
+            /// The severity diagnostics of this kind have.
+            pub fn severity(self) -> Severity {
+                match self { $(DiagnosticKind::$name => Severity::$sev,)* }
+            }
+        }
+    };
+}
+
+kinds! {
+    /// A line string that does not match the `Line` production (§4.1);
+    /// it became an `ERROR` structure.
+    UnparsableLine = "unparsable-line", Error;
+    /// A line more than one level deeper than its previous level (§4.1);
+    /// it became an `ERROR` structure with its substructures.
+    TooDeep = "too-deep", Error;
+    /// A line tagged `ERROR` in the input (an error line, §4.1.1).
+    ErrorTag = "error-tag", Warning;
+    /// A `CONT`/`CONC` line that is not an additional line of the structure
+    /// before it (§4.5); it was read as a structure of its own.
+    StrayContinuation = "stray-continuation", Warning;
+    /// The input ends without a `TRLR` record.
+    MissingTrlr = "missing-trlr", Warning;
+    /// A `CONT`/`CONC` additional line carries an xref (seed §4.5 says it
+    /// has none); the line was joined and the xref ignored.
+    ContinuationXref = "continuation-xref", Warning;
+    /// Lines follow the `TRLR` record.
+    AfterTrlr = "after-trlr", Warning;
+    /// A unicode escape (§5.3) whose code point is not a character; kept verbatim.
+    InvalidUnicodeEscape = "invalid-unicode-escape", Warning;
+    /// A payload is not valid in its character encoding; the bad bytes became U+FFFD.
+    InvalidEncoding = "invalid-utf8", Warning;
+    /// A payload holds CESU-8 surrogate pairs (§3.3); they were decoded.
+    Cesu8 = "cesu-8", Warning;
+    /// A payload holds a NUL byte.
+    NulByte = "nul-byte", Warning;
+    /// A payload holds a byte that its 7- or 8-bit encoding does not assign.
+    UnmappedByte = "unmapped-byte", Warning;
+    /// Something about the character encoding (for example a `CHAR` line
+    /// that contradicts the byte-order mark).
+    Encoding = "encoding", Warning;
+}
+
+impl fmt::Display for DiagnosticKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// A problem the reader recovered from. Reading goes on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// What kind of problem.
+    pub kind: DiagnosticKind,
+    /// Where: the line the problem belongs to.
+    pub position: Position,
+    /// A lowercase description naming the problem.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// The severity of [`Diagnostic::kind`].
+    pub fn severity(&self) -> Severity {
+        self.kind.severity()
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// `line 12: error: ...`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}: {}: {}",
+            self.position.line,
+            self.severity(),
+            self.message
+        )
+    }
+}
+
+/// Why reading stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The first line string is not `0 HEAD` (seed §3.2): the input is not ELF/GEDCOM.
+    NotGedcom,
+    /// The character encoding named by the input or the caller is not supported.
+    UnsupportedEncoding,
+    /// Strict mode stopped at the first error-severity diagnostic of this kind.
+    Strict(DiagnosticKind),
+    /// Reading the underlying source failed.
+    Io,
+    /// A configured limit was exceeded (see the limit's documentation).
+    Limit,
+}
+
+/// An error that stopped reading. Small: a kind, a position and a message.
+#[derive(Debug)]
+pub struct Error {
+    kind: ErrorKind,
+    position: Option<Position>,
+    message: String,
+    source: Option<std::io::Error>,
+}
+
+impl Error {
+    pub(crate) fn new(
+        kind: ErrorKind,
+        position: Option<Position>,
+        message: impl Into<String>,
+    ) -> Self {
+        Error {
+            kind,
+            position,
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    pub(crate) fn strict(d: &Diagnostic) -> Self {
+        Error::new(
+            ErrorKind::Strict(d.kind),
+            Some(d.position),
+            d.message.clone(),
+        )
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// Where, when it concerns a place in the input.
+    pub fn position(&self) -> Option<Position> {
+        self.position
+    }
+
+    /// The lowercase message, without the position.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error {
+            kind: ErrorKind::Io,
+            position: None,
+            message: format!("i/o error: {e}"),
+            source: Some(e),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    /// `line 3: not a gedcom file: ...`; the position is omitted when unknown.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some(p) => write!(f, "line {}: {}", p.line, self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_ref().map(|e| e as _)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_have_unique_ids() {
+        let mut ids: Vec<_> = DiagnosticKind::ALL.iter().map(|k| k.id()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), DiagnosticKind::ALL.len());
+    }
+
+    #[test]
+    fn display_names_the_line() {
+        let d = Diagnostic {
+            kind: DiagnosticKind::TooDeep,
+            position: Position { line: 7, byte: 40 },
+            message: "too-deep line".into(),
+        };
+        assert_eq!(d.to_string(), "line 7: error: too-deep line");
+        let e = Error::strict(&d);
+        assert_eq!(e.kind(), ErrorKind::Strict(DiagnosticKind::TooDeep));
+        assert_eq!(e.to_string(), "line 7: too-deep line");
+    }
+}

@@ -1,0 +1,302 @@
+//! `@` handling in payloads (seed §5): `@@`, escapes, unicode escapes, and
+//! the escape-preservation part of the schema (§6.2).
+
+use std::borrow::Cow;
+
+use crate::diag::DiagnosticKind;
+
+/// A set of escape types (`A`-`Z`): the escapes a tag preserves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct EscapeSet(u32);
+
+impl EscapeSet {
+    /// The empty set: every escape is removed.
+    pub const NONE: EscapeSet = EscapeSet(0);
+
+    /// The set of the uppercase ASCII letters in `types`; other bytes are ignored.
+    pub fn from_types(types: &[u8]) -> Self {
+        let mut s = EscapeSet::NONE;
+        for &t in types {
+            s.insert(t);
+        }
+        s
+    }
+
+    /// Adds escape type `t` (ignored unless `A`-`Z`).
+    pub fn insert(&mut self, t: u8) {
+        if t.is_ascii_uppercase() {
+            self.0 |= 1 << (t - b'A');
+        }
+    }
+
+    /// `true` when escapes of type `t` are preserved.
+    #[inline]
+    pub fn contains(self, t: u8) -> bool {
+        t.is_ascii_uppercase() && self.0 & (1 << (t - b'A')) != 0
+    }
+
+    /// `true` when no escape type is preserved.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// Which tags preserve which escape types (the `ESC` lines of a schema).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EscapeTable {
+    entries: Vec<(Box<[u8]>, EscapeSet)>,
+}
+
+impl Default for EscapeTable {
+    /// The default schema's table: `DATE` preserves `D` (seed §6.2, Appendix A).
+    fn default() -> Self {
+        let mut t = EscapeTable::empty();
+        t.add(b"DATE", EscapeSet::from_types(b"D"));
+        t
+    }
+}
+
+impl EscapeTable {
+    /// No escape-preserving tags (a schema without `ESC` lines).
+    pub fn empty() -> Self {
+        EscapeTable {
+            entries: Vec::new(),
+        }
+    }
+
+    /// Adds (merges) the escape types `set` for `tag`.
+    pub fn add(&mut self, tag: &[u8], set: EscapeSet) {
+        match self.entries.iter_mut().find(|(t, _)| &t[..] == tag) {
+            Some((_, s)) => s.0 |= set.0,
+            None => self.entries.push((tag.into(), set)),
+        }
+    }
+
+    /// Adds the payload of an `ESC` line: `TAG TYPES`, whitespace separated.
+    /// Returns `false` (and adds nothing) when it is not of that shape.
+    pub fn add_esc_payload(&mut self, payload: &[u8]) -> bool {
+        let mut tokens = payload
+            .split(|&b| b == b' ' || b == b'\t')
+            .filter(|t| !t.is_empty());
+        match (tokens.next(), tokens.next(), tokens.next()) {
+            (Some(tag), Some(types), None) => {
+                self.add(tag, EscapeSet::from_types(types));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The escape types `tag` preserves.
+    #[inline]
+    pub fn lookup(&self, tag: &[u8]) -> EscapeSet {
+        for (t, s) in &self.entries {
+            if &t[..] == tag {
+                return *s;
+            }
+        }
+        EscapeSet::NONE
+    }
+
+    /// `(tag, set)` pairs in the order they were first defined.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], EscapeSet)> {
+        self.entries.iter().map(|(t, s)| (&t[..], *s))
+    }
+}
+
+/// The code point of a unicode escape's hex digits, if they name a character.
+fn unicode_escape_char(hex: &[u8]) -> Option<char> {
+    if hex.is_empty() || !hex.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    let mut v: u32 = 0;
+    for &h in hex {
+        let d = (h as char).to_digit(16)?;
+        v = v.checked_mul(16)?.checked_add(d)?;
+    }
+    if v == 0 {
+        return None;
+    }
+    char::from_u32(v)
+}
+
+/// Decodes the `@`s of an (already joined, already character-decoded)
+/// payload in one left-to-right pass, earliest match first (seed §5):
+///
+/// * `@@` becomes `@`;
+/// * an escape `"@#" [A-Z] [^\r\n@]* "@ "` is kept verbatim when its type is
+///   in `preserve`, a unicode escape (`@#U<hex>@ `) becomes its character,
+///   and any other escape is removed (with its trailing space);
+/// * any other `@` is kept.
+///
+/// A unicode escape that names no character is kept verbatim and reported
+/// as [`DiagnosticKind::InvalidUnicodeEscape`]. Allocates only when
+/// something changes.
+pub fn unescape<'a>(
+    text: Cow<'a, str>,
+    preserve: EscapeSet,
+    report: &mut dyn FnMut(DiagnosticKind),
+) -> Cow<'a, str> {
+    let b = text.as_bytes();
+    let Some(first) = memchr::memchr(b'@', b) else {
+        return text;
+    };
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut p = first;
+    while p < b.len() {
+        // `b[p]` is an '@'.
+        let next = b.get(p + 1).copied();
+        let mut replace: Option<(usize, Option<char>)> = None; // (end, replacement)
+        if next == Some(b'@') {
+            replace = Some((p + 2, Some('@')));
+        } else if next == Some(b'#') && b.get(p + 2).is_some_and(u8::is_ascii_uppercase) {
+            let ty = b[p + 2];
+            let body = p + 3;
+            if let Some(k) = memchr::memchr3(b'@', b'\n', b'\r', &b[body..]) {
+                let at = body + k;
+                if b[at] == b'@' && b.get(at + 1) == Some(&b' ') {
+                    let end = at + 2;
+                    if ty == b'U' {
+                        match unicode_escape_char(&b[body..at]) {
+                            Some(c) => replace = Some((end, Some(c))),
+                            None => report(DiagnosticKind::InvalidUnicodeEscape),
+                        }
+                    } else if !preserve.contains(ty) {
+                        replace = Some((end, None));
+                    }
+                    if replace.is_none() {
+                        // Kept verbatim: skip the whole escape.
+                        p = match memchr::memchr(b'@', &b[end..]) {
+                            Some(k) => end + k,
+                            None => b.len(),
+                        };
+                        continue;
+                    }
+                }
+            }
+        }
+        match replace {
+            Some((end, c)) => {
+                let o = out.get_or_insert_with(|| String::with_capacity(b.len()));
+                o.push_str(&text[copied..p]);
+                if let Some(c) = c {
+                    o.push(c);
+                }
+                copied = end;
+                p = end;
+            }
+            None => p += 1,
+        }
+        p = match memchr::memchr(b'@', &b[p.min(b.len())..]) {
+            Some(k) => p + k,
+            None => b.len(),
+        };
+    }
+    match out {
+        None => text,
+        Some(mut o) => {
+            o.push_str(&text[copied..]);
+            Cow::Owned(o)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn un(s: &str, preserve: &[u8]) -> (String, usize) {
+        let mut n = 0;
+        let out = unescape(
+            Cow::Borrowed(s),
+            EscapeSet::from_types(preserve),
+            &mut |_| n += 1,
+        );
+        (out.into_owned(), n)
+    }
+
+    fn note(s: &str) -> String {
+        un(s, b"").0
+    }
+
+    #[test]
+    fn seed_decomposition_table() {
+        assert_eq!(note("name@example.com"), "name@example.com");
+        assert_eq!(note("name@@example.com"), "name@example.com");
+        assert_eq!(note("name@@@example.com"), "name@@example.com");
+        assert_eq!(note("name@@@@example.com"), "name@@example.com");
+        assert_eq!(note("some@#XYZ@ thing"), "something");
+        assert_eq!(note("some@@#XYZ@ thing"), "some@#XYZ@ thing");
+        assert_eq!(note("some@@@#XYZ@ thing"), "some@thing");
+    }
+
+    #[test]
+    fn date_preserves_d_and_note_does_not() {
+        assert_eq!(un("ABT @#DJULIAN@ 1540", b"D").0, "ABT @#DJULIAN@ 1540");
+        assert_eq!(note("ABT @#DJULIAN@ 1540"), "ABT 1540");
+        // Preserving D does not preserve other types.
+        assert_eq!(un("@#QX@ a@#DX@ b", b"D").0, "a@#DX@ b");
+        // The seed's `@@#Dx@@ yz` subtlety: both pairs decode to single @s.
+        assert_eq!(un("@@#Dx@@ yz", b"D").0, "@#Dx@ yz");
+    }
+
+    #[test]
+    fn an_escape_needs_its_trailing_space() {
+        assert_eq!(note("@#DJULIAN@"), "@#DJULIAN@");
+        assert_eq!(note("@#DJULIAN@1540"), "@#DJULIAN@1540");
+        assert_eq!(note("@#dJULIAN@ x"), "@#dJULIAN@ x");
+        assert_eq!(note("a@#D\nX@ b"), "a@#D\nX@ b");
+    }
+
+    #[test]
+    fn unicode_escapes() {
+        assert_eq!(un("Jo@#UE3@ o", b"").0, "João");
+        assert_eq!(un("Jo@#Ue3@ o", b"").0, "João");
+        assert_eq!(un("@#U1F600@ !", b"").0, "😀!");
+        // Unicode escapes are decoded even on escape-preserving tags.
+        assert_eq!(un("@#U41@ ", b"DU").0, "A");
+        for bad in [
+            "@#UD800@ x",
+            "@#U110000@ x",
+            "@#UXYZ@ x",
+            "@#U@ x",
+            "@#U0@ x",
+        ] {
+            assert_eq!(un(bad, b""), (bad.to_string(), 1), "{bad}");
+        }
+    }
+
+    #[test]
+    fn borrowed_when_nothing_changes() {
+        let r = unescape(
+            Cow::Borrowed("a@b @#DX@ c"),
+            EscapeSet::from_types(b"D"),
+            &mut |_| {},
+        );
+        assert!(matches!(r, Cow::Borrowed(_)));
+        let r = unescape(Cow::Borrowed("a@@b"), EscapeSet::NONE, &mut |_| {});
+        assert!(matches!(r, Cow::Owned(_)));
+    }
+
+    #[test]
+    fn lone_at_signs_at_the_edges() {
+        assert_eq!(note("@"), "@");
+        assert_eq!(note("x@"), "x@");
+        assert_eq!(note("@#"), "@#");
+        assert_eq!(note("@#A"), "@#A");
+        assert_eq!(note("@@@"), "@@");
+    }
+
+    #[test]
+    fn escape_table() {
+        let mut t = EscapeTable::empty();
+        assert!(t.add_esc_payload(b"_OLD QGGQ"));
+        assert!(!t.add_esc_payload(b"_OLD"));
+        assert!(t.add_esc_payload(b"_OLD\tX"));
+        let s = t.lookup(b"_OLD");
+        assert!(s.contains(b'Q') && s.contains(b'G') && s.contains(b'X') && !s.contains(b'D'));
+        assert!(t.lookup(b"DATE").is_empty());
+        assert!(EscapeTable::default().lookup(b"DATE").contains(b'D'));
+    }
+}

@@ -1,0 +1,373 @@
+//! Payloads: raw borrowed bytes until asked, text on demand.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use crate::diag::DiagnosticKind;
+use crate::encoding::{self, DecodeOptions, DecodeProblem, Encoding};
+use crate::escape::{self, EscapeSet};
+use crate::scan::{parse_line, Lines};
+
+/// What to do with trailing whitespace on line strings (seed §3.4 makes its
+/// removal a "should").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TrailingWhitespace {
+    /// Remove it, except on a line whose next line is a `CONC` additional
+    /// line of the same structure: many programs (GEDitCOM, Family Tree
+    /// Maker, ...) split `CONC` right after a space. The default.
+    #[default]
+    KeepBeforeConc,
+    /// Always remove it.
+    Trim,
+    /// Never remove it from payloads.
+    Keep,
+}
+
+/// How a payload's bytes turn into text. Set by the reader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Decoding {
+    /// The escape types this payload's tag preserves (from the schema).
+    pub preserve: EscapeSet,
+    /// The character encoding of the bytes.
+    pub encoding: Encoding,
+    /// The trailing-whitespace rule for additional lines.
+    pub trailing_whitespace: TrailingWhitespace,
+    /// Keep combining characters decomposed instead of composing to NFC.
+    pub decomposed: bool,
+}
+
+impl Default for Decoding {
+    /// UTF-8, no escapes preserved, [`TrailingWhitespace::KeepBeforeConc`], NFC.
+    fn default() -> Self {
+        Decoding {
+            preserve: EscapeSet::NONE,
+            encoding: Encoding::Utf8,
+            trailing_whitespace: TrailingWhitespace::default(),
+            decomposed: false,
+        }
+    }
+}
+
+/// How a fragment of a payload joins the text before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Joint {
+    /// The payload of the structure's first line.
+    First,
+    /// A `CONT` line: a line feed, then the fragment.
+    Cont,
+    /// A `CONC` line: the fragment is appended as it is.
+    Conc,
+}
+
+/// One line's share of a payload, as raw bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fragment<'p> {
+    /// How it joins what comes before.
+    pub joint: Joint,
+    /// The line's payload bytes (escapes, `@@` and encoding still raw).
+    pub bytes: &'p [u8],
+}
+
+/// A string payload: the first line's payload plus any `CONT`/`CONC`
+/// additional lines, kept as raw bytes borrowed from the input.
+///
+/// Nothing is joined, unescaped or decoded until [`Payload::text`] is
+/// called, and that allocates only when it must: when there are additional
+/// lines to join, `@@` or escapes to rewrite, or bytes to transcode.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Payload<'a> {
+    /// The first line's payload (trailing whitespace already handled).
+    first: Cow<'a, [u8]>,
+    /// The additional lines exactly as they stand in the input (line
+    /// strings with their line breaks); empty when there are none.
+    rest: Cow<'a, [u8]>,
+    decoding: Decoding,
+}
+
+impl fmt::Debug for Payload<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Payload")
+            .field("text", &self.text())
+            .field("continued", &self.is_continued())
+            .finish()
+    }
+}
+
+impl<'a> Payload<'a> {
+    /// A payload of one line.
+    pub fn new(first: impl Into<Cow<'a, [u8]>>, decoding: Decoding) -> Self {
+        Payload {
+            first: first.into(),
+            rest: Cow::Borrowed(&[]),
+            decoding,
+        }
+    }
+
+    /// A payload whose additional lines are the line strings in `rest`
+    /// (each a `CONT` or `CONC` line; blank lines are skipped).
+    pub fn with_additional_lines(
+        first: impl Into<Cow<'a, [u8]>>,
+        rest: impl Into<Cow<'a, [u8]>>,
+        decoding: Decoding,
+    ) -> Self {
+        Payload {
+            first: first.into(),
+            rest: rest.into(),
+            decoding,
+        }
+    }
+
+    /// How this payload is decoded.
+    pub fn decoding(&self) -> Decoding {
+        self.decoding
+    }
+
+    /// `true` when the payload has `CONT`/`CONC` additional lines.
+    pub fn is_continued(&self) -> bool {
+        !self.rest.is_empty()
+    }
+
+    /// The first line's payload, raw.
+    pub fn first_line(&self) -> &[u8] {
+        &self.first
+    }
+
+    /// The raw additional lines, as they stand in the input.
+    pub fn additional_lines(&self) -> &[u8] {
+        &self.rest
+    }
+
+    /// The payload's fragments, one per line, raw.
+    pub fn fragments(&self) -> Fragments<'_> {
+        let mut lines = Lines::new(&self.rest);
+        let next = next_additional(&mut lines);
+        Fragments {
+            first: Some(&self.first),
+            lines,
+            next,
+            trailing_whitespace: self.decoding.trailing_whitespace,
+        }
+    }
+
+    /// The joined raw bytes: fragments concatenated, with a line feed before
+    /// each `CONT` fragment; escapes and encoding untouched. Borrowed when
+    /// there is a single line.
+    pub fn joined_bytes(&self) -> Cow<'a, [u8]> {
+        if self.rest.is_empty() {
+            return self.first.clone();
+        }
+        let mut out = Vec::with_capacity(self.first.len() + self.rest.len());
+        for f in self.fragments() {
+            if f.joint == Joint::Cont {
+                out.push(b'\n');
+            }
+            out.extend_from_slice(f.bytes);
+        }
+        Cow::Owned(out)
+    }
+
+    /// The payload as text: joined, decoded from its encoding, with `@@`
+    /// unescaped, escapes preserved or removed per its tag, and unicode
+    /// escapes replaced (seed §5). Problems are repaired silently; use
+    /// [`Payload::text_with`] to hear about them (the reader reports them as
+    /// diagnostics already).
+    pub fn text(&self) -> Cow<'a, str> {
+        self.text_with(&mut |_| {})
+    }
+
+    /// Like [`Payload::text`], reporting each problem met through `report`.
+    pub fn text_with(&self, report: &mut dyn FnMut(DiagnosticKind)) -> Cow<'a, str> {
+        let decoded = decode(self.joined_bytes(), self.decoding, report);
+        escape::unescape(decoded, self.decoding.preserve, report)
+    }
+
+    /// A payload that owns its bytes.
+    pub fn into_owned(self) -> Payload<'static> {
+        Payload {
+            first: Cow::Owned(self.first.into_owned()),
+            rest: Cow::Owned(self.rest.into_owned()),
+            decoding: self.decoding,
+        }
+    }
+}
+
+fn map_problem(p: DecodeProblem) -> DiagnosticKind {
+    match p {
+        DecodeProblem::Nul => DiagnosticKind::NulByte,
+        _ => DiagnosticKind::InvalidEncoding,
+    }
+}
+
+/// Decodes joined payload bytes to text; borrows when they are valid as they are.
+fn decode<'a>(
+    bytes: Cow<'a, [u8]>,
+    d: Decoding,
+    report: &mut dyn FnMut(DiagnosticKind),
+) -> Cow<'a, str> {
+    if memchr::memchr(0, &bytes).is_some() {
+        report(DiagnosticKind::NulByte);
+    }
+    let plain = match d.encoding {
+        Encoding::Utf8 => simdutf8::basic::from_utf8(&bytes).is_ok(),
+        _ => bytes.is_ascii(),
+    };
+    if plain {
+        return match bytes {
+            Cow::Borrowed(b) => Cow::Borrowed(std::str::from_utf8(b).unwrap_or_default()),
+            Cow::Owned(v) => Cow::Owned(String::from_utf8(v).unwrap_or_default()),
+        };
+    }
+    let mut out = String::with_capacity(bytes.len() + bytes.len() / 2);
+    let opts = DecodeOptions {
+        decomposed: d.decomposed,
+    };
+    let mut last = None;
+    encoding::decode_into(d.encoding, &bytes, opts, &mut out, &mut |p| {
+        let k = map_problem(p);
+        // One report per kind and payload; NUL was reported above.
+        if last != Some(k) && k != DiagnosticKind::NulByte {
+            report(k);
+        }
+        last = Some(k);
+    });
+    Cow::Owned(out)
+}
+
+fn next_additional<'p>(lines: &mut Lines<'p>) -> Option<(Joint, crate::scan::Line<'p>)> {
+    for raw in lines.by_ref() {
+        if let Ok(line) = parse_line(raw.text) {
+            let joint = match line.tag {
+                b"CONT" => Joint::Cont,
+                b"CONC" => Joint::Conc,
+                _ => continue,
+            };
+            return Some((joint, line));
+        }
+    }
+    None
+}
+
+/// Iterator over the [`Fragment`]s of a [`Payload`].
+#[derive(Clone, Debug)]
+pub struct Fragments<'p> {
+    first: Option<&'p [u8]>,
+    lines: Lines<'p>,
+    next: Option<(Joint, crate::scan::Line<'p>)>,
+    trailing_whitespace: TrailingWhitespace,
+}
+
+impl<'p> Iterator for Fragments<'p> {
+    type Item = Fragment<'p>;
+
+    fn next(&mut self) -> Option<Fragment<'p>> {
+        if let Some(first) = self.first.take() {
+            return Some(Fragment {
+                joint: Joint::First,
+                bytes: first,
+            });
+        }
+        let (joint, line) = self.next.take()?;
+        self.next = next_additional(&mut self.lines);
+        let keep = match self.trailing_whitespace {
+            TrailingWhitespace::Keep => true,
+            TrailingWhitespace::Trim => false,
+            TrailingWhitespace::KeepBeforeConc => {
+                matches!(self.next, Some((Joint::Conc, _)))
+            }
+        };
+        let bytes = if keep {
+            line.payload_untrimmed
+        } else {
+            line.payload
+        };
+        Some(Fragment {
+            joint,
+            bytes: bytes.unwrap_or_default(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(preserve: &[u8]) -> Decoding {
+        Decoding {
+            preserve: EscapeSet::from_types(preserve),
+            ..Decoding::default()
+        }
+    }
+
+    #[test]
+    fn single_line_text_borrows() {
+        let p = Payload::new("Miloš".as_bytes(), d(b""));
+        assert!(matches!(p.text(), Cow::Borrowed("Miloš")));
+        let p = Payload::new(&b"a@b.c"[..], d(b""));
+        assert!(matches!(p.text(), Cow::Borrowed("a@b.c")));
+    }
+
+    #[test]
+    fn cont_and_conc_join_the_seed_example() {
+        let rest = b"3 CONC s a test\n3 CONT with on\r\n3 CONC e line break";
+        let p = Payload::with_additional_lines(&b"This i"[..], &rest[..], d(b""));
+        assert_eq!(p.text(), "This is a test\nwith one line break");
+        let joints: Vec<_> = p.fragments().map(|f| f.joint).collect();
+        assert_eq!(
+            joints,
+            [Joint::First, Joint::Conc, Joint::Cont, Joint::Conc]
+        );
+    }
+
+    #[test]
+    fn join_happens_before_unescaping() {
+        let p = Payload::with_additional_lines(
+            &b"@#DGREG"[..],
+            &b"3 CONC ORIAN@ 2 JAN 2019"[..],
+            d(b"D"),
+        );
+        assert_eq!(p.text(), "@#DGREGORIAN@ 2 JAN 2019");
+    }
+
+    #[test]
+    fn join_happens_before_utf8_validation() {
+        // "š" is C5 A1; split between the two octets.
+        let p = Payload::with_additional_lines(&b"Milo\xC5"[..], &b"2 CONC \xA1"[..], d(b""));
+        let mut problems = Vec::new();
+        assert_eq!(p.text_with(&mut |k| problems.push(k)), "Miloš");
+        assert!(problems.is_empty());
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_and_reported() {
+        let p = Payload::new(&b"a\xFFb"[..], d(b""));
+        let mut problems = Vec::new();
+        assert_eq!(p.text_with(&mut |k| problems.push(k)), "a\u{FFFD}b");
+        assert_eq!(problems, [DiagnosticKind::InvalidEncoding]);
+    }
+
+    #[test]
+    fn trailing_whitespace_before_conc() {
+        let rest = b"2 CONC b \n2 CONC c \n2 CONT d ";
+        let mk = |tw| {
+            Payload::with_additional_lines(
+                &b"a "[..],
+                &rest[..],
+                Decoding {
+                    trailing_whitespace: tw,
+                    ..Decoding::default()
+                },
+            )
+        };
+        assert_eq!(mk(TrailingWhitespace::KeepBeforeConc).text(), "a b c\nd");
+        assert_eq!(mk(TrailingWhitespace::Trim).text(), "a bc\nd");
+        assert_eq!(mk(TrailingWhitespace::Keep).text(), "a b c \nd ");
+    }
+
+    #[test]
+    fn into_owned_keeps_the_text() {
+        let rest = b"1 CONT x".to_vec();
+        let p = Payload::with_additional_lines(&b"a"[..], &rest[..], d(b"")).into_owned();
+        drop(rest);
+        assert_eq!(p.text(), "a\nx");
+    }
+}

@@ -1,0 +1,610 @@
+//! The structure reader: line strings → begin/end events (seed §4).
+//!
+//! [`Reader`] pulls one [`Event`] at a time from a byte slice. It applies,
+//! in one pass and without recursion, the rules of seed §4.1-§4.5:
+//! previous levels, too-deep lines and unparsable line strings (turned
+//! into `ERROR` structures), `CONT`/`CONC` additional lines (kept raw in the
+//! [`Payload`], joined only on request), and reports every recovered
+//! problem as a [`Diagnostic`].
+
+mod config;
+mod head;
+
+use std::borrow::Cow;
+
+pub use config::ReaderConfig;
+
+use crate::diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};
+use crate::encoding::Encoding;
+use crate::escape::EscapeTable;
+use crate::event::{Begin, End, Event, Origin, Span, Value, Xref};
+use crate::payload::{Decoding, Payload, TrailingWhitespace};
+use crate::scan::{is_pointer, parse_line, trim_end, Line, LineError, Lines, RawLine};
+
+const ERROR_TAG: &str = "ERROR";
+
+/// Counters kept while reading.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// Non-blank line strings read.
+    pub lines: u64,
+    /// Structures begun (Begin events).
+    pub structures: u64,
+    /// Greatest structure level seen.
+    pub max_level: u32,
+    /// Diagnostics by kind, indexed like [`DiagnosticKind::ALL`].
+    pub diagnostics: Vec<u64>,
+    /// Diagnostics that were counted but not retained (see
+    /// [`ReaderConfig::max_retained_diagnostics`]).
+    pub diagnostics_dropped: u64,
+}
+
+impl ReadStats {
+    /// How many diagnostics of `kind` were reported.
+    pub fn count(&self, kind: DiagnosticKind) -> u64 {
+        DiagnosticKind::ALL
+            .iter()
+            .position(|&k| k == kind)
+            .and_then(|i| self.diagnostics.get(i).copied())
+            .unwrap_or(0)
+    }
+
+    /// How many error-severity diagnostics were reported.
+    pub fn errors(&self) -> u64 {
+        DiagnosticKind::ALL
+            .iter()
+            .zip(&self.diagnostics)
+            .filter(|(k, _)| k.severity() == Severity::Error)
+            .map(|(_, n)| n)
+            .sum()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Start,
+    Body,
+    Closing,
+    Done,
+}
+
+/// An open structure.
+#[derive(Clone, Copy, Debug)]
+struct Frame<'a> {
+    /// The level written in the input (levels nest by it).
+    written: u32,
+    tag: &'a str,
+}
+
+/// A line read ahead, waiting for its Begin.
+#[derive(Clone, Copy, Debug)]
+struct Pending<'a> {
+    raw: RawLine<'a>,
+    parsed: Result<Line<'a>, LineError>,
+    /// The written level, or previous level + 1 for an unparsable line.
+    level: u32,
+}
+
+/// A pull reader over a byte slice, yielding borrowed [`Event`]s.
+///
+/// ```
+/// use gedcom_elf::{Event, Reader};
+///
+/// let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ada /Lovelace/\n1 NOTE a@@b\n2 CONT c\n0 TRLR\n";
+/// let mut reader = Reader::from_slice(input);
+/// let mut names = Vec::new();
+/// while let Some(event) = reader.next_event()? {
+///     if let Event::Begin(b) = event {
+///         if b.tag == "NAME" || b.tag == "NOTE" {
+///             names.push(b.text().unwrap().into_owned());
+///         }
+///     }
+/// }
+/// assert_eq!(names, ["Ada /Lovelace/", "a@b\nc"]);
+/// assert_eq!(reader.drain_diagnostics().count(), 0);
+/// # Ok::<(), gedcom_elf::Error>(())
+/// ```
+///
+/// # Why it is also an `Iterator`
+/// Events borrow from the input slice (`'a`), never from the reader, so the
+/// slice reader can implement [`Iterator`] with `Item = Result<Event<'a>,
+/// Error>`: `for event in Reader::from_slice(input)`. Use
+/// [`Reader::next_event`] in a `while let` loop when you also want to drain
+/// diagnostics between events. (A reader over `BufRead` cannot be an
+/// iterator: its events borrow a buffer the caller lends for each call.)
+///
+/// # Memory
+/// State is O(depth): one small frame per open structure, no recursion (a
+/// nesting of 100,000 levels is fine), no allocation per line.
+#[derive(Clone, Debug)]
+pub struct Reader<'a> {
+    input: &'a [u8],
+    lines: Lines<'a>,
+    config: ReaderConfig,
+    escapes: EscapeTable,
+    decoding: Decoding,
+    encoding: Encoding,
+    state: State,
+    stack: Vec<Frame<'a>>,
+    /// Level of the closest preceding line not tagged CONT, CONC or ERROR.
+    previous_level: Option<u32>,
+    pending: Option<Pending<'a>>,
+    /// CONT/CONC lines at this level directly after a too-deep line are
+    /// its children, not stray continuation lines.
+    error_children: Option<u32>,
+    /// Whether payloads may hold problems worth a diagnostic.
+    check_payloads: bool,
+    seen_trlr: bool,
+    warned_after_trlr: bool,
+    last_line: u64,
+    last_byte: usize,
+    diagnostics: Vec<Diagnostic>,
+    stats: ReadStats,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader with the default [`ReaderConfig`].
+    pub fn from_slice(input: &'a [u8]) -> Self {
+        Reader::with_config(input, ReaderConfig::default())
+    }
+
+    /// A reader with `config`. Nothing is read until the first
+    /// [`Reader::next_event`].
+    pub fn with_config(input: &'a [u8], config: ReaderConfig) -> Self {
+        let bom = if input.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        let encoding = Encoding::Utf8;
+        let decoding = Decoding {
+            encoding,
+            trailing_whitespace: config.trailing_whitespace,
+            decomposed: config.decomposed,
+            ..Decoding::default()
+        };
+        Reader {
+            input,
+            lines: Lines::starting_at(input, bom, 1),
+            config,
+            escapes: EscapeTable::default(),
+            decoding,
+            encoding,
+            state: State::Start,
+            stack: Vec::new(),
+            previous_level: None,
+            pending: None,
+            error_children: None,
+            check_payloads: true,
+            seen_trlr: false,
+            warned_after_trlr: false,
+            last_line: 1,
+            last_byte: 0,
+            diagnostics: Vec::new(),
+            stats: ReadStats {
+                diagnostics: vec![0; DiagnosticKind::ALL.len()],
+                ..ReadStats::default()
+            },
+        }
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &ReaderConfig {
+        &self.config
+    }
+
+    /// The character encoding payloads are decoded from.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The escape-preservation table in force (from the HEAD's schema, or
+    /// the default schema). Complete once the first event was read.
+    pub fn escape_table(&self) -> &EscapeTable {
+        &self.escapes
+    }
+
+    /// The input being read.
+    pub fn input(&self) -> &'a [u8] {
+        self.input
+    }
+
+    /// Diagnostics reported and not yet drained, oldest first.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Removes and yields the diagnostics not yet drained, oldest first.
+    /// Draining after each event keeps memory flat on files with many
+    /// problems.
+    pub fn drain_diagnostics(&mut self) -> std::vec::Drain<'_, Diagnostic> {
+        self.diagnostics.drain(..)
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> &ReadStats {
+        &self.stats
+    }
+
+    /// Depth of the structure most recently begun and not ended (0 when
+    /// none is open).
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// The next event, or `None` after the last.
+    ///
+    /// # Errors
+    /// * [`ErrorKind::NotGedcom`] when the first line string is not `0 HEAD`
+    ///   (and [`ReaderConfig::headless`] is off): no event is produced;
+    /// * [`ErrorKind::Strict`] in strict mode, at the first error-severity
+    ///   diagnostic.
+    ///
+    /// After an error, further calls return `Ok(None)`.
+    pub fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
+        loop {
+            match self.state {
+                State::Start => self.start()?,
+                State::Body => {
+                    let Some(p) = self.pending else {
+                        self.state = State::Closing;
+                        continue;
+                    };
+                    if let Some(top) = self.stack.last() {
+                        if top.written >= p.level {
+                            return Ok(Some(self.pop()));
+                        }
+                    }
+                    return self.begin(p).map(|b| Some(Event::Begin(b)));
+                }
+                State::Closing => {
+                    if !self.stack.is_empty() {
+                        return Ok(Some(self.pop()));
+                    }
+                    self.state = State::Done;
+                    if !self.seen_trlr {
+                        let (line, byte) = (self.last_line, self.last_byte);
+                        self.report(
+                            DiagnosticKind::MissingTrlr,
+                            line,
+                            byte,
+                            "missing trlr record at end of input".into(),
+                        )?;
+                    }
+                }
+                State::Done => return Ok(None),
+            }
+        }
+    }
+
+    fn pop(&mut self) -> Event<'a> {
+        let frame = self.stack.pop();
+        Event::End(End {
+            level: self.stack.len() as u32,
+            tag: Cow::Borrowed(frame.map_or(ERROR_TAG, |f| f.tag)),
+        })
+    }
+
+    fn start(&mut self) -> Result<(), Error> {
+        let mut probe = self.lines.clone();
+        let first = probe.next();
+        match first {
+            Some(raw) if head::is_head_line(raw.text) => {
+                self.escapes = head::escape_table(probe);
+            }
+            _ if self.config.headless => {}
+            other => {
+                self.state = State::Done;
+                let (line, byte, found) = match other {
+                    Some(raw) => (
+                        raw.number,
+                        raw.start,
+                        String::from_utf8_lossy(&raw.text[..raw.text.len().min(40)]).into_owned(),
+                    ),
+                    None => (1, 0, String::new()),
+                };
+                let message = if found.is_empty() {
+                    "not a gedcom file: the input is empty".to_string()
+                } else {
+                    format!("not a gedcom file: the first line is {found:?}, not \"0 HEAD\"")
+                };
+                return Err(Error::new(
+                    ErrorKind::NotGedcom,
+                    Some(Position {
+                        line,
+                        byte: byte as u64,
+                    }),
+                    message,
+                ));
+            }
+        }
+        // Payload diagnostics need a look at each payload only when the
+        // input holds something that could produce one.
+        let body = &self.input[self.lines.position()..];
+        self.check_payloads = simdutf8::basic::from_utf8(body).is_err()
+            || memchr::memchr(0, body).is_some()
+            || memchr::memmem::find(body, b"@#U").is_some();
+        self.state = State::Body;
+        self.read_ahead();
+        Ok(())
+    }
+
+    /// Reads the next line into `pending`, computing its level.
+    fn read_ahead(&mut self) {
+        self.pending = self.lines.next().map(|raw| self.pend(raw));
+    }
+
+    fn pend(&mut self, raw: RawLine<'a>) -> Pending<'a> {
+        self.stats.lines += 1;
+        self.last_line = raw.number;
+        self.last_byte = raw.start;
+        let parsed = parse_line(raw.text);
+        let level = match parsed {
+            Ok(l) => l.level,
+            Err(_) => self.previous_level.map_or(0, |p| p.saturating_add(1)),
+        };
+        Pending { raw, parsed, level }
+    }
+
+    fn report(
+        &mut self,
+        kind: DiagnosticKind,
+        line: u64,
+        byte: usize,
+        message: String,
+    ) -> Result<(), Error> {
+        if let Some(i) = DiagnosticKind::ALL.iter().position(|&k| k == kind) {
+            self.stats.diagnostics[i] += 1;
+        }
+        let d = Diagnostic {
+            kind,
+            position: Position {
+                line,
+                byte: byte as u64,
+            },
+            message,
+        };
+        let err =
+            (self.config.strict && kind.severity() == Severity::Error).then(|| Error::strict(&d));
+        if self.diagnostics.len() < self.config.max_retained_diagnostics {
+            self.diagnostics.push(d);
+        } else {
+            self.stats.diagnostics_dropped += 1;
+        }
+        match err {
+            Some(e) => {
+                self.state = State::Done;
+                Err(e)
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn begin(&mut self, p: Pending<'a>) -> Result<Begin<'a>, Error> {
+        let raw = p.raw;
+        let (line, byte) = (raw.number, raw.start);
+        let level = self.stack.len() as u32;
+        let parent_written = self.stack.last().map(|f| f.written);
+        let mut origin = Origin::Line;
+        let mut xref = None;
+        let tag: &'a str;
+        let mut first: Option<Cow<'a, [u8]>>;
+        let mut first_untrimmed: Option<&'a [u8]> = None;
+        let error_children = self.error_children.take();
+
+        match p.parsed {
+            Err(e) => {
+                tag = ERROR_TAG;
+                origin = Origin::UnparsableLine;
+                first = Some(Cow::Borrowed(trim_end(raw.text)));
+                first_untrimmed = Some(raw.text);
+                let msg = format!(
+                    "unparsable line string ({}): {:?}",
+                    e.describe(),
+                    String::from_utf8_lossy(&raw.text[..raw.text.len().min(60)])
+                );
+                self.report(DiagnosticKind::UnparsableLine, line, byte, msg)?;
+            }
+            Ok(l) => {
+                let too_deep = match self.previous_level {
+                    Some(prev) => l.level > prev.saturating_add(1),
+                    None => l.level > 0,
+                } || parent_written.is_some_and(|w| l.level > w.saturating_add(1));
+                xref = l.xref.map(Xref::new);
+                let is_continuation = l.tag == b"CONT" || l.tag == b"CONC";
+                let regular = !is_continuation && l.tag != ERROR_TAG.as_bytes();
+                if too_deep {
+                    tag = ERROR_TAG;
+                    origin = Origin::TooDeepLine {
+                        original_level: l.level,
+                    };
+                    first = Some(reserialise(&l, raw.text));
+                    let msg = match self.previous_level {
+                        Some(prev) => {
+                            format!("too-deep line: level {} follows level {prev}", l.level)
+                        }
+                        None => format!("too-deep line: level {} begins the input", l.level),
+                    };
+                    self.report(DiagnosticKind::TooDeep, line, byte, msg)?;
+                } else {
+                    tag = std::str::from_utf8(l.tag).unwrap_or(ERROR_TAG);
+                    first = l.payload.map(Cow::Borrowed);
+                    first_untrimmed = l.payload_untrimmed;
+                    if l.tag == ERROR_TAG.as_bytes() {
+                        self.report(
+                            DiagnosticKind::ErrorTag,
+                            line,
+                            byte,
+                            "error line: a structure tagged error in the input".into(),
+                        )?;
+                    } else if is_continuation {
+                        if l.xref.is_none() && error_children == Some(l.level) {
+                            self.error_children = error_children;
+                        } else {
+                            let msg = format!(
+                                "{} line attached to nothing: it does not directly follow the line it would continue",
+                                tag.to_ascii_lowercase()
+                            );
+                            self.report(DiagnosticKind::StrayContinuation, line, byte, msg)?;
+                        }
+                    }
+                }
+                if regular {
+                    self.previous_level = Some(l.level);
+                }
+            }
+        }
+
+        if self.seen_trlr && !self.warned_after_trlr {
+            self.warned_after_trlr = true;
+            self.report(
+                DiagnosticKind::AfterTrlr,
+                line,
+                byte,
+                "line after the trlr record".into(),
+            )?;
+        }
+        if level == 0 && tag == "TRLR" {
+            self.seen_trlr = true;
+        }
+
+        let written = p.level;
+        self.stack.push(Frame { written, tag });
+        self.stats.structures += 1;
+        self.stats.max_level = self.stats.max_level.max(level);
+
+        // Additional lines: CONT/CONC directly below, one level deeper.
+        let too_deep = matches!(origin, Origin::TooDeepLine { .. });
+        let child = written.checked_add(1);
+        let mut rest: Option<(usize, bool)> = None; // (start, first is CONC)
+        let mut end = raw.end();
+        self.pending = None;
+        while let Some(next) = self.lines.next() {
+            let pending = self.pend(next);
+            if let Ok(l) = pending.parsed {
+                if !too_deep && Some(l.level) == child && (l.tag == b"CONT" || l.tag == b"CONC") {
+                    if l.xref.is_some() {
+                        // Family Tree Maker writes `1 @N1@ CONT ...` in NOTE records.
+                        self.report(
+                            DiagnosticKind::ContinuationXref,
+                            next.number,
+                            next.start,
+                            "xref on a continuation line ignored".into(),
+                        )?;
+                    }
+                    rest.get_or_insert((next.start, l.tag == b"CONC"));
+                    end = next.end();
+                    continue;
+                }
+            }
+            self.pending = Some(pending);
+            break;
+        }
+        if too_deep {
+            self.error_children = child;
+        }
+
+        let keep_first = match self.config.trailing_whitespace {
+            TrailingWhitespace::Keep => true,
+            TrailingWhitespace::Trim => false,
+            TrailingWhitespace::KeepBeforeConc => matches!(rest, Some((_, true))),
+        };
+        if keep_first {
+            if let Some(u) = first_untrimmed {
+                first = Some(Cow::Borrowed(u));
+            }
+        }
+        let decoding = Decoding {
+            preserve: self.escapes.lookup(tag.as_bytes()),
+            ..self.decoding
+        };
+        let value = match (first, rest) {
+            (None, None) => None,
+            (Some(Cow::Borrowed(f)), None) if origin == Origin::Line && is_pointer(f) => {
+                Some(Value::Pointer(Xref::new(f)))
+            }
+            (Some(f), None) => Some(Value::Text(Payload::new(f, decoding))),
+            (f, Some((start, _))) => Some(Value::Text(Payload::with_additional_lines(
+                f.unwrap_or(Cow::Borrowed(&[])),
+                &self.input[start..end],
+                decoding,
+            ))),
+        };
+        if self.check_payloads {
+            if let Some(Value::Text(payload)) = &value {
+                let mut kinds: Vec<DiagnosticKind> = Vec::new();
+                payload.text_with(&mut |k| {
+                    if !kinds.contains(&k) {
+                        kinds.push(k);
+                    }
+                });
+                for k in kinds {
+                    let msg = match k {
+                        DiagnosticKind::InvalidUnicodeEscape => {
+                            "invalid unicode escape kept verbatim".to_string()
+                        }
+                        DiagnosticKind::NulByte => "nul byte in payload".to_string(),
+                        _ => format!(
+                            "payload is not valid {}; bad bytes replaced by U+FFFD",
+                            encoding_label(self.encoding)
+                        ),
+                    };
+                    self.report(k, line, byte, msg)?;
+                }
+            }
+        }
+
+        Ok(Begin {
+            level,
+            xref,
+            tag: Cow::Borrowed(tag),
+            value,
+            line,
+            span: Span {
+                start: raw.start,
+                end,
+            },
+            origin,
+        })
+    }
+}
+
+fn encoding_label(e: Encoding) -> &'static str {
+    match e {
+        Encoding::Utf8 => "utf-8",
+        Encoding::Ascii => "ascii",
+        #[allow(unreachable_patterns)]
+        _ => "text in its encoding",
+    }
+}
+
+/// The too-deep line as a line string with single spaces (seed §4.4).
+/// Borrows the input when it already is in that form.
+fn reserialise<'a>(l: &Line<'a>, text: &'a [u8]) -> Cow<'a, [u8]> {
+    let mut out = Vec::with_capacity(text.len());
+    out.extend_from_slice(l.level.to_string().as_bytes());
+    if let Some(x) = l.xref {
+        out.push(b' ');
+        out.extend_from_slice(x);
+    }
+    out.push(b' ');
+    out.extend_from_slice(l.tag);
+    if let Some(p) = l.payload {
+        out.push(b' ');
+        out.extend_from_slice(p);
+    }
+    let trimmed = trim_end(text);
+    if out == trimmed {
+        Cow::Borrowed(trimmed)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
+impl<'a> Iterator for Reader<'a> {
+    type Item = Result<Event<'a>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_event().transpose()
+    }
+}

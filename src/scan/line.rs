@@ -1,0 +1,268 @@
+//! The `Line` production of seed §4.1.
+
+use super::{is_ws, trim_end};
+
+/// A line string parsed against the `Line` production (seed §4.1):
+/// `Number S (XRefID S)? Tag (S Payload)?`.
+///
+/// All slices borrow from the line string. The S before the payload matches
+/// exactly one whitespace character, so further whitespace is payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// The level (`Number`); values beyond `u32::MAX` saturate.
+    pub level: u32,
+    /// The structure identifier, `@` signs included.
+    pub xref: Option<&'a [u8]>,
+    /// The tag (always ASCII: `[0-9a-zA-Z_]+`).
+    pub tag: &'a [u8],
+    /// The payload with trailing whitespace removed; `None` when absent.
+    pub payload: Option<&'a [u8]>,
+    /// The payload up to the end of the line string, trailing whitespace
+    /// kept. `Some` whenever `payload` is, and also when only whitespace
+    /// follows the tag's delimiter.
+    pub payload_untrimmed: Option<&'a [u8]>,
+}
+
+/// Why a line string does not match the `Line` production.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LineError {
+    /// The line string does not begin with a level (`0` or `[1-9][0-9]*`).
+    Level,
+    /// A required whitespace delimiter is missing.
+    Delimiter,
+    /// Something that begins with `@` where the xref belongs is not an `XRefID`.
+    Xref,
+    /// The tag is missing or holds a character outside `[0-9a-zA-Z_]`.
+    Tag,
+}
+
+impl LineError {
+    /// A short lowercase description.
+    pub fn describe(self) -> &'static str {
+        match self {
+            LineError::Level => "no valid level",
+            LineError::Delimiter => "missing whitespace delimiter",
+            LineError::Xref => "malformed xref",
+            LineError::Tag => "malformed tag",
+        }
+    }
+}
+
+#[inline]
+fn is_id_start(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// `true` when `p` matches `Pointer ::= "@" [a-zA-Z0-9_] [^@]* "@"` as a whole.
+#[inline]
+pub fn is_pointer(p: &[u8]) -> bool {
+    p.len() >= 3
+        && p[0] == b'@'
+        && is_id_start(p[1])
+        && p[p.len() - 1] == b'@'
+        && memchr::memchr(b'@', &p[2..p.len() - 1]).is_none()
+}
+
+/// `true` when `x` matches `XRefID ::= "@" [a-zA-Z0-9_] [^@:!]* "@"` as a whole.
+pub fn is_valid_xref(x: &[u8]) -> bool {
+    is_pointer(x) && !x[2..x.len() - 1].iter().any(|&b| b == b':' || b == b'!')
+}
+
+/// Parses one line string (leading whitespace already removed, as
+/// [`super::Lines`] yields it).
+///
+/// # Errors
+/// Returns the first way in which `text` fails to match the `Line`
+/// production; such a line string is an *unparsable line string*.
+#[inline]
+pub fn parse_line(text: &[u8]) -> Result<Line<'_>, LineError> {
+    let t = trim_end(text);
+    let n = t.len();
+    let mut i;
+    // Number ::= "0" | [1-9] [0-9]*
+    let level = match t.first() {
+        Some(b'0') => {
+            i = 1;
+            0u32
+        }
+        Some(&d @ b'1'..=b'9') => {
+            let mut v = u32::from(d - b'0');
+            i = 1;
+            while i < n && t[i].is_ascii_digit() {
+                v = v.saturating_mul(10).saturating_add(u32::from(t[i] - b'0'));
+                i += 1;
+            }
+            v
+        }
+        _ => return Err(LineError::Level),
+    };
+    // S
+    if i >= n || !is_ws(t[i]) {
+        return Err(if i < n && t[i].is_ascii_digit() {
+            LineError::Level
+        } else {
+            LineError::Delimiter
+        });
+    }
+    i += 1;
+    while i < n && is_ws(t[i]) {
+        i += 1;
+    }
+    // (XRefID S)?
+    let mut xref = None;
+    if i < n && t[i] == b'@' {
+        let close = match memchr::memchr(b'@', &t[i + 1..]) {
+            Some(k) => i + 1 + k,
+            None => return Err(LineError::Xref),
+        };
+        let x = &t[i..=close];
+        if !is_valid_xref(x) {
+            return Err(LineError::Xref);
+        }
+        xref = Some(x);
+        i = close + 1;
+        if i >= n || !is_ws(t[i]) {
+            return Err(LineError::Delimiter);
+        }
+        i += 1;
+        while i < n && is_ws(t[i]) {
+            i += 1;
+        }
+    }
+    // Tag
+    let tag_start = i;
+    while i < n && is_id_start(t[i]) {
+        i += 1;
+    }
+    if i == tag_start {
+        return Err(LineError::Tag);
+    }
+    let tag = &t[tag_start..i];
+    // (S Payload)?
+    if i == n {
+        let rest = &text[n..];
+        let payload_untrimmed = if rest.len() > 1 {
+            Some(&rest[1..])
+        } else {
+            None
+        };
+        return Ok(Line {
+            level,
+            xref,
+            tag,
+            payload: None,
+            payload_untrimmed,
+        });
+    }
+    if !is_ws(t[i]) {
+        return Err(LineError::Tag);
+    }
+    Ok(Line {
+        level,
+        xref,
+        tag,
+        payload: Some(&t[i + 1..]),
+        payload_untrimmed: Some(&text[i + 1..]),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(s: &str) -> Line<'_> {
+        parse_line(s.as_bytes()).unwrap_or_else(|e| panic!("{s:?}: {e:?}"))
+    }
+
+    #[test]
+    fn the_seed_cleopatra_lines() {
+        let l = ok("0 @I1@ INDI");
+        assert_eq!(
+            (l.level, l.xref, l.tag, l.payload),
+            (0, Some(&b"@I1@"[..]), &b"INDI"[..], None)
+        );
+        let l = ok("1 NAME Cleopatra");
+        assert_eq!(l.payload, Some(&b"Cleopatra"[..]));
+        let l = ok("1 FAMC @F2@");
+        assert!(is_pointer(l.payload.unwrap()));
+    }
+
+    #[test]
+    fn level_production() {
+        assert_eq!(parse_line(b"01 NAME x"), Err(LineError::Level));
+        assert_eq!(parse_line(b"x NAME"), Err(LineError::Level));
+        assert_eq!(parse_line(b"-1 NAME"), Err(LineError::Level));
+        assert_eq!(ok("10 NAME").level, 10);
+        assert_eq!(ok("99999999999999999999 NAME").level, u32::MAX);
+    }
+
+    #[test]
+    fn delimiters_are_required() {
+        assert_eq!(parse_line(b"0HEAD"), Err(LineError::Delimiter));
+        assert_eq!(
+            parse_line(b"0@I1@INDI"),
+            Err(LineError::Xref).or(Err(LineError::Delimiter))
+        );
+        assert_eq!(parse_line(b"0 @I1@INDI"), Err(LineError::Delimiter));
+        assert_eq!(parse_line(b"1"), Err(LineError::Delimiter));
+        assert_eq!(parse_line(b"1 "), Err(LineError::Delimiter));
+    }
+
+    #[test]
+    fn tabs_and_runs_of_whitespace_delimit() {
+        let l = ok("1\t@X1@ \t NAME\tJohn");
+        assert_eq!(
+            (l.xref, l.tag, l.payload),
+            (Some(&b"@X1@"[..]), &b"NAME"[..], Some(&b"John"[..]))
+        );
+    }
+
+    #[test]
+    fn only_one_delimiter_before_the_payload() {
+        assert_eq!(ok("1 NOTE  x").payload, Some(&b" x"[..]));
+        assert_eq!(ok("1 NOTE \tx").payload, Some(&b"\tx"[..]));
+    }
+
+    #[test]
+    fn trailing_whitespace() {
+        let l = ok("1 NOTE abc  ");
+        assert_eq!(l.payload, Some(&b"abc"[..]));
+        assert_eq!(l.payload_untrimmed, Some(&b"abc  "[..]));
+        let l = ok("1 BIRT ");
+        assert_eq!((l.payload, l.payload_untrimmed), (None, None));
+        let l = ok("1 NOTE  \t");
+        assert_eq!((l.payload, l.payload_untrimmed), (None, Some(&b" \t"[..])));
+    }
+
+    #[test]
+    fn xref_production() {
+        assert_eq!(ok("0 @I 1@ INDI").xref, Some(&b"@I 1@"[..]));
+        assert_eq!(parse_line(b"0 @:x@ INDI"), Err(LineError::Xref));
+        assert_eq!(parse_line(b"0 @I:1@ INDI"), Err(LineError::Xref));
+        assert_eq!(parse_line(b"0 @I!1@ INDI"), Err(LineError::Xref));
+        assert_eq!(parse_line(b"0 @@ INDI"), Err(LineError::Xref));
+        assert_eq!(parse_line(b"0 @I1 INDI"), Err(LineError::Xref));
+    }
+
+    #[test]
+    fn tag_production() {
+        assert_eq!(ok("1 _my_Tag2 x").tag, b"_my_Tag2");
+        assert_eq!(parse_line(b"1 NA-ME x"), Err(LineError::Tag));
+        assert_eq!(parse_line(b"1 NAME/x/"), Err(LineError::Tag));
+        assert_eq!(parse_line(b"1 @X@ "), Err(LineError::Delimiter));
+        assert_eq!(parse_line("1 ÑAME".as_bytes()), Err(LineError::Tag));
+    }
+
+    #[test]
+    fn pointer_production() {
+        assert!(is_pointer(b"@I1@"));
+        assert!(is_pointer(b"@I 1:!@"));
+        assert!(!is_pointer(b"@I1@ x"));
+        assert!(!is_pointer(b"@#DJULIAN@"));
+        assert!(!is_pointer(b"@@"));
+        assert!(!is_pointer(b"@@@"));
+        assert!(!is_pointer(b"@a@b@"));
+        assert!(!is_pointer(b"x@I1@"));
+    }
+}
