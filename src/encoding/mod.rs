@@ -553,7 +553,7 @@ mod tests {
             (0..len)
                 .map(|_| {
                     let r = self.next();
-                    if r % 3 == 0 {
+                    if r.is_multiple_of(3) {
                         SPECIAL[(r >> 8) as usize % SPECIAL.len()]
                     } else {
                         (r >> 16) as u8

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 pub use config::ReaderConfig;
 
 use crate::diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};
-use crate::encoding::Encoding;
+use crate::encoding::{Encoding, EncodingSource};
 use crate::escape::EscapeTable;
 use crate::event::{Begin, End, Event, Origin, Span, Value, Xref};
 use crate::input::EncodingInfo;
@@ -390,10 +390,14 @@ impl<'a> Reader<'a> {
             || memchr::memchr(0, body).is_some()
             || memchr::memmem::find(body, b"@#U").is_some();
         self.state = State::Body;
-        for w in std::mem::take(&mut self.info.warnings) {
-            let line = self.info.char_line.unwrap_or(1) as u64;
-            self.report(DiagnosticKind::Encoding, line, 0, w.clone())?;
-            self.info.warnings.push(w);
+        // Defaulting to ANSEL only matters when there are non-ASCII bytes.
+        let defaulted =
+            self.info.source == EncodingSource::Default && self.info.char_value.is_none();
+        if !(defaulted && body.is_ascii()) {
+            for w in self.info.warnings.clone() {
+                let line = self.info.char_line.unwrap_or(1) as u64;
+                self.report(DiagnosticKind::Encoding, line, 0, w)?;
+            }
         }
         self.read_ahead();
         Ok(())
