@@ -7,7 +7,6 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use gedcom_elf::{Event, Reader, Value};
 
 #[path = "support/generate.rs"]
-#[allow(dead_code)]
 mod generate;
 
 fn input() -> (Vec<u8>, generate::GenStats) {
