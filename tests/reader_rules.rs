@@ -2,9 +2,7 @@
 
 mod common;
 use common::{begins, render, render_with, shared_corpus};
-use gedcom_elf::{
-    DiagnosticKind, ErrorKind, Event, Reader, ReaderConfig, Severity, TrailingWhitespace,
-};
+use gedcom_elf::{DiagnosticKind, ErrorKind, Event, Reader, Severity, TrailingWhitespace};
 
 #[test]
 fn rule1_every_line_break_form_gives_the_same_events() {
