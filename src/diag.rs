@@ -99,6 +99,15 @@ kinds! {
     /// Something about the character encoding (for example a `CHAR` line
     /// that contradicts the byte-order mark).
     Encoding = "encoding", Warning;
+    /// A pointer whose xref matches no xref_id, or more than one (seed
+    /// §5.1); the tree resolves it to a synthetic `UNDEF` record.
+    UnresolvedPointer = "unresolved-pointer", Warning;
+    /// An xref_id given to more than one structure (seed §5.1).
+    DuplicateXref = "duplicate-xref", Warning;
+    /// A malformed or contradictory part of the HEAD's ELF schema or
+    /// IRI dictionary (seed §6.2, §7); it was ignored or resolved as
+    /// documented in [`crate::tree::schema`].
+    Schema = "schema", Warning;
 }
 
 impl fmt::Display for DiagnosticKind {

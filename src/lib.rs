@@ -12,7 +12,10 @@
 //!   [`Diagnostic`]s (§4);
 //! * [`Payload`]: raw bytes until asked; [`Payload::text`] joins, decodes and
 //!   unescapes (§5) and allocates only when it must;
-//! * [`encoding`]: character encodings.
+//! * [`encoding`]: character encodings;
+//! * [`tree`]: trees on demand (a whole document, or one owned record at
+//!   a time), pointer resolution, and ELF structure type identifiers from
+//!   the document's schema.
 //!
 //! ## Reading
 //!
@@ -80,6 +83,7 @@ mod input;
 pub mod payload;
 pub mod read;
 pub mod scan;
+pub mod tree;
 
 pub use diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};
 pub use encoding::{Encoding, EncodingSource};
@@ -88,3 +92,6 @@ pub use event::{Begin, End, Event, Origin, Span, Value, Xref};
 pub use input::{EncodingInfo, Input};
 pub use payload::{Decoding, Fragment, Joint, Payload, TrailingWhitespace};
 pub use read::{ReadStats, Reader, ReaderConfig};
+pub use tree::{
+    NodeId, NodeRef, RecordTree, Records, Schema, SchemaSource, StructureType, Tree, TypeResolver,
+};

@@ -1,0 +1,905 @@
+//! The node arena shared by [`Tree`](super::Tree) and
+//! [`RecordTree`](super::RecordTree), its builder, and [`NodeRef`]
+//! navigation.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position};
+use crate::escape::EscapeTable;
+use crate::event::{Begin, Origin, Value, Xref};
+use crate::payload::{Decoding, Payload};
+use crate::tree::hash::FastMap;
+use crate::tree::index::{Insert, XrefIndex};
+use crate::tree::schema::{Ctx, Schema, TypeKey};
+use crate::tree::types::StructureType;
+
+pub(crate) const NONE: u32 = u32::MAX;
+const ROOT_FIRST: u32 = u32::MAX;
+const ROOT: u32 = u32::MAX - 1;
+
+const V_TEXT: u8 = 1;
+const V_POINTER: u8 = 2;
+const HAS_REST: u8 = 4;
+const HAS_XREF: u8 = 8;
+const UNPARSABLE: u8 = 16;
+const TOO_DEEP: u8 = 32;
+const SYNTHETIC: u8 = 64;
+
+/// A byte range in the tree's buffer (`off < buffer length`) or, past it,
+/// in the tree's own `extra` bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ByteRef {
+    off: u32,
+    len: u32,
+}
+
+/// One structure: 24 bytes, plus one byte of flags kept apart.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Node {
+    parent: u32,
+    /// One past the last node of this node's subtree (nodes are in
+    /// document order, so a subtree is a contiguous range).
+    end: u32,
+    kind: u32,
+    line: u32,
+    val: ByteRef,
+}
+
+/// What nodes with the same tag under the same kind of parent share: the
+/// tag, its type and the context of its substructures.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Kind {
+    tag: ByteRef,
+    key: Option<TypeKey>,
+    ctx: Ctx,
+}
+
+/// What all trees of one document share.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) schema: Arc<Schema>,
+    pub(crate) escapes: EscapeTable,
+}
+
+/// The arena.
+#[derive(Debug)]
+pub(crate) struct Core {
+    nodes: Vec<Node>,
+    flags: Vec<u8>,
+    kinds: Vec<Kind>,
+    /// `(node, xref)` for nodes with an xref_id, by node.
+    xrefs: Vec<(u32, ByteRef)>,
+    /// `(node, additional lines)` for continued payloads, by node.
+    rests: Vec<(u32, ByteRef)>,
+    extra: Vec<u8>,
+    buf_len: u32,
+    pub(crate) roots: Vec<u32>,
+    /// Nodes of the document; synthetic UNDEF records follow.
+    pub(crate) doc_nodes: u32,
+    /// The xref entries of the document (synthetic ones follow).
+    doc_xrefs: u32,
+    index: Option<XrefIndex>,
+    undef_index: Option<XrefIndex>,
+    /// Sorted xref entries whose key is defined more than once.
+    dups: Vec<u32>,
+    base: Decoding,
+    pub(crate) line_offset: u64,
+    pub(crate) shared: Arc<Shared>,
+}
+
+fn get<'x>(buf: &'x [u8], extra: &'x [u8], r: ByteRef) -> &'x [u8] {
+    let (off, len) = (r.off as usize, r.len as usize);
+    if off + len <= buf.len() {
+        &buf[off..off + len]
+    } else {
+        let o = off.saturating_sub(buf.len());
+        extra.get(o..o + len).unwrap_or_default()
+    }
+}
+
+impl Core {
+    fn bytes<'t>(&'t self, buf: &'t [u8], r: ByteRef) -> &'t [u8] {
+        get(buf, &self.extra, r)
+    }
+
+    /// Bytes of memory held by the arena (capacities, not lengths).
+    pub(crate) fn memory(&self) -> usize {
+        use std::mem::size_of;
+        self.nodes.capacity() * size_of::<Node>()
+            + self.flags.capacity()
+            + self.kinds.capacity() * size_of::<Kind>()
+            + self.xrefs.capacity() * size_of::<(u32, ByteRef)>()
+            + self.rests.capacity() * size_of::<(u32, ByteRef)>()
+            + self.extra.capacity()
+            + self.roots.capacity() * 4
+            + self.dups.capacity() * 4
+            + self.index.as_ref().map_or(0, XrefIndex::memory)
+            + self.undef_index.as_ref().map_or(0, XrefIndex::memory)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn xref_entry(&self, node: u32) -> Option<ByteRef> {
+        self.xrefs
+            .binary_search_by_key(&node, |e| e.0)
+            .ok()
+            .map(|i| self.xrefs[i].1)
+    }
+
+    /// Builds the xref index (reporting duplicates) and the synthetic UNDEF
+    /// records for pointers that resolve to no single structure.
+    pub(crate) fn resolve_pointers(&mut self, buf: &[u8], diagnostics: &mut Diagnostics) {
+        let mut index = XrefIndex::with_entries(self.xrefs.len());
+        let mut dups = Vec::new();
+        for e in 0..self.xrefs.len() as u32 {
+            let key = self.bytes(buf, self.xrefs[e as usize].1);
+            match index.insert(key, e, |i| self.bytes(buf, self.xrefs[i as usize].1)) {
+                Insert::New => {}
+                Insert::Existing(first) => {
+                    dups.push(first);
+                    let node = self.xrefs[e as usize].0;
+                    let first_node = self.xrefs[first as usize].0;
+                    diagnostics.push(Diagnostic {
+                        kind: DiagnosticKind::DuplicateXref,
+                        position: Position {
+                            line: self.nodes[node as usize].line as u64 + self.line_offset,
+                            byte: 0,
+                        },
+                        message: format!(
+                            "duplicate xref_id {} (first given on line {}); pointers to it resolve to an undef record",
+                            String::from_utf8_lossy(key),
+                            self.nodes[first_node as usize].line as u64 + self.line_offset
+                        ),
+                    });
+                }
+            }
+        }
+        dups.sort_unstable();
+        dups.dedup();
+        self.dups = dups;
+        self.index = Some(index);
+        self.doc_xrefs = self.xrefs.len() as u32;
+
+        let pointers = self.flags.iter().filter(|&&f| f & V_POINTER != 0).count();
+        let mut undef = XrefIndex::with_entries(pointers);
+        let undef_kind = self.kinds.len() as u32;
+        let extra = std::mem::take(&mut self.extra);
+        let mut any = false;
+        for n in 0..self.doc_nodes {
+            if self.flags[n as usize] & V_POINTER == 0 {
+                continue;
+            }
+            let r = self.nodes[n as usize].val;
+            let key = get(buf, &extra, r);
+            let defined = self
+                .index
+                .as_ref()
+                .and_then(|index| index.find(key, |i| get(buf, &extra, self.xrefs[i as usize].1)));
+            let duplicated = match defined {
+                Some(e) if self.dups.binary_search(&e).is_err() => continue,
+                Some(_) => true,
+                None => false,
+            };
+            let entry = self.xrefs.len() as u32;
+            let xrefs = &self.xrefs;
+            if let Insert::Existing(_) =
+                undef.insert(key, entry, |i| get(buf, &extra, xrefs[i as usize].1))
+            {
+                continue;
+            }
+            if !any {
+                any = true;
+                self.kinds.push(Kind {
+                    tag: ByteRef::default(),
+                    key: self.shared.schema.resolve(Ctx::Unknown, "UNDEF").0,
+                    ctx: Ctx::Unknown,
+                });
+            }
+            let id = self.nodes.len() as u32;
+            let line = self.nodes[n as usize].line;
+            diagnostics.push(Diagnostic {
+                kind: DiagnosticKind::UnresolvedPointer,
+                position: Position {
+                    line: line as u64 + self.line_offset,
+                    byte: 0,
+                },
+                message: format!(
+                    "pointer {} matches {} xref_id; it resolves to a synthetic undef record",
+                    String::from_utf8_lossy(key),
+                    if duplicated { "more than one" } else { "no" }
+                ),
+            });
+            self.nodes.push(Node {
+                parent: NONE,
+                end: id + 1,
+                kind: undef_kind,
+                line: 0,
+                val: ByteRef::default(),
+            });
+            self.flags.push(HAS_XREF | SYNTHETIC);
+            self.xrefs.push((id, r));
+        }
+        self.extra = extra;
+        self.undef_index = Some(undef);
+    }
+
+    /// The node with xref_id `key` when exactly one has it.
+    pub(crate) fn lookup(&self, buf: &[u8], key: &[u8]) -> Option<u32> {
+        let index = self.index.as_ref()?;
+        let e = index.find(key, |i| self.bytes(buf, self.xrefs[i as usize].1))?;
+        if self.dups.binary_search(&e).is_ok() {
+            return None;
+        }
+        Some(self.xrefs[e as usize].0)
+    }
+
+    /// The synthetic UNDEF record for `key`.
+    fn lookup_undef(&self, buf: &[u8], key: &[u8]) -> Option<u32> {
+        let index = self.undef_index.as_ref()?;
+        let e = index.find(key, |i| self.bytes(buf, self.xrefs[i as usize].1))?;
+        self.xrefs.get(e as usize).map(|x| x.0)
+    }
+
+    /// The structures whose xref_id is `key` (more than one when duplicated).
+    pub(crate) fn all_with_xref(&self, buf: &[u8], key: &[u8]) -> Vec<u32> {
+        self.xrefs[..self.doc_xrefs as usize]
+            .iter()
+            .filter(|(_, r)| self.bytes(buf, *r) == key)
+            .map(|e| e.0)
+            .collect()
+    }
+
+    pub(crate) fn synthetic(&self) -> std::ops::Range<u32> {
+        self.doc_nodes..self.nodes.len() as u32
+    }
+}
+
+/// Retained diagnostics, capped.
+#[derive(Debug, Default)]
+pub(crate) struct Diagnostics {
+    pub(crate) list: Vec<Diagnostic>,
+    pub(crate) dropped: u64,
+}
+
+/// How many diagnostics a tree keeps; further ones are counted.
+pub(crate) const MAX_DIAGNOSTICS: usize = 10_000;
+
+impl Diagnostics {
+    pub(crate) fn push(&mut self, d: Diagnostic) {
+        if self.list.len() < MAX_DIAGNOSTICS {
+            self.list.push(d);
+        } else {
+            self.dropped += 1;
+        }
+    }
+}
+
+fn limit(what: &str) -> Error {
+    Error::new(
+        ErrorKind::Limit,
+        None,
+        format!("{what}: a tree holds at most 4 GiB of input and 4 billion structures; read larger inputs record by record"),
+    )
+}
+
+/// Builds a [`Core`] from Begin/End events whose borrowed data lies in
+/// `buf` (or anywhere else: such data is copied).
+pub(crate) struct Builder<'b> {
+    buf: &'b [u8],
+    core: Core,
+    stack: Vec<u32>,
+    kind_map: FastMap<(u32, &'b str), u32>,
+    owned_kinds: FastMap<(u32, String), u32>,
+    records: u64,
+    seen_text: bool,
+}
+
+impl<'b> Builder<'b> {
+    /// `expected_nodes` sizes the arena (an estimate is fine).
+    pub(crate) fn new(
+        buf: &'b [u8],
+        shared: Arc<Shared>,
+        expected_nodes: usize,
+    ) -> Result<Self, Error> {
+        let buf_len = u32::try_from(buf.len()).map_err(|_| limit("input too large"))?;
+        Ok(Builder {
+            buf,
+            core: Core {
+                nodes: Vec::with_capacity(expected_nodes),
+                flags: Vec::with_capacity(expected_nodes),
+                kinds: Vec::new(),
+                xrefs: Vec::new(),
+                rests: Vec::new(),
+                extra: Vec::new(),
+                buf_len,
+                roots: Vec::new(),
+                doc_nodes: 0,
+                doc_xrefs: 0,
+                index: None,
+                undef_index: None,
+                dups: Vec::new(),
+                base: Decoding::default(),
+                line_offset: 0,
+                shared,
+            },
+            stack: Vec::new(),
+            kind_map: FastMap::default(),
+            owned_kinds: FastMap::default(),
+            records: 0,
+            seen_text: false,
+        })
+    }
+
+    fn locate(&mut self, s: &[u8]) -> Result<ByteRef, Error> {
+        if s.is_empty() {
+            return Ok(ByteRef::default());
+        }
+        let start = s.as_ptr() as usize;
+        let base = self.buf.as_ptr() as usize;
+        if start >= base && start - base + s.len() <= self.buf.len() {
+            return Ok(ByteRef {
+                off: (start - base) as u32,
+                len: s.len() as u32,
+            });
+        }
+        let off = self.core.buf_len as usize + self.core.extra.len();
+        if off + s.len() > u32::MAX as usize {
+            return Err(limit("too much data outside the input"));
+        }
+        self.core.extra.extend_from_slice(s);
+        Ok(ByteRef {
+            off: off as u32,
+            len: s.len() as u32,
+        })
+    }
+
+    // The `Cow` matters: borrowed tags key the map without a copy.
+    #[allow(clippy::ptr_arg)]
+    fn kind(&mut self, parent_kind: u32, tag: &Cow<'b, str>) -> Result<u32, Error> {
+        if let Cow::Borrowed(t) = tag {
+            if let Some(&k) = self.kind_map.get(&(parent_kind, *t)) {
+                return Ok(k);
+            }
+        } else if let Some(&k) = self.owned_kinds.get(&(parent_kind, tag.to_string())) {
+            return Ok(k);
+        }
+        let schema = &self.core.shared.schema;
+        let (key, ctx) = match parent_kind {
+            ROOT_FIRST => schema.record(tag, true),
+            ROOT => schema.record(tag, false),
+            k => schema.resolve(self.core.kinds[k as usize].ctx, tag),
+        };
+        let id = self.core.kinds.len() as u32;
+        let tag_ref = self.locate(tag.as_bytes())?;
+        self.core.kinds.push(Kind {
+            tag: tag_ref,
+            key,
+            ctx,
+        });
+        match tag {
+            Cow::Borrowed(t) => {
+                self.kind_map.insert((parent_kind, t), id);
+            }
+            Cow::Owned(t) => {
+                self.owned_kinds.insert((parent_kind, t.clone()), id);
+            }
+        }
+        Ok(id)
+    }
+
+    /// Adds the structure `b` begins.
+    pub(crate) fn begin(&mut self, b: &Begin<'b>) -> Result<(), Error> {
+        let id = self.core.nodes.len();
+        if id >= (u32::MAX - 2) as usize {
+            return Err(limit("too many structures"));
+        }
+        let id = id as u32;
+        let parent = self.stack.last().copied().unwrap_or(NONE);
+        let parent_kind = if parent == NONE {
+            if self.records == 0 {
+                ROOT_FIRST
+            } else {
+                ROOT
+            }
+        } else {
+            self.core.nodes[parent as usize].kind
+        };
+        let kind = self.kind(parent_kind, &b.tag)?;
+        let mut flags = match b.origin {
+            Origin::UnparsableLine => UNPARSABLE,
+            Origin::TooDeepLine { .. } => TOO_DEEP,
+            _ => 0,
+        };
+        let val = match &b.value {
+            None => ByteRef::default(),
+            Some(Value::Pointer(x)) => {
+                flags |= V_POINTER;
+                self.locate(x.as_bytes())?
+            }
+            Some(Value::Text(p)) => {
+                flags |= V_TEXT;
+                if !self.seen_text {
+                    self.seen_text = true;
+                    self.core.base = p.decoding();
+                }
+                if p.is_continued() {
+                    flags |= HAS_REST;
+                    let r = self.locate(p.additional_lines())?;
+                    self.core.rests.push((id, r));
+                }
+                self.locate(p.first_line())?
+            }
+        };
+        if let Some(x) = &b.xref {
+            flags |= HAS_XREF;
+            let r = self.locate(x.as_bytes())?;
+            self.core.xrefs.push((id, r));
+        }
+        if parent == NONE {
+            self.records += 1;
+            self.core.roots.push(id);
+        }
+        self.core.nodes.push(Node {
+            parent,
+            end: NONE,
+            kind,
+            line: u32::try_from(b.line).unwrap_or(u32::MAX),
+            val,
+        });
+        self.core.flags.push(flags);
+        self.stack.push(id);
+        Ok(())
+    }
+
+    /// The most recently begun structure ends.
+    pub(crate) fn end(&mut self) {
+        if let Some(id) = self.stack.pop() {
+            self.core.nodes[id as usize].end = self.core.nodes.len() as u32;
+        }
+    }
+
+    /// Closes what is still open and returns the arena.
+    pub(crate) fn finish(mut self) -> Core {
+        while !self.stack.is_empty() {
+            self.end();
+        }
+        let c = &mut self.core;
+        c.doc_nodes = c.nodes.len() as u32;
+        c.doc_xrefs = c.xrefs.len() as u32;
+        c.nodes.shrink_to_fit();
+        c.flags.shrink_to_fit();
+        c.kinds.shrink_to_fit();
+        c.xrefs.shrink_to_fit();
+        c.rests.shrink_to_fit();
+        c.roots.shrink_to_fit();
+        self.core
+    }
+}
+
+/// The id of a node in its tree: an index in document order (synthetic
+/// `UNDEF` records come after the document's nodes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub(crate) u32);
+
+impl NodeId {
+    /// The index.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A structure in a [`Tree`](super::Tree) or
+/// [`RecordTree`](super::RecordTree): a cheap `Copy` handle (a reference
+/// to the tree and an index) with the navigation methods.
+#[derive(Clone, Copy)]
+pub struct NodeRef<'t> {
+    core: &'t Core,
+    buf: &'t [u8],
+    id: u32,
+}
+
+impl std::fmt::Debug for NodeRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeRef")
+            .field("id", &self.id)
+            .field("line", &self.line())
+            .field("tag", &self.tag())
+            .finish()
+    }
+}
+
+impl PartialEq for NodeRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.core, other.core) && self.id == other.id
+    }
+}
+
+impl Eq for NodeRef<'_> {}
+
+impl<'t> NodeRef<'t> {
+    pub(crate) fn new(core: &'t Core, buf: &'t [u8], id: u32) -> Self {
+        NodeRef { core, buf, id }
+    }
+
+    fn node(&self) -> &'t Node {
+        &self.core.nodes[self.id as usize]
+    }
+
+    fn flags(&self) -> u8 {
+        self.core.flags[self.id as usize]
+    }
+
+    fn kind(&self) -> &'t Kind {
+        &self.core.kinds[self.node().kind as usize]
+    }
+
+    fn at(&self, id: u32) -> NodeRef<'t> {
+        NodeRef { id, ..*self }
+    }
+
+    /// The node's id.
+    pub fn id(&self) -> NodeId {
+        NodeId(self.id)
+    }
+
+    /// The tag.
+    pub fn tag(&self) -> &'t str {
+        let k = self.kind();
+        if self.flags() & SYNTHETIC != 0 {
+            return "UNDEF";
+        }
+        std::str::from_utf8(self.core.bytes(self.buf, k.tag)).unwrap_or("ERROR")
+    }
+
+    /// The xref_id, `@` signs included.
+    pub fn xref(&self) -> Option<Xref<'t>> {
+        if self.flags() & HAS_XREF == 0 {
+            return None;
+        }
+        let r = self.core.xref_entry(self.id)?;
+        Some(Xref::new(self.core.bytes(self.buf, r)))
+    }
+
+    /// The payload: a pointer or a string.
+    pub fn value(&self) -> Option<Value<'t>> {
+        let f = self.flags();
+        if f & V_POINTER != 0 {
+            Some(Value::Pointer(Xref::new(
+                self.core.bytes(self.buf, self.node().val),
+            )))
+        } else if f & V_TEXT != 0 {
+            self.payload().map(Value::Text)
+        } else {
+            None
+        }
+    }
+
+    /// The pointer payload, if the payload is a pointer.
+    pub fn pointer(&self) -> Option<Xref<'t>> {
+        if self.flags() & V_POINTER == 0 {
+            return None;
+        }
+        Some(Xref::new(self.core.bytes(self.buf, self.node().val)))
+    }
+
+    /// The string payload, raw until [`Payload::text`] (as the reader
+    /// decodes it: same encoding, escapes and `CONT`/`CONC` joining).
+    pub fn payload(&self) -> Option<Payload<'t>> {
+        let f = self.flags();
+        if f & V_TEXT == 0 {
+            return None;
+        }
+        let first = self.core.bytes(self.buf, self.node().val);
+        let rest: &'t [u8] = if f & HAS_REST != 0 {
+            let c = self.core;
+            c.rests
+                .binary_search_by_key(&self.id, |e| e.0)
+                .ok()
+                .map_or(&[][..], |i| c.bytes(self.buf, c.rests[i].1))
+        } else {
+            &[]
+        };
+        let decoding = Decoding {
+            preserve: self.core.shared.escapes.lookup(self.tag().as_bytes()),
+            ..self.core.base
+        };
+        Some(Payload::with_additional_lines(first, rest, decoding))
+    }
+
+    /// The decoded text of a string payload (see [`Payload::text`]).
+    pub fn text(&self) -> Option<Cow<'t, str>> {
+        self.payload().map(|p| p.text())
+    }
+
+    /// The 1-based number of the structure's first line in the input (0
+    /// for synthetic `UNDEF` records).
+    pub fn line(&self) -> u64 {
+        if self.flags() & SYNTHETIC != 0 {
+            return 0;
+        }
+        self.node().line as u64 + self.core.line_offset
+    }
+
+    /// How the structure arose (see [`Origin`]).
+    pub fn origin(&self) -> Origin {
+        let f = self.flags();
+        if f & UNPARSABLE != 0 {
+            Origin::UnparsableLine
+        } else if f & TOO_DEEP != 0 {
+            let digits: u32 = self
+                .core
+                .bytes(self.buf, self.node().val)
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .try_fold(0u32, |n, &d| {
+                    n.checked_mul(10)?.checked_add(u32::from(d - b'0'))
+                })
+                .unwrap_or(u32::MAX);
+            Origin::TooDeepLine {
+                original_level: digits,
+            }
+        } else {
+            Origin::Line
+        }
+    }
+
+    /// `true` for the synthetic `UNDEF` records made for unresolved pointers.
+    pub fn is_synthetic(&self) -> bool {
+        self.flags() & SYNTHETIC != 0
+    }
+
+    /// The structure's type identifier (seed §7); `None` for serialisation
+    /// metadata (and, in dictionary mode, pseudo-structures).
+    pub fn structure_type(&self) -> Option<StructureType<'t>> {
+        let k = self.kind();
+        k.key
+            .map(|key| self.core.shared.schema.structure_type(key, self.tag()))
+    }
+
+    /// The superstructure (`None` for records).
+    pub fn parent(&self) -> Option<NodeRef<'t>> {
+        let p = self.node().parent;
+        (p != NONE).then(|| self.at(p))
+    }
+
+    /// The level: 0 for records, one more than the parent's otherwise.
+    /// O(level).
+    pub fn level(&self) -> u32 {
+        let mut n = 0;
+        let mut p = self.node().parent;
+        while p != NONE {
+            n += 1;
+            p = self.core.nodes[p as usize].parent;
+        }
+        n
+    }
+
+    /// The record this node belongs to (itself for a record).
+    pub fn record(&self) -> NodeRef<'t> {
+        let mut id = self.id;
+        loop {
+            let p = self.core.nodes[id as usize].parent;
+            if p == NONE {
+                return self.at(id);
+            }
+            id = p;
+        }
+    }
+
+    /// The substructures, in document order.
+    pub fn children(&self) -> Children<'t> {
+        Children {
+            core: self.core,
+            buf: self.buf,
+            next: self.id + 1,
+            limit: self.node().end,
+        }
+    }
+
+    /// `true` when the node has substructures.
+    pub fn has_children(&self) -> bool {
+        self.node().end > self.id + 1
+    }
+
+    /// The substructures tagged `tag`.
+    pub fn children_with_tag<'q>(&self, tag: &'q str) -> impl Iterator<Item = NodeRef<'t>> + 'q
+    where
+        't: 'q,
+    {
+        self.children().filter(move |c| c.tag() == tag)
+    }
+
+    /// The first substructure tagged `tag`.
+    pub fn child(&self, tag: &str) -> Option<NodeRef<'t>> {
+        self.children().find(|c| c.tag() == tag)
+    }
+
+    /// The next structure with the same superstructure.
+    pub fn next_sibling(&self) -> Option<NodeRef<'t>> {
+        let e = self.node().end;
+        let limit = match self.parent() {
+            Some(p) => p.node().end,
+            None if self.id < self.core.doc_nodes => self.core.doc_nodes,
+            None => self.core.nodes.len() as u32,
+        };
+        (e < limit).then(|| self.at(e))
+    }
+
+    /// Every structure below this one, in document order (O(1) per step).
+    pub fn descendants(&self) -> impl Iterator<Item = NodeRef<'t>> + 't {
+        let me = *self;
+        (self.id + 1..self.node().end).map(move |i| me.at(i))
+    }
+
+    /// The number of structures in this subtree, itself included.
+    pub fn subtree_len(&self) -> usize {
+        (self.node().end - self.id) as usize
+    }
+
+    /// A depth-first walk of this subtree as enter/leave steps, with no
+    /// recursion (any depth is fine).
+    pub fn walk(&self) -> Walk<'t> {
+        Walk {
+            start: *self,
+            next: self.id,
+            limit: self.node().end,
+            stack: Vec::new(),
+        }
+    }
+
+    /// The nodes at `path` below this node: tags separated by `.`, each
+    /// matching a substructure of the previous one (`BIRT.PLAC` gives the
+    /// `PLAC` of each `BIRT`); `*` matches any tag. Document order.
+    pub fn path<'p>(&self, path: &'p str) -> PathIter<'t, 'p> {
+        PathIter::new(self.children(), path)
+    }
+
+    /// The first node at `path` (see [`NodeRef::path`]).
+    pub fn first(&self, path: &str) -> Option<NodeRef<'t>> {
+        self.path(path).next()
+    }
+
+    /// What a pointer payload resolves to (seed §5.1): the one structure
+    /// with that xref_id, or else the synthetic `UNDEF` record for it.
+    /// `None` when the payload is not a pointer, and in a
+    /// [`RecordTree`](super::RecordTree), which holds no other records.
+    pub fn target(&self) -> Option<NodeRef<'t>> {
+        let p = self.pointer()?;
+        let key = p.as_bytes();
+        self.core
+            .lookup(self.buf, key)
+            .or_else(|| self.core.lookup_undef(self.buf, key))
+            .map(|id| self.at(id))
+    }
+}
+
+/// The substructures of a node (or the records of a tree).
+#[derive(Clone, Debug)]
+pub struct Children<'t> {
+    core: &'t Core,
+    buf: &'t [u8],
+    next: u32,
+    limit: u32,
+}
+
+impl<'t> Children<'t> {
+    pub(crate) fn range(core: &'t Core, buf: &'t [u8], next: u32, limit: u32) -> Self {
+        Children {
+            core,
+            buf,
+            next,
+            limit,
+        }
+    }
+}
+
+impl<'t> Iterator for Children<'t> {
+    type Item = NodeRef<'t>;
+
+    fn next(&mut self) -> Option<NodeRef<'t>> {
+        if self.next >= self.limit {
+            return None;
+        }
+        let id = self.next;
+        self.next = self.core.nodes[id as usize].end.max(id + 1);
+        Some(NodeRef {
+            core: self.core,
+            buf: self.buf,
+            id,
+        })
+    }
+}
+
+/// One step of a [`Walk`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step<'t> {
+    /// A structure begins; its substructures follow, then its `Leave`.
+    Enter(NodeRef<'t>),
+    /// A structure ends.
+    Leave(NodeRef<'t>),
+}
+
+/// A depth-first walk: see [`NodeRef::walk`].
+#[derive(Clone, Debug)]
+pub struct Walk<'t> {
+    start: NodeRef<'t>,
+    next: u32,
+    limit: u32,
+    stack: Vec<u32>,
+}
+
+impl<'t> Walk<'t> {
+    /// How many structures are open (the level of the next `Enter`,
+    /// relative to the walk's start).
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+}
+
+impl<'t> Iterator for Walk<'t> {
+    type Item = Step<'t>;
+
+    fn next(&mut self) -> Option<Step<'t>> {
+        let nodes = &self.start.core.nodes;
+        if let Some(&top) = self.stack.last() {
+            if self.next >= nodes[top as usize].end {
+                self.stack.pop();
+                return Some(Step::Leave(self.start.at(top)));
+            }
+        }
+        if self.next < self.limit {
+            let id = self.next;
+            self.next += 1;
+            self.stack.push(id);
+            return Some(Step::Enter(self.start.at(id)));
+        }
+        None
+    }
+}
+
+/// The nodes at a path: see [`NodeRef::path`].
+#[derive(Clone, Debug)]
+pub struct PathIter<'t, 'p> {
+    segments: Vec<&'p str>,
+    stack: Vec<Children<'t>>,
+}
+
+impl<'t, 'p> PathIter<'t, 'p> {
+    pub(crate) fn new(start: Children<'t>, path: &'p str) -> Self {
+        let segments: Vec<&'p str> = path.split('.').filter(|s| !s.is_empty()).collect();
+        let stack = if segments.is_empty() {
+            Vec::new()
+        } else {
+            vec![start]
+        };
+        PathIter { segments, stack }
+    }
+}
+
+impl<'t> Iterator for PathIter<'t, '_> {
+    type Item = NodeRef<'t>;
+
+    fn next(&mut self) -> Option<NodeRef<'t>> {
+        loop {
+            let depth = self.stack.len();
+            let top = self.stack.last_mut()?;
+            match top.next() {
+                None => {
+                    self.stack.pop();
+                }
+                Some(c) => {
+                    let seg = self.segments[depth - 1];
+                    if seg == "*" || c.tag() == seg {
+                        if depth == self.segments.len() {
+                            return Some(c);
+                        }
+                        self.stack.push(c.children());
+                    }
+                }
+            }
+        }
+    }
+}

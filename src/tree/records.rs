@@ -1,0 +1,474 @@
+//! Record-at-a-time trees: [`Records`] reads any `std::io::Read` and yields
+//! one owned, self-contained [`RecordTree`] per record.
+
+use std::io::Read;
+use std::sync::Arc;
+
+use bytes::{Buf, Bytes, BytesMut};
+
+use crate::diag::{Diagnostic, DiagnosticKind, Error, Position};
+use crate::encoding::{Encoding, EncodingSource, Utf16Decoder};
+use crate::escape::EscapeTable;
+use crate::event::Event;
+use crate::input::EncodingInfo;
+use crate::read::{Reader, ReaderConfig};
+use crate::scan::parse_line;
+use crate::tree::arena::{Builder, Core, Diagnostics, NodeRef, PathIter, Shared};
+use crate::tree::schema::Schema;
+
+const CHUNK: usize = 1 << 20;
+/// How much is read before detecting the encoding (the detector scans the
+/// HEAD within its first MiB).
+const HEAD_SCAN_LIMIT: usize = 1 << 20;
+
+/// One record as an owned tree: its bytes (a [`Bytes`] slice of a buffer
+/// shared with neighbouring records, never copied) and its nodes.
+/// `Send + Sync`: hand records to other threads freely.
+///
+/// Node navigation is the same as in a [`Tree`](super::Tree), except that
+/// pointers do not resolve ([`NodeRef::target`] is `None`): a record tree
+/// holds no other record.
+pub struct RecordTree {
+    bytes: Bytes,
+    core: Core,
+}
+
+impl std::fmt::Debug for RecordTree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordTree")
+            .field("root", &self.root())
+            .field("nodes", &self.len())
+            .finish()
+    }
+}
+
+impl RecordTree {
+    /// The record.
+    pub fn root(&self) -> NodeRef<'_> {
+        NodeRef::new(&self.core, &self.bytes, 0)
+    }
+
+    /// The record's bytes as read (UTF-16 input transcoded to UTF-8),
+    /// from the start of its first line through the line breaks that follow
+    /// its last line.
+    pub fn bytes(&self) -> &Bytes {
+        &self.bytes
+    }
+
+    /// The number of structures in the record, itself included.
+    pub fn len(&self) -> usize {
+        self.core.len()
+    }
+
+    /// Always `false`: a record tree holds at least its record.
+    pub fn is_empty(&self) -> bool {
+        self.core.len() == 0
+    }
+
+    /// The nodes at `path` below the record (see [`NodeRef::path`]).
+    pub fn path<'p>(&self, path: &'p str) -> PathIter<'_, 'p> {
+        self.root().path(path)
+    }
+
+    /// Every node in document order.
+    pub fn nodes(&self) -> impl Iterator<Item = NodeRef<'_>> + '_ {
+        (0..self.core.len() as u32).map(|i| NodeRef::new(&self.core, &self.bytes, i))
+    }
+
+    /// The schema that typed the record (the document's).
+    pub fn schema(&self) -> &Arc<Schema> {
+        &self.core.shared.schema
+    }
+
+    /// Bytes of memory the nodes hold (the record's bytes not included).
+    pub fn memory_bytes(&self) -> usize {
+        self.core.memory()
+    }
+}
+
+/// An iterator of [`RecordTree`]s read from any [`Read`] source, for files
+/// larger than memory: peak memory is bounded by the largest record (plus a
+/// read buffer of 1 MiB), not by the file.
+///
+/// The first record must be the HEAD (unless [`ReaderConfig::headless`]);
+/// its schema types every record. Records are split at lines whose level
+/// is 0, which is exactly where the reader begins records; each record is
+/// then read by its own [`Reader`] over its bytes.
+///
+/// ```
+/// use gedcom_elf::tree::Records;
+///
+/// let input: &[u8] = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ada\n0 @I2@ INDI\n1 NAME Bo\n0 TRLR\n";
+/// let mut names = Vec::new();
+/// for record in Records::new(input) {
+///     let record = record?;
+///     if let Some(name) = record.root().child("NAME") {
+///         names.push((name.line(), name.text().unwrap().into_owned()));
+///     }
+/// }
+/// assert_eq!(names, [(4, "Ada".to_string()), (6, "Bo".to_string())]);
+/// # Ok::<(), gedcom_elf::Error>(())
+/// ```
+///
+/// # Differences from reading the whole input
+/// A per-record reader does not know the level of the last line of the
+/// record before. That level matters only for a record whose first line is
+/// itself a level-0 `CONT`, `CONC` or `ERROR` line (malformed input): its
+/// too-deep and unparsable lines may be judged as if it began the input. A
+/// missing `CHAR` line's ANSEL warning is decided on the first 1 MiB.
+pub struct Records<R> {
+    src: R,
+    config: ReaderConfig,
+    buf: BytesMut,
+    eof: bool,
+    started: bool,
+    done: bool,
+    pos: usize,
+    breaks: u64,
+    seen_line: bool,
+    line_base: u64,
+    byte_base: u64,
+    utf16: Option<Utf16Decoder>,
+    raw: Vec<u8>,
+    encoding: Encoding,
+    info: Option<EncodingInfo>,
+    shared: Option<Arc<Shared>>,
+    records: u64,
+    seen_trlr: bool,
+    warned_after_trlr: bool,
+    diagnostics: Diagnostics,
+}
+
+impl<R: Read> Records<R> {
+    /// Reads `src` with the default [`ReaderConfig`].
+    pub fn new(src: R) -> Self {
+        Records::with_config(src, ReaderConfig::default())
+    }
+
+    /// Reads `src` with `config`.
+    pub fn with_config(src: R, config: ReaderConfig) -> Self {
+        Records {
+            src,
+            config,
+            buf: BytesMut::new(),
+            eof: false,
+            started: false,
+            done: false,
+            pos: 0,
+            breaks: 0,
+            seen_line: false,
+            line_base: 0,
+            byte_base: 0,
+            utf16: None,
+            raw: Vec::new(),
+            encoding: Encoding::Utf8,
+            info: None,
+            shared: None,
+            records: 0,
+            seen_trlr: false,
+            warned_after_trlr: false,
+            diagnostics: Diagnostics::default(),
+        }
+    }
+
+    /// The encoding and how it was decided (after the first record).
+    pub fn encoding_info(&self) -> Option<&EncodingInfo> {
+        self.info.as_ref()
+    }
+
+    /// The document's schema (after the first record).
+    pub fn schema(&self) -> Option<&Arc<Schema>> {
+        self.shared.as_ref().map(|s| &s.schema)
+    }
+
+    /// Removes and yields the diagnostics so far (line numbers of the whole
+    /// input). At most 10,000 are kept between drains.
+    pub fn drain_diagnostics(&mut self) -> std::vec::Drain<'_, Diagnostic> {
+        self.diagnostics.list.drain(..)
+    }
+
+    /// Diagnostics counted but not kept.
+    pub fn diagnostics_dropped(&self) -> u64 {
+        self.diagnostics.dropped
+    }
+
+    fn read_raw(&mut self, into_buf: bool) -> Result<usize, Error> {
+        loop {
+            let r = if into_buf {
+                let len = self.buf.len();
+                self.buf.resize(len + CHUNK, 0);
+                let r = self.src.read(&mut self.buf[len..]);
+                self.buf.truncate(len + *r.as_ref().unwrap_or(&0));
+                r
+            } else {
+                self.raw.resize(CHUNK, 0);
+                let r = self.src.read(&mut self.raw);
+                self.raw.truncate(*r.as_ref().unwrap_or(&0));
+                r
+            };
+            match r {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Reads more input into `buf`; sets `eof` at the end.
+    fn fill(&mut self) -> Result<(), Error> {
+        match self.utf16.as_mut() {
+            None => {
+                if self.read_raw(true)? == 0 {
+                    self.eof = true;
+                }
+            }
+            Some(_) => {
+                let n = self.read_raw(false)?;
+                let mut out = Vec::with_capacity(n / 2 + 8);
+                let dec = self.utf16.as_mut().expect("checked above");
+                dec.decode_chunk(&self.raw[..n], n == 0, &mut out, &mut |_| {});
+                if n == 0 {
+                    self.eof = true;
+                }
+                self.buf.extend_from_slice(&out);
+            }
+        }
+        Ok(())
+    }
+
+    fn start(&mut self) -> Result<(), Error> {
+        self.started = true;
+        while self.buf.len() < HEAD_SCAN_LIMIT && !self.eof {
+            self.fill()?;
+        }
+        let info = crate::input::detect(&self.buf, self.config.forced_encoding())?;
+        let bom = info.bom_len.min(self.buf.len());
+        self.buf.advance(bom);
+        if info.encoding.is_utf16() {
+            let mut dec = Utf16Decoder::new(info.encoding == Encoding::Utf16Be);
+            let mut out = Vec::with_capacity(self.buf.len() / 2 + 8);
+            dec.decode_chunk(&self.buf, self.eof, &mut out, &mut |_| {});
+            self.buf = BytesMut::from(&out[..]);
+            self.utf16 = Some(dec);
+            self.encoding = Encoding::Utf8;
+        } else {
+            self.encoding = info.encoding;
+        }
+        // As the reader does: defaulting to ANSEL only matters when there
+        // are non-ASCII bytes (judged on what was read so far).
+        let defaulted = info.source == EncodingSource::Default && info.char_value.is_none();
+        if !(defaulted && self.buf.is_ascii()) {
+            for w in &info.warnings {
+                self.diagnostics.push(Diagnostic {
+                    kind: DiagnosticKind::Encoding,
+                    position: Position {
+                        line: info.char_line.unwrap_or(1) as u64,
+                        byte: 0,
+                    },
+                    message: w.clone(),
+                });
+            }
+        }
+        self.info = Some(info);
+        Ok(())
+    }
+
+    /// The end of the record that starts at `buf[0]`, reading as needed.
+    fn find_end(&mut self) -> Result<Option<usize>, Error> {
+        loop {
+            let len = self.buf.len();
+            if self.pos >= len {
+                if self.eof {
+                    return Ok((len > 0).then_some(len));
+                }
+                self.fill()?;
+                continue;
+            }
+            let found = memchr::memchr2(b'\n', b'\r', &self.buf[self.pos..]);
+            let (brk, next) = match found {
+                None if !self.eof => {
+                    self.fill()?;
+                    continue;
+                }
+                None => (len, len),
+                Some(i) => {
+                    let brk = self.pos + i;
+                    if self.buf[brk] == b'\r' {
+                        if brk + 1 < len {
+                            (
+                                brk,
+                                if self.buf[brk + 1] == b'\n' {
+                                    brk + 2
+                                } else {
+                                    brk + 1
+                                },
+                            )
+                        } else if self.eof {
+                            (brk, brk + 1)
+                        } else {
+                            self.fill()?;
+                            continue;
+                        }
+                    } else {
+                        (brk, brk + 1)
+                    }
+                }
+            };
+            let line = &self.buf[self.pos..brk];
+            let text = match line.iter().position(|&b| b != b' ' && b != b'\t') {
+                Some(i) => &line[i..],
+                None => &[][..],
+            };
+            if !text.is_empty() {
+                if self.seen_line && text[0] == b'0' && parse_line(text).is_ok_and(|l| l.level == 0)
+                {
+                    return Ok(Some(self.pos));
+                }
+                self.seen_line = true;
+            }
+            self.pos = next;
+            if next > brk {
+                self.breaks += 1;
+            }
+        }
+    }
+
+    fn adjust(&self, p: Position, line_base: u64, byte_base: u64) -> Position {
+        Position {
+            line: p.line + line_base,
+            byte: p.byte + byte_base,
+        }
+    }
+
+    fn build(&mut self, bytes: Bytes, line_base: u64, byte_base: u64) -> Result<RecordTree, Error> {
+        let first = self.records == 0;
+        self.records += 1;
+        let config = self
+            .config
+            .clone()
+            .encoding(Some(self.encoding))
+            .headless(!first || self.config.is_headless());
+        let mut reader = Reader::with_config(&bytes, config);
+        let relocate = |e: Error, s: &Self| {
+            Error::new(
+                e.kind(),
+                e.position().map(|p| s.adjust(p, line_base, byte_base)),
+                e.message(),
+            )
+        };
+        let shared = match &self.shared {
+            Some(s) => s.clone(),
+            None => {
+                let schema = Schema::from_reader(reader.clone()).map_err(|e| relocate(e, self))?;
+                Arc::new(Shared {
+                    schema,
+                    escapes: EscapeTable::default(),
+                })
+            }
+        };
+        let mut builder = Builder::new(&bytes, shared.clone(), bytes.len() / 16 + 4)?;
+        loop {
+            let event = reader.next_event().map_err(|e| relocate(e, self))?;
+            for d in reader.drain_diagnostics() {
+                if matches!(
+                    d.kind,
+                    DiagnosticKind::MissingTrlr
+                        | DiagnosticKind::AfterTrlr
+                        | DiagnosticKind::Encoding
+                ) {
+                    continue;
+                }
+                let position = self.adjust(d.position, line_base, byte_base);
+                self.diagnostics.push(Diagnostic { position, ..d });
+            }
+            match event {
+                Some(Event::Begin(b)) => builder.begin(&b)?,
+                Some(Event::End(_)) => builder.end(),
+                None => break,
+            }
+        }
+        let mut core = builder.finish();
+        core.line_offset = line_base;
+        if self.shared.is_none() {
+            let s = Arc::new(Shared {
+                schema: shared.schema.clone(),
+                escapes: reader.escape_table().clone(),
+            });
+            self.shared = Some(s.clone());
+            core.shared = s;
+        }
+        let tree = RecordTree { bytes, core };
+        if tree.core.len() > 0 {
+            let root = tree.root();
+            if self.seen_trlr && !self.warned_after_trlr {
+                self.warned_after_trlr = true;
+                self.diagnostics.push(Diagnostic {
+                    kind: DiagnosticKind::AfterTrlr,
+                    position: Position {
+                        line: root.line(),
+                        byte: byte_base,
+                    },
+                    message: "line after the trlr record".into(),
+                });
+            }
+            if root.tag() == "TRLR" {
+                self.seen_trlr = true;
+            }
+        }
+        Ok(tree)
+    }
+
+    fn next_record(&mut self) -> Result<Option<RecordTree>, Error> {
+        if !self.started {
+            self.start()?;
+        }
+        let Some(end) = self.find_end()? else {
+            if self.records == 0 && !self.config.is_headless() {
+                // The reader's own error for an empty input.
+                let mut r =
+                    Reader::with_config(b"", self.config.clone().encoding(Some(self.encoding)));
+                r.next_event()?;
+            }
+            if !self.seen_trlr {
+                self.diagnostics.push(Diagnostic {
+                    kind: DiagnosticKind::MissingTrlr,
+                    position: Position {
+                        line: self.line_base.max(1),
+                        byte: self.byte_base,
+                    },
+                    message: "missing trlr record at end of input".into(),
+                });
+            }
+            return Ok(None);
+        };
+        let bytes = self.buf.split_to(end).freeze();
+        let (line_base, byte_base) = (self.line_base, self.byte_base);
+        self.line_base += self.breaks;
+        self.byte_base += end as u64;
+        self.pos = 0;
+        self.breaks = 0;
+        self.seen_line = false;
+        self.build(bytes, line_base, byte_base).map(Some)
+    }
+}
+
+impl<R: Read> Iterator for Records<R> {
+    type Item = Result<RecordTree, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.next_record() {
+            Ok(Some(t)) => Some(Ok(t)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}

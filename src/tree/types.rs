@@ -1,0 +1,166 @@
+//! Structure type identifiers (seed §7) while streaming: [`TypeResolver`].
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::event::{Begin, Event};
+use crate::tree::schema::{Ctx, Schema, UNDEFINED, UNDEFINED_TAG_BASE};
+
+/// A structure type identifier: an expanded IRI such as
+/// `https://terms.fhiso.org/elf/BIRTH`, `elf:Undefined`, or an undefined tag
+/// identifier `elf:Undefined#TAG`.
+///
+/// Stored as two borrowed parts (a base IRI from the schema and, for
+/// undefined tags and older-draft namespaces, the tail of the tag) so that
+/// no type ever needs an allocation; [`fmt::Display`] writes the whole IRI
+/// and [`StructureType::iri`] joins it.
+#[derive(Clone, Copy, Debug)]
+pub struct StructureType<'t> {
+    base: &'t str,
+    suffix: &'t str,
+}
+
+impl<'t> StructureType<'t> {
+    pub(crate) fn new(base: &'t str, suffix: &'t str) -> Self {
+        StructureType { base, suffix }
+    }
+
+    /// The expanded IRI (borrowed unless it has a tag part).
+    pub fn iri(&self) -> Cow<'t, str> {
+        if self.suffix.is_empty() {
+            Cow::Borrowed(self.base)
+        } else {
+            Cow::Owned(format!("{}{}", self.base, self.suffix))
+        }
+    }
+
+    /// The IRI as a base from the schema and the tail of the tag that
+    /// follows it (empty for most types).
+    pub fn parts(&self) -> (&'t str, &'t str) {
+        (self.base, self.suffix)
+    }
+
+    /// `true` for `elf:Undefined` and the undefined tag identifiers
+    /// `elf:Undefined#TAG`.
+    pub fn is_undefined(&self) -> bool {
+        (self.base == UNDEFINED && self.suffix.is_empty()) || self.base == UNDEFINED_TAG_BASE
+    }
+
+    fn bytes(&self) -> impl Iterator<Item = u8> + 't {
+        self.base.bytes().chain(self.suffix.bytes())
+    }
+
+    fn len(&self) -> usize {
+        self.base.len() + self.suffix.len()
+    }
+}
+
+impl PartialEq for StructureType<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.bytes().eq(other.bytes())
+    }
+}
+
+impl Eq for StructureType<'_> {}
+
+impl PartialEq<str> for StructureType<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.len() == other.len() && self.bytes().eq(other.bytes())
+    }
+}
+
+impl PartialEq<&str> for StructureType<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        *self == **other
+    }
+}
+
+impl fmt::Display for StructureType<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.base)?;
+        f.write_str(self.suffix)
+    }
+}
+
+/// Gives each structure of an event stream its structure type identifier
+/// (seed §7.3) as the events go by: feed it every Begin and End in order.
+///
+/// It keeps one small context per open structure (O(depth), no
+/// recursion). Records are typed in the context `elf:Document` and the
+/// HEAD's substructures in `elf:Metadata`; serialisation metadata (the HEAD
+/// itself, its `CHAR` and `SCHMA` with their subtrees, `TRLR`) has no type.
+///
+/// ```
+/// use gedcom_elf::{Event, Reader};
+/// use gedcom_elf::tree::{Schema, TypeResolver};
+///
+/// let input = b"0 HEAD\n1 CHAR UTF-8\n0 @F1@ FAM\n1 HUSB @I1@\n1 MARR\n2 HUSB\n3 AGE 30y\n0 TRLR\n";
+/// let schema = Schema::from_reader(Reader::from_slice(input))?;
+/// let mut types = TypeResolver::new(schema);
+/// let mut out = Vec::new();
+/// for event in Reader::from_slice(input) {
+///     let event = event?;
+///     if let Some(t) = types.event(&event) {
+///         out.push(t.to_string().replace("https://terms.fhiso.org/elf/", "elf:"));
+///     }
+/// }
+/// assert_eq!(out, ["elf:FAM_RECORD", "elf:PARENT1_POINTER", "elf:MARRIAGE",
+///                  "elf:Parent1Age", "elf:AGE_AT_EVENT"]);
+/// # Ok::<(), gedcom_elf::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct TypeResolver {
+    schema: Arc<Schema>,
+    stack: Vec<Ctx>,
+    records: u64,
+}
+
+impl TypeResolver {
+    /// A resolver for a document read with `schema` (see
+    /// [`Schema::from_reader`]).
+    pub fn new(schema: Arc<Schema>) -> Self {
+        TypeResolver {
+            schema,
+            stack: Vec::new(),
+            records: 0,
+        }
+    }
+
+    /// The schema in use.
+    pub fn schema(&self) -> &Arc<Schema> {
+        &self.schema
+    }
+
+    /// The type of the structure `begin` starts (`None` for serialisation
+    /// metadata). Call [`TypeResolver::end`] when it ends.
+    pub fn begin<'r>(&'r mut self, begin: &'r Begin<'_>) -> Option<StructureType<'r>> {
+        let tag: &'r str = &begin.tag;
+        let (key, ctx) = match self.stack.last() {
+            None => {
+                let first = self.records == 0;
+                self.records += 1;
+                self.schema.record(tag, first)
+            }
+            Some(&parent) => self.schema.resolve(parent, tag),
+        };
+        self.stack.push(ctx);
+        key.map(|k| self.schema.structure_type(k, tag))
+    }
+
+    /// The most recently begun structure ends.
+    pub fn end(&mut self) {
+        self.stack.pop();
+    }
+
+    /// [`TypeResolver::begin`] or [`TypeResolver::end`], by event.
+    pub fn event<'r>(&'r mut self, event: &'r Event<'_>) -> Option<StructureType<'r>> {
+        match event {
+            Event::Begin(b) => self.begin(b),
+            Event::End(_) => {
+                self.end();
+                None
+            }
+        }
+    }
+}
