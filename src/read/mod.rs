@@ -77,6 +77,15 @@ struct Frame<'a> {
     tag: &'a str,
 }
 
+/// What a line contributes to its Begin, once classified.
+struct Head<'a> {
+    tag: &'a str,
+    xref: Option<&'a [u8]>,
+    origin: Origin,
+    first: Option<Cow<'a, [u8]>>,
+    first_untrimmed: Option<&'a [u8]>,
+}
+
 /// A line read ahead, waiting for its Begin.
 #[derive(Clone, Copy, Debug)]
 struct Pending<'a> {
@@ -283,21 +292,31 @@ impl<'a> Reader<'a> {
     ///   diagnostic.
     ///
     /// After an error, further calls return `Ok(None)`.
+    #[inline]
     pub fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
+        // The hot path: a line is waiting; either it closes the innermost
+        // open structure or it begins a new one.
+        if let (State::Body, Some(p)) = (self.state, &self.pending) {
+            if let Some(top) = self.stack.last() {
+                if top.written >= p.level {
+                    return Ok(Some(self.pop()));
+                }
+            }
+            return self.begin().map(|b| Some(Event::Begin(b)));
+        }
+        self.next_slow()
+    }
+
+    #[inline(never)]
+    fn next_slow(&mut self) -> Result<Option<Event<'a>>, Error> {
         loop {
             match self.state {
                 State::Start => self.start()?,
                 State::Body => {
-                    let Some(p) = self.pending else {
-                        self.state = State::Closing;
-                        continue;
-                    };
-                    if let Some(top) = self.stack.last() {
-                        if top.written >= p.level {
-                            return Ok(Some(self.pop()));
-                        }
+                    if self.pending.is_some() {
+                        return self.next_event();
                     }
-                    return self.begin(p).map(|b| Some(Event::Begin(b)));
+                    self.state = State::Closing;
                 }
                 State::Closing => {
                     if !self.stack.is_empty() {
@@ -333,6 +352,7 @@ impl<'a> Reader<'a> {
         std::str::from_utf8(tag).unwrap_or(ERROR_TAG)
     }
 
+    #[inline]
     fn pop(&mut self) -> Event<'a> {
         let frame = self.stack.pop();
         Event::End(End {
@@ -408,6 +428,7 @@ impl<'a> Reader<'a> {
         self.pending = self.lines.next().map(|raw| self.pend(raw));
     }
 
+    #[inline(always)]
     fn pend(&mut self, raw: RawLine<'a>) -> Pending<'a> {
         self.stats.lines += 1;
         self.last_line = raw.number;
@@ -454,56 +475,65 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn begin(&mut self, p: Pending<'a>) -> Result<Begin<'a>, Error> {
+    /// Everything about a line that is not the common case: unparsable and
+    /// too-deep lines, CONT/CONC and ERROR tags, lines after TRLR.
+    #[cold]
+    #[inline(never)]
+    fn unusual(&mut self, p: &Pending<'a>) -> Result<Head<'a>, Error> {
         let raw = p.raw;
         let (line, byte) = (raw.number, raw.start);
-        let level = self.stack.len() as u32;
         let parent_written = self.stack.last().map(|f| f.written);
-        let mut origin = Origin::Line;
-        let mut xref = None;
-        let tag: &'a str;
-        let mut first: Option<Cow<'a, [u8]>>;
-        let mut first_untrimmed: Option<&'a [u8]> = None;
         let error_children = self.error_children.take();
-
-        match p.parsed {
+        let head = match p.parsed {
             Err(e) => {
-                tag = ERROR_TAG;
-                origin = Origin::UnparsableLine;
-                first = Some(Cow::Borrowed(trim_end(raw.text)));
-                first_untrimmed = Some(raw.text);
                 let msg = format!(
                     "unparsable line string ({}): {:?}",
                     e.describe(),
                     String::from_utf8_lossy(&raw.text[..raw.text.len().min(60)])
                 );
                 self.report(DiagnosticKind::UnparsableLine, line, byte, msg)?;
+                Head {
+                    tag: ERROR_TAG,
+                    xref: None,
+                    origin: Origin::UnparsableLine,
+                    first: Some(Cow::Borrowed(trim_end(raw.text))),
+                    first_untrimmed: Some(raw.text),
+                }
             }
             Ok(l) => {
                 let too_deep = match self.previous_level {
                     Some(prev) => l.level > prev.saturating_add(1),
                     None => l.level > 0,
                 } || parent_written.is_some_and(|w| l.level > w.saturating_add(1));
-                xref = l.xref.map(Xref::new);
                 let is_continuation = l.tag == b"CONT" || l.tag == b"CONC";
-                let regular = !is_continuation && l.tag != ERROR_TAG.as_bytes();
+                let previous = self.previous_level;
+                if !is_continuation && l.tag != ERROR_TAG.as_bytes() {
+                    self.previous_level = Some(l.level);
+                }
                 if too_deep {
-                    tag = ERROR_TAG;
-                    origin = Origin::TooDeepLine {
-                        original_level: l.level,
-                    };
-                    first = Some(reserialise(&l, raw.text));
-                    let msg = match self.previous_level {
-                        Some(prev) => {
+                    let msg = match (previous, parent_written) {
+                        (Some(prev), _) if l.level > prev.saturating_add(1) => {
                             format!("too-deep line: level {} follows level {prev}", l.level)
                         }
-                        None => format!("too-deep line: level {} begins the input", l.level),
+                        (None, _) => format!("too-deep line: level {} begins the input", l.level),
+                        (_, w) => format!(
+                            "too-deep line: level {} inside a structure written at level {}",
+                            l.level,
+                            w.unwrap_or(0)
+                        ),
                     };
                     self.report(DiagnosticKind::TooDeep, line, byte, msg)?;
+                    Head {
+                        tag: ERROR_TAG,
+                        xref: l.xref,
+                        origin: Origin::TooDeepLine {
+                            original_level: l.level,
+                        },
+                        first: Some(reserialise(&l, raw.text)),
+                        first_untrimmed: None,
+                    }
                 } else {
-                    tag = self.tag_str(l.tag);
-                    first = l.payload.map(Cow::Borrowed);
-                    first_untrimmed = l.payload_untrimmed;
+                    let tag = self.tag_str(l.tag);
                     if l.tag == ERROR_TAG.as_bytes() {
                         self.report(
                             DiagnosticKind::ErrorTag,
@@ -522,13 +552,16 @@ impl<'a> Reader<'a> {
                             self.report(DiagnosticKind::StrayContinuation, line, byte, msg)?;
                         }
                     }
-                }
-                if regular {
-                    self.previous_level = Some(l.level);
+                    Head {
+                        tag,
+                        xref: l.xref,
+                        origin: Origin::Line,
+                        first: l.payload.map(Cow::Borrowed),
+                        first_untrimmed: l.payload_untrimmed,
+                    }
                 }
             }
-        }
-
+        };
         if self.seen_trlr && !self.warned_after_trlr {
             self.warned_after_trlr = true;
             self.report(
@@ -538,7 +571,60 @@ impl<'a> Reader<'a> {
                 "line after the trlr record".into(),
             )?;
         }
-        if level == 0 && tag == "TRLR" {
+        Ok(head)
+    }
+
+    #[inline(never)]
+    fn begin(&mut self) -> Result<Begin<'a>, Error> {
+        let Some(p) = self.pending.take() else {
+            return Err(Error::new(
+                ErrorKind::Limit,
+                None,
+                "internal: no line pending",
+            ));
+        };
+        let raw = p.raw;
+        let (line, byte) = (raw.number, raw.start);
+        let level = self.stack.len() as u32;
+        // The common case: a well-formed line, not too deep, not tagged CONT,
+        // CONC or ERROR, nothing pending from a too-deep line, before TRLR.
+        let plain = match &p.parsed {
+            Ok(l) => {
+                let limit = self.previous_level.map_or(0, |v| v.saturating_add(1));
+                let limit = self
+                    .stack
+                    .last()
+                    .map_or(limit, |f| limit.min(f.written.saturating_add(1)));
+                l.level <= limit
+                    && !is_special_tag(l.tag)
+                    && self.error_children.is_none()
+                    && !self.seen_trlr
+            }
+            Err(_) => false,
+        };
+        let head = match p.parsed {
+            Ok(l) if plain => {
+                self.previous_level = Some(l.level);
+                Head {
+                    tag: self.tag_str(l.tag),
+                    xref: l.xref,
+                    origin: Origin::Line,
+                    first: l.payload.map(Cow::Borrowed),
+                    first_untrimmed: l.payload_untrimmed,
+                }
+            }
+            _ => self.unusual(&p)?,
+        };
+        let Head {
+            tag,
+            xref,
+            origin,
+            mut first,
+            first_untrimmed,
+        } = head;
+        let xref = xref.map(Xref::new);
+
+        if level == 0 && tag4(tag.as_bytes()) == TRLR {
             self.seen_trlr = true;
         }
 
@@ -556,7 +642,7 @@ impl<'a> Reader<'a> {
         while let Some(next) = self.lines.next() {
             let pending = self.pend(next);
             if let Ok(l) = pending.parsed {
-                if !too_deep && Some(l.level) == child && (l.tag == b"CONT" || l.tag == b"CONC") {
+                if !too_deep && Some(l.level) == child && is_continuation_tag(l.tag) {
                     if l.xref.is_some() {
                         // Family Tree Maker writes `1 @N1@ CONT ...` in NOTE records.
                         self.report(
@@ -648,6 +734,32 @@ impl<'a> Reader<'a> {
             origin,
         })
     }
+}
+
+/// The first four bytes of a four-byte tag as a number, else 0: compares
+/// tags without a call to `memcmp`.
+#[inline(always)]
+fn tag4(tag: &[u8]) -> u32 {
+    match *tag {
+        [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+        _ => 0,
+    }
+}
+
+const CONT: u32 = u32::from_le_bytes(*b"CONT");
+const CONC: u32 = u32::from_le_bytes(*b"CONC");
+const TRLR: u32 = u32::from_le_bytes(*b"TRLR");
+
+#[inline(always)]
+fn is_continuation_tag(tag: &[u8]) -> bool {
+    let t = tag4(tag);
+    t == CONT || t == CONC
+}
+
+/// CONT, CONC or ERROR: tags the structure rules treat specially.
+#[inline(always)]
+fn is_special_tag(tag: &[u8]) -> bool {
+    is_continuation_tag(tag) || (tag.len() == 5 && tag == ERROR_TAG.as_bytes())
 }
 
 /// The too-deep line as a line string with single spaces (seed §4.4).
