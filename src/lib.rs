@@ -77,6 +77,7 @@ pub mod encoding;
 pub mod escape;
 pub mod event;
 mod input;
+pub mod par;
 pub mod payload;
 pub mod read;
 pub mod scan;

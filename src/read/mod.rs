@@ -95,6 +95,168 @@ struct Pending<'a> {
     level: u32,
 }
 
+/// What a reader carries from one chunk of whole records to the next.
+///
+/// A level-0 line closes every open structure, so input cut just before a
+/// level-0 line reads, chunk by chunk, into exactly the events of the whole:
+/// only this small state (seed §4.1's previous level, whether `TRLR` was
+/// seen, the schema's escape table, the counters, the line number) crosses
+/// the cut. The streaming and parallel readers are built on it.
+#[derive(Clone, Debug)]
+pub(crate) struct Carry {
+    config: ReaderConfig,
+    info: EncodingInfo,
+    decoding: Decoding,
+    escapes: EscapeTable,
+    previous_level: Option<u32>,
+    error_children: Option<u32>,
+    seen_trlr: bool,
+    warned_after_trlr: bool,
+    stats: ReadStats,
+    last_line: u64,
+    /// Global byte offset of the last line read.
+    last_byte: u64,
+    /// Number of the line where the next chunk starts.
+    pub(crate) next_line: u64,
+}
+
+impl Carry {
+    /// Whether a `TRLR` record was read.
+    pub(crate) fn seen_trlr(&self) -> bool {
+        self.seen_trlr
+    }
+
+    /// The counters so far.
+    pub(crate) fn stats(&self) -> &ReadStats {
+        &self.stats
+    }
+
+    /// The encoding information.
+    pub(crate) fn info(&self) -> &EncodingInfo {
+        &self.info
+    }
+
+    /// The end-of-input check of a chunked read: a missing `TRLR`.
+    pub(crate) fn finish(&mut self) -> Option<Diagnostic> {
+        if self.seen_trlr {
+            return None;
+        }
+        let kind = DiagnosticKind::MissingTrlr;
+        if let Some(i) = DiagnosticKind::ALL.iter().position(|&k| k == kind) {
+            self.stats.diagnostics[i] += 1;
+        }
+        Some(Diagnostic {
+            kind,
+            position: Position {
+                line: self.last_line,
+                byte: self.last_byte,
+            },
+            message: "missing trlr record at end of input".into(),
+        })
+    }
+
+    /// Marks `TRLR` as seen by an earlier chunk (parallel reading).
+    pub(crate) fn set_seen_trlr(&mut self, seen: bool) {
+        self.seen_trlr = seen;
+    }
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over `input[..end]` that treats `end` as a chunk boundary:
+    /// structures still open there end, but no `TRLR` check is made.
+    pub(crate) fn first_chunk(mut self, end: usize) -> Self {
+        let end = end.min(self.input.len());
+        let (pos, line) = (self.lines.position().min(end), self.lines.line_number());
+        self.lines = Lines::starting_at(&self.input[..end], pos, line);
+        self.chunked = true;
+        self
+    }
+
+    /// Resumes reading at `input[start..end]`, a chunk that starts with a
+    /// level-0 line, with the state carried from the chunk before. `line`
+    /// is the number of the line at `start`; `base` is added to byte offsets
+    /// in diagnostics.
+    pub(crate) fn resume(
+        input: &'a [u8],
+        start: usize,
+        end: usize,
+        carry: Carry,
+        base: u64,
+    ) -> Self {
+        let end = end.min(input.len());
+        let payload_encoding = carry.decoding.encoding;
+        let mut r = Reader::prepared(input, carry.config, carry.info, payload_encoding);
+        r.lines = Lines::starting_at(&input[..end], start.min(end), carry.next_line);
+        r.decoding = carry.decoding;
+        r.escapes = carry.escapes;
+        r.previous_level = carry.previous_level;
+        r.error_children = carry.error_children;
+        r.seen_trlr = carry.seen_trlr;
+        r.warned_after_trlr = carry.warned_after_trlr;
+        r.stats = carry.stats;
+        r.last_line = carry.last_line;
+        r.last_byte = 0;
+        r.base = base;
+        r.resumed = true;
+        r.chunked = true;
+        r
+    }
+
+    /// The state to carry into the next chunk. Meaningful once this reader
+    /// has returned its last event.
+    pub(crate) fn into_carry(self) -> Carry {
+        Carry {
+            next_line: self.lines.line_number(),
+            last_byte: self.base + self.last_byte as u64,
+            config: self.config,
+            info: self.info,
+            decoding: self.decoding,
+            escapes: self.escapes,
+            previous_level: self.previous_level,
+            error_children: self.error_children,
+            seen_trlr: self.seen_trlr,
+            warned_after_trlr: self.warned_after_trlr,
+            stats: self.stats,
+            last_line: self.last_line,
+        }
+    }
+
+    /// Runs the start (HEAD check, schema) and returns the state a later
+    /// chunk starts from.
+    pub(crate) fn template(&mut self) -> Result<Carry, Error> {
+        if self.state == State::Start {
+            self.start()?;
+        }
+        Ok(Carry {
+            config: self.config.clone(),
+            info: self.info.clone(),
+            decoding: self.decoding,
+            escapes: self.escapes.clone(),
+            previous_level: None,
+            error_children: None,
+            seen_trlr: false,
+            warned_after_trlr: false,
+            stats: ReadStats {
+                diagnostics: vec![0; DiagnosticKind::ALL.len()],
+                ..ReadStats::default()
+            },
+            last_line: 1,
+            last_byte: 0,
+            next_line: 1,
+        })
+    }
+
+    /// Offset of the next unscanned byte.
+    pub(crate) fn position(&self) -> usize {
+        self.lines.position()
+    }
+
+    /// Whether this reader is past its last event.
+    pub(crate) fn is_done(&self) -> bool {
+        self.state == State::Done
+    }
+}
+
 /// A pull reader over a byte slice, yielding borrowed [`Event`]s.
 ///
 /// ```
@@ -129,8 +291,16 @@ struct Pending<'a> {
 #[derive(Clone, Debug)]
 pub struct Reader<'a> {
     input: &'a [u8],
-    /// The input as `str`, when it is valid UTF-8 as a whole.
+    /// The window being read, as `str`, when it is valid UTF-8 as a whole,
+    /// and the offset in `input` where that `str` begins.
     input_str: Option<&'a str>,
+    input_str_base: usize,
+    /// Reading a chunk of whole records (see [`Carry`]): no HEAD check at
+    /// the start, no TRLR check at the end.
+    resumed: bool,
+    chunked: bool,
+    /// Added to byte offsets in diagnostics (a streamed batch's offset).
+    base: u64,
     lines: Lines<'a>,
     config: ReaderConfig,
     escapes: EscapeTable,
@@ -210,6 +380,10 @@ impl<'a> Reader<'a> {
         Reader {
             input,
             input_str: None,
+            input_str_base: 0,
+            resumed: false,
+            chunked: false,
+            base: 0,
             lines: Lines::new(input),
             config,
             escapes: EscapeTable::default(),
@@ -323,7 +497,7 @@ impl<'a> Reader<'a> {
                         return Ok(Some(self.pop()));
                     }
                     self.state = State::Done;
-                    if !self.seen_trlr {
+                    if !self.seen_trlr && !self.chunked {
                         let (line, byte) = (self.last_line, self.last_byte);
                         self.report(
                             DiagnosticKind::MissingTrlr,
@@ -344,7 +518,7 @@ impl<'a> Reader<'a> {
     #[inline]
     fn tag_str(&self, tag: &'a [u8]) -> &'a str {
         if let Some(s) = self.input_str {
-            let start = tag.as_ptr() as usize - self.input.as_ptr() as usize;
+            let start = tag.as_ptr() as usize - self.input.as_ptr() as usize - self.input_str_base;
             if let Some(t) = s.get(start..start + tag.len()) {
                 return t;
             }
@@ -366,6 +540,42 @@ impl<'a> Reader<'a> {
             self.state = State::Done;
             return Err(e);
         }
+        if !self.resumed {
+            self.check_head()?;
+        }
+        // Payload diagnostics need a look at each payload only when the
+        // input holds something that could produce one.
+        let window = self.lines.input();
+        let from = self.lines.position();
+        let body = &window[from..];
+        self.input_str = simdutf8::basic::from_utf8(body).ok();
+        self.input_str_base = from;
+        let clean = match self.decoding.encoding {
+            Encoding::Utf8 => self.input_str.is_some(),
+            _ => body.is_ascii(),
+        };
+        self.check_payloads = !clean
+            || memchr::memchr(0, body).is_some()
+            || memchr::memmem::find(body, b"@#U").is_some();
+        self.state = State::Body;
+        if !self.resumed {
+            // Defaulting to ANSEL only matters when there are non-ASCII bytes.
+            let defaulted =
+                self.info.source == EncodingSource::Default && self.info.char_value.is_none();
+            if !(defaulted && body.is_ascii()) {
+                for w in self.info.warnings.clone() {
+                    let line = self.info.char_line.unwrap_or(1) as u64;
+                    self.report(DiagnosticKind::Encoding, line, 0, w)?;
+                }
+            }
+        }
+        self.read_ahead();
+        Ok(())
+    }
+
+    /// The first line must be `0 HEAD` (seed §3.2); the HEAD's schema gives
+    /// the escape-preserving tags.
+    fn check_head(&mut self) -> Result<(), Error> {
         let mut probe = self.lines.clone();
         let first = probe.next();
         match first {
@@ -398,28 +608,6 @@ impl<'a> Reader<'a> {
                 ));
             }
         }
-        // Payload diagnostics need a look at each payload only when the
-        // input holds something that could produce one.
-        let body = &self.input[self.lines.position()..];
-        self.input_str = simdutf8::basic::from_utf8(self.input).ok();
-        let clean = match self.decoding.encoding {
-            Encoding::Utf8 => self.input_str.is_some(),
-            _ => body.is_ascii(),
-        };
-        self.check_payloads = !clean
-            || memchr::memchr(0, body).is_some()
-            || memchr::memmem::find(body, b"@#U").is_some();
-        self.state = State::Body;
-        // Defaulting to ANSEL only matters when there are non-ASCII bytes.
-        let defaulted =
-            self.info.source == EncodingSource::Default && self.info.char_value.is_none();
-        if !(defaulted && body.is_ascii()) {
-            for w in self.info.warnings.clone() {
-                let line = self.info.char_line.unwrap_or(1) as u64;
-                self.report(DiagnosticKind::Encoding, line, 0, w)?;
-            }
-        }
-        self.read_ahead();
         Ok(())
     }
 
@@ -455,7 +643,7 @@ impl<'a> Reader<'a> {
             kind,
             position: Position {
                 line,
-                byte: byte as u64,
+                byte: self.base + byte as u64,
             },
             message,
         };
