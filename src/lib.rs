@@ -80,6 +80,7 @@ pub mod encoding;
 pub mod escape;
 pub mod event;
 mod input;
+pub mod par;
 pub mod payload;
 pub mod read;
 pub mod scan;

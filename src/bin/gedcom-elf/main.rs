@@ -4,6 +4,7 @@
 //! `--strict` mode at the first error, 2 when reading ceases (not GEDCOM,
 //! unsupported encoding, i/o error, bad usage).
 
+mod count_cmd;
 mod events;
 mod json;
 mod stats;
@@ -20,6 +21,7 @@ commands:
   events [--strict] [--encoding NAME] FILE   one JSON object per structure begin and end
   stats [--strict] [--encoding NAME] FILE    records per tag, lines, depth, encoding,
                                              diagnostics, speed
+  count [--encoding NAME] FILE               records, structures and lines, at full speed
 
 --encoding NAME reads FILE in NAME instead of the detected encoding: utf-8,
 ascii, ansel, utf-16le, utf-16be, windows-1250 ... windows-1258 (or ANSI),
@@ -157,6 +159,7 @@ fn main() -> ExitCode {
     match command {
         "events" => events::run(&opts, &input),
         "stats" => stats::run(&opts, &input),
+        "count" => count_cmd::run(&opts, &input),
         other => {
             eprintln!("gedcom-elf: unknown command {other:?}\n\n{USAGE}");
             ExitCode::from(2)
