@@ -163,26 +163,32 @@ impl Core {
         self.index = Some(index);
         self.doc_xrefs = self.xrefs.len() as u32;
 
-        let pointers = self.flags.iter().filter(|&&f| f & V_POINTER != 0).count();
-        let mut undef = XrefIndex::with_entries(pointers);
-        let undef_kind = self.kinds.len() as u32;
         let extra = std::mem::take(&mut self.extra);
-        let mut any = false;
-        for n in 0..self.doc_nodes {
-            if self.flags[n as usize] & V_POINTER == 0 {
-                continue;
+        // Pointers that match no single xref_id: (node, matched several).
+        let mut unresolved: Vec<(u32, bool)> = Vec::new();
+        if let Some(index) = &self.index {
+            for n in 0..self.doc_nodes {
+                if self.flags[n as usize] & V_POINTER == 0 {
+                    continue;
+                }
+                let key = get(buf, &extra, self.nodes[n as usize].val);
+                match index.find(key, |i| get(buf, &extra, self.xrefs[i as usize].1)) {
+                    Some(e) if self.dups.binary_search(&e).is_err() => {}
+                    found => unresolved.push((n, found.is_some())),
+                }
             }
+        }
+        let mut undef = XrefIndex::with_entries(unresolved.len());
+        // Exact reservations: the arena was shrunk to fit, and a doubling
+        // would show up as memory.
+        self.nodes.reserve_exact(unresolved.len());
+        self.flags.reserve_exact(unresolved.len());
+        self.xrefs.reserve_exact(unresolved.len());
+        let undef_kind = self.kinds.len() as u32;
+        let mut any = false;
+        for (n, duplicated) in unresolved {
             let r = self.nodes[n as usize].val;
             let key = get(buf, &extra, r);
-            let defined = self
-                .index
-                .as_ref()
-                .and_then(|index| index.find(key, |i| get(buf, &extra, self.xrefs[i as usize].1)));
-            let duplicated = match defined {
-                Some(e) if self.dups.binary_search(&e).is_err() => continue,
-                Some(_) => true,
-                None => false,
-            };
             let entry = self.xrefs.len() as u32;
             let xrefs = &self.xrefs;
             if let Insert::Existing(_) =
@@ -223,6 +229,9 @@ impl Core {
             self.xrefs.push((id, r));
         }
         self.extra = extra;
+        self.nodes.shrink_to_fit();
+        self.flags.shrink_to_fit();
+        self.xrefs.shrink_to_fit();
         self.undef_index = Some(undef);
     }
 
@@ -285,12 +294,27 @@ fn limit(what: &str) -> Error {
     )
 }
 
+/// A tag of at most 8 bytes packed into a word.
+#[inline]
+fn tag_word(t: &[u8]) -> Option<u64> {
+    if t.len() > 8 || t.contains(&0) {
+        return None;
+    }
+    let mut w = [0u8; 8];
+    w[..t.len()].copy_from_slice(t);
+    Some(u64::from_le_bytes(w))
+}
+
 /// Builds a [`Core`] from Begin/End events whose borrowed data lies in
 /// `buf` (or anywhere else: such data is copied).
 pub(crate) struct Builder<'b> {
     buf: &'b [u8],
     core: Core,
     stack: Vec<u32>,
+    /// Kinds of tags of up to 8 bytes, keyed by the tag packed in a word
+    /// (tags hold no NUL, so the packing is unambiguous): no string
+    /// compares on the hot path.
+    kind_words: FastMap<(u32, u64), u32>,
     kind_map: FastMap<(u32, &'b str), u32>,
     owned_kinds: FastMap<(u32, String), u32>,
     records: u64,
@@ -326,6 +350,7 @@ impl<'b> Builder<'b> {
                 shared,
             },
             stack: Vec::new(),
+            kind_words: FastMap::default(),
             kind_map: FastMap::default(),
             owned_kinds: FastMap::default(),
             records: 0,
@@ -359,7 +384,12 @@ impl<'b> Builder<'b> {
     // The `Cow` matters: borrowed tags key the map without a copy.
     #[allow(clippy::ptr_arg)]
     fn kind(&mut self, parent_kind: u32, tag: &Cow<'b, str>) -> Result<u32, Error> {
-        if let Cow::Borrowed(t) = tag {
+        let word = tag_word(tag.as_bytes());
+        if let Some(w) = word {
+            if let Some(&k) = self.kind_words.get(&(parent_kind, w)) {
+                return Ok(k);
+            }
+        } else if let Cow::Borrowed(t) = tag {
             if let Some(&k) = self.kind_map.get(&(parent_kind, *t)) {
                 return Ok(k);
             }
@@ -380,6 +410,10 @@ impl<'b> Builder<'b> {
             ctx,
         });
         match tag {
+            _ if word.is_some() => {
+                self.kind_words
+                    .insert((parent_kind, word.unwrap_or_default()), id);
+            }
             Cow::Borrowed(t) => {
                 self.kind_map.insert((parent_kind, t), id);
             }

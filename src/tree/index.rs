@@ -1,13 +1,40 @@
 //! An open-addressing hash index from xref bytes to entries of the tree's
-//! xref table: 4 bytes per slot, keys never copied.
+//! xref table.
+//!
+//! Slots are 16 bytes and hold short keys (up to 12 bytes, the usual
+//! `@I123456@`) inline, so that a lookup touches one slot and no other
+//! memory; longer keys keep their hash in the slot and are compared in the
+//! input only when the hashes agree.
 
 use crate::tree::hash::hash_bytes;
 
-/// Slots hold `entry + 1`; 0 is empty. Capacity is a power of two at least
-/// twice the number of entries, so probe sequences stay short.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Slot {
+    /// `entry + 1`; 0 for an empty slot.
+    entry: u32,
+    /// A short key, NUL-padded (xrefs this short hold no NUL), or for a
+    /// long key: a zero first byte, then the key's hash.
+    key: [u8; 12],
+}
+
+/// The in-slot form of `key`.
+#[inline]
+fn pack(key: &[u8], hash: u64) -> ([u8; 12], bool) {
+    let mut k = [0u8; 12];
+    if !key.is_empty() && key.len() <= 12 && !key.contains(&0) {
+        k[..key.len()].copy_from_slice(key);
+        (k, true)
+    } else {
+        k[4..].copy_from_slice(&hash.to_le_bytes());
+        (k, false)
+    }
+}
+
+/// Capacity is a power of two at least twice the number of entries, so
+/// probe sequences stay short.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct XrefIndex {
-    slots: Vec<u32>,
+    slots: Vec<Slot>,
 }
 
 /// The outcome of inserting a key.
@@ -23,7 +50,23 @@ impl XrefIndex {
     pub(crate) fn with_entries(n: usize) -> Self {
         let cap = (n.max(4) * 2).next_power_of_two();
         XrefIndex {
-            slots: vec![0; cap],
+            slots: vec![Slot::default(); cap],
+        }
+    }
+
+    /// The slot holding `key`, or the empty slot where it would go.
+    #[inline]
+    fn probe<'k>(&self, key: &[u8], key_of: impl Fn(u32) -> &'k [u8]) -> (usize, [u8; 12]) {
+        let mask = self.slots.len() - 1;
+        let h = hash_bytes(key);
+        let (packed, short) = pack(key, h);
+        let mut i = h as usize & mask;
+        loop {
+            let s = &self.slots[i];
+            if s.entry == 0 || (s.key == packed && (short || key_of(s.entry - 1) == key)) {
+                return (i, packed);
+            }
+            i = (i + 1) & mask;
         }
     }
 
@@ -35,21 +78,16 @@ impl XrefIndex {
         entry: u32,
         key_of: impl Fn(u32) -> &'k [u8],
     ) -> Insert {
-        let mask = self.slots.len() - 1;
-        let mut i = hash_bytes(key) as usize & mask;
-        loop {
-            match self.slots[i] {
-                0 => {
-                    self.slots[i] = entry + 1;
-                    return Insert::New;
-                }
-                s => {
-                    if key_of(s - 1) == key {
-                        return Insert::Existing(s - 1);
-                    }
-                }
-            }
-            i = (i + 1) & mask;
+        let (i, packed) = self.probe(key, key_of);
+        let s = &mut self.slots[i];
+        if s.entry == 0 {
+            *s = Slot {
+                entry: entry + 1,
+                key: packed,
+            };
+            Insert::New
+        } else {
+            Insert::Existing(s.entry - 1)
         }
     }
 
@@ -58,23 +96,47 @@ impl XrefIndex {
         if self.slots.is_empty() {
             return None;
         }
-        let mask = self.slots.len() - 1;
-        let mut i = hash_bytes(key) as usize & mask;
-        loop {
-            match self.slots[i] {
-                0 => return None,
-                s => {
-                    if key_of(s - 1) == key {
-                        return Some(s - 1);
-                    }
-                }
-            }
-            i = (i + 1) & mask;
-        }
+        let (i, _) = self.probe(key, key_of);
+        self.slots[i].entry.checked_sub(1)
     }
 
     /// Bytes of memory held.
     pub(crate) fn memory(&self) -> usize {
-        self.slots.capacity() * 4
+        self.slots.capacity() * std::mem::size_of::<Slot>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_long_and_odd_keys() {
+        let keys: Vec<Vec<u8>> = vec![
+            b"@I1@".to_vec(),
+            b"@I1@@".to_vec(),
+            b"@ABCDEFGHIJ@".to_vec(),
+            b"@ABCDEFGHIJK@".to_vec(),
+            b"@ABCDEFGHIJKL@".to_vec(),
+            b"@A\0@".to_vec(),
+            b"@A@".to_vec(),
+        ];
+        let mut ix = XrefIndex::with_entries(keys.len());
+        for (e, k) in keys.iter().enumerate() {
+            assert!(matches!(
+                ix.insert(k, e as u32, |i| &keys[i as usize]),
+                Insert::New
+            ));
+        }
+        for (e, k) in keys.iter().enumerate() {
+            assert_eq!(ix.find(k, |i| &keys[i as usize]), Some(e as u32));
+            assert!(matches!(
+                ix.insert(k, 99, |i| &keys[i as usize]),
+                Insert::Existing(x) if x == e as u32
+            ));
+        }
+        assert_eq!(ix.find(b"", |i| &keys[i as usize]), None);
+        assert_eq!(ix.find(b"@ABCDEFGHIJ", |i| &keys[i as usize]), None);
+        assert_eq!(ix.find(b"@A", |i| &keys[i as usize]), None);
     }
 }

@@ -3,13 +3,23 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use gedcom_elf::{Event, Value};
+use gedcom_elf::{Event, Schema, StructureType, TypeResolver, Value};
 
 use crate::json::write_str;
 use crate::{fail, finish_output, flush, print_diagnostic, Input, Options};
 
 /// Writes one event as a JSON object line.
 pub fn write_event<W: Write>(out: &mut W, event: &Event<'_>) -> io::Result<()> {
+    write_typed_event(out, event, None)
+}
+
+/// Writes one event as a JSON object line; a begin gets `"type"` as its last
+/// key when `ty` is given (`--types`).
+pub fn write_typed_event<W: Write>(
+    out: &mut W,
+    event: &Event<'_>,
+    ty: Option<StructureType<'_>>,
+) -> io::Result<()> {
     match event {
         Event::Begin(b) => {
             out.write_all(b"{\"begin\":")?;
@@ -30,6 +40,10 @@ pub fn write_event<W: Write>(out: &mut W, event: &Event<'_>) -> io::Result<()> {
                 }
                 None => {}
             }
+            if let Some(t) = ty {
+                out.write_all(b",\"type\":")?;
+                write_str(out, &t.iri())?;
+            }
             out.write_all(b"}\n")
         }
         Event::End(e) => {
@@ -46,6 +60,14 @@ pub fn run(opts: &Options, input: &Input) -> ExitCode {
         Err(e) => return fail(&input.name, &e),
     };
     let mut reader = prepared.reader_with_config(opts.config());
+    let mut types = if opts.types {
+        match Schema::from_reader(reader.clone()) {
+            Ok(s) => Some(TypeResolver::new(s)),
+            Err(e) => return fail(&input.name, &e),
+        }
+    } else {
+        None
+    };
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     loop {
@@ -55,7 +77,8 @@ pub fn run(opts: &Options, input: &Input) -> ExitCode {
         }
         match next {
             Ok(Some(event)) => {
-                if let Err(code) = finish_output(write_event(&mut out, &event)) {
+                let ty = types.as_mut().and_then(|t| t.event(&event));
+                if let Err(code) = finish_output(write_typed_event(&mut out, &event, ty)) {
                     return code;
                 }
             }

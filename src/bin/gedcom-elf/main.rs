@@ -6,8 +6,11 @@
 
 mod count_cmd;
 mod events;
+mod get_cmd;
 mod json;
+mod json_cmd;
 mod stats;
+mod tree_stats;
 
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
@@ -22,6 +25,14 @@ commands:
   stats [--strict] [--encoding NAME] FILE    records per tag, lines, depth, encoding,
                                              diagnostics, speed
   count [--encoding NAME] FILE               records, structures and lines, at full speed
+  json [--strict] [--encoding NAME] FILE     one JSON object per record, nested children,
+                                             with types and line numbers
+  get [--strict] [--encoding NAME] FILE XREF [PATH]
+                                             the record XREF (or the nodes at PATH under
+                                             it, e.g. BIRT.DATE) as GEDCOM text
+
+events --types adds each structure's ELF type identifier; stats --tree builds
+the whole tree and reports its node count, UNDEF records and memory.
 
 --encoding NAME reads FILE in NAME instead of the detected encoding: utf-8,
 ascii, ansel, utf-16le, utf-16be, windows-1250 ... windows-1258 (or ANSI),
@@ -38,6 +49,11 @@ pub struct Options {
     pub strict: bool,
     pub encoding: Option<Encoding>,
     pub file: String,
+    /// `--tree` (stats) and `--types` (events).
+    pub tree: bool,
+    pub types: bool,
+    /// Positional arguments after FILE (`get`'s XREF and PATH).
+    pub args: Vec<String>,
 }
 
 impl Options {
@@ -95,10 +111,13 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut strict = false;
     let mut encoding = None;
     let mut file = None;
+    let (mut tree, mut types, mut rest) = (false, false, Vec::new());
     let mut args = args.iter();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--strict" => strict = true,
+            "--tree" => tree = true,
+            "--types" => types = true,
             "--encoding" => {
                 let name = args.next().ok_or("--encoding needs a NAME")?;
                 encoding = Some(
@@ -109,8 +128,10 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "-" => file = Some(a.clone()),
             s if s.starts_with('-') => return Err(format!("unknown option {s:?}")),
             s => {
-                if file.replace(s.to_string()).is_some() {
-                    return Err("more than one FILE given".into());
+                if file.is_some() {
+                    rest.push(s.to_string());
+                } else {
+                    file = Some(s.to_string());
                 }
             }
         }
@@ -120,6 +141,9 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         strict,
         encoding,
         file,
+        tree,
+        types,
+        args: rest,
     })
 }
 
@@ -134,6 +158,9 @@ fn main() -> ExitCode {
             strict: false,
             encoding: None,
             file: input.name.clone(),
+            tree: false,
+            types: false,
+            args: Vec::new(),
         };
         return stats::run(&opts, &input);
     }
@@ -149,6 +176,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if !opts.args.is_empty() && command != "get" {
+        eprintln!("gedcom-elf: more than one FILE given\n\n{USAGE}");
+        return ExitCode::from(2);
+    }
     let input = match load(&opts.file) {
         Ok(i) => i,
         Err(e) => {
@@ -160,6 +191,8 @@ fn main() -> ExitCode {
         "events" => events::run(&opts, &input),
         "stats" => stats::run(&opts, &input),
         "count" => count_cmd::run(&opts, &input),
+        "json" => json_cmd::run(&opts, &input),
+        "get" => get_cmd::run(&opts, &input),
         other => {
             eprintln!("gedcom-elf: unknown command {other:?}\n\n{USAGE}");
             ExitCode::from(2)

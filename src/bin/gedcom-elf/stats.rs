@@ -9,6 +9,9 @@ use gedcom_elf::{DiagnosticKind, EncodingSource, Event};
 use crate::{fail, print_diagnostic, Input, Options};
 
 pub fn run(opts: &Options, input: &Input) -> ExitCode {
+    if opts.tree {
+        return crate::tree_stats::run(opts, input);
+    }
     let prepared = match gedcom_elf::Input::with_encoding(&input.bytes, opts.encoding) {
         Ok(p) => p,
         Err(e) => return fail(&input.name, &e),
