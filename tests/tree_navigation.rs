@@ -1,0 +1,347 @@
+//! The tree: navigation, pointers and UNDEF records, duplicates, deep
+//! nesting, record-at-a-time trees against the whole tree.
+
+#[path = "../benches/support/generate.rs"]
+mod generate;
+
+use gedcom_elf::tree::{Records, Step, Tree};
+use gedcom_elf::{DiagnosticKind, Event, Input, Origin, Reader, Value};
+
+const SAMPLE: &str = "0 HEAD\n1 CHAR UTF-8\n1 SOUR test\n\
+0 @I1@ INDI\n1 NAME Ada /Lovelace/\n2 GIVN Ada\n1 BIRT\n2 DATE @#DJULIAN@ 10 DEC 1815\n2 PLAC London\n\
+1 DEAT\n2 DATE 27 NOV 1852\n2 PLAC Marylebone\n1 FAMS @F1@\n1 NOTE First line\n2 CONC , same line\n2 CONT second e@@x\n\
+0 @I2@ INDI\n1 NAME William /King/\n1 FAMS @F1@\n\
+0 @F1@ FAM\n1 HUSB @I2@\n1 WIFE @I1@\n1 CHIL @I9@\n1 CHIL @I9@\n1 SOUR @S1@\n\
+0 @S1@ SOUR\n1 TITL One\n0 @S1@ SOUR\n1 TITL Two\n\
+0 TRLR\n";
+
+#[test]
+fn records_children_paths_and_payloads() {
+    let tree = Tree::from_slice(SAMPLE.as_bytes()).unwrap();
+    let tags: Vec<&str> = tree.records().map(|r| r.tag()).collect();
+    assert_eq!(
+        tags,
+        ["HEAD", "INDI", "INDI", "FAM", "SOUR", "SOUR", "TRLR"]
+    );
+    assert_eq!(tree.record_count(), 7);
+    assert_eq!(tree.record(3).unwrap().xref().unwrap().as_bytes(), b"@F1@");
+
+    let ada = tree.find("@I1@").unwrap();
+    assert_eq!(ada.line(), 4);
+    assert_eq!(ada.level(), 0);
+    assert!(ada.parent().is_none());
+    let children: Vec<&str> = ada.children().map(|c| c.tag()).collect();
+    assert_eq!(children, ["NAME", "BIRT", "DEAT", "FAMS", "NOTE"]);
+    assert_eq!(ada.children_with_tag("BIRT").count(), 1);
+    let birt = ada.child("BIRT").unwrap();
+    assert_eq!(birt.parent().unwrap(), ada);
+    assert_eq!(birt.next_sibling().unwrap().tag(), "DEAT");
+    assert_eq!(ada.child("NOTE").unwrap().next_sibling(), None);
+    assert_eq!(
+        birt.first("DATE").unwrap().text().unwrap(),
+        "@#DJULIAN@ 10 DEC 1815"
+    );
+    let places: Vec<String> = ada
+        .path("*.PLAC")
+        .map(|n| n.text().unwrap().into_owned())
+        .collect();
+    assert_eq!(places, ["London", "Marylebone"]);
+    assert_eq!(ada.first("BIRT.PLAC").unwrap().line(), 9);
+    assert_eq!(ada.first("BIRT.PLAC").unwrap().level(), 2);
+    assert!(ada.first("BIRT.NOPE").is_none());
+    assert!(ada.first("").is_none());
+    let note = ada.child("NOTE").unwrap();
+    assert_eq!(note.text().unwrap(), "First line, same line\nsecond e@x");
+    assert!(note.payload().unwrap().is_continued());
+    assert!(!note.has_children(), "CONT/CONC lines are not nodes");
+    assert_eq!(ada.subtree_len(), 11);
+    assert_eq!(ada.descendants().count(), 10);
+    assert_eq!(birt.record(), ada);
+
+    let all: Vec<String> = tree
+        .path("INDI.NAME")
+        .map(|n| n.text().unwrap().into_owned())
+        .collect();
+    assert_eq!(all, ["Ada /Lovelace/", "William /King/"]);
+    assert_eq!(tree.path("INDI.BIRT.DATE").count(), 1);
+
+    // Pointers.
+    let fams = ada.child("FAMS").unwrap();
+    assert_eq!(fams.pointer().unwrap().as_bytes(), b"@F1@");
+    assert!(matches!(fams.value(), Some(Value::Pointer(_))));
+    assert!(fams.text().is_none());
+    let fam = fams.target().unwrap();
+    assert_eq!(fam, tree.find("@F1@").unwrap());
+    assert_eq!(fam.child("WIFE").unwrap().target().unwrap(), ada);
+    assert!(ada.target().is_none(), "not a pointer");
+    assert_eq!(tree.node(birt.id()), birt);
+}
+
+#[test]
+fn unresolved_pointers_become_one_undef_record_per_xref() {
+    let tree = Tree::from_slice(SAMPLE.as_bytes()).unwrap();
+    let fam = tree.find("@F1@").unwrap();
+    let chil: Vec<_> = fam.children_with_tag("CHIL").collect();
+    let a = chil[0].target().unwrap();
+    let b = chil[1].target().unwrap();
+    assert_eq!(a, b, "one UNDEF record per distinct xref");
+    assert_eq!(a.tag(), "UNDEF");
+    assert!(a.is_synthetic());
+    assert_eq!(a.xref().unwrap().as_bytes(), b"@I9@");
+    assert!(a.value().is_none());
+    assert!(!a.has_children());
+    assert_eq!(
+        a.structure_type().unwrap(),
+        "https://terms.fhiso.org/elf/Undefined"
+    );
+
+    // @S1@ is defined twice: pointers to it resolve to UNDEF too.
+    let sour = fam.child("SOUR").unwrap().target().unwrap();
+    assert_eq!(sour.tag(), "UNDEF");
+    assert_eq!(sour.xref().unwrap().as_bytes(), b"@S1@");
+    assert!(tree.find("@S1@").is_none());
+    assert_eq!(tree.find_all("@S1@").len(), 2);
+
+    let undef: Vec<String> = tree
+        .undefined_records()
+        .map(|r| r.xref().unwrap().to_str_lossy().into_owned())
+        .collect();
+    assert_eq!(undef, ["@I9@", "@S1@"]);
+    assert_eq!(
+        tree.len(),
+        tree.nodes().count() - 2,
+        "synthetic records are extra"
+    );
+
+    let kinds: Vec<(DiagnosticKind, u64)> = tree
+        .diagnostics()
+        .iter()
+        .map(|d| (d.kind, d.position.line))
+        .collect();
+    assert!(
+        kinds.contains(&(DiagnosticKind::DuplicateXref, 28)),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&(DiagnosticKind::UnresolvedPointer, 23)),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&(DiagnosticKind::UnresolvedPointer, 25)),
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| k.0 == DiagnosticKind::UnresolvedPointer)
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn error_structures_keep_their_origin() {
+    let input =
+        b"0 HEAD\n0 @I1@ INDI\n2 PLAC Moscow\n3 ROMN Moskva\n1 NAME Ivan\n1 !!bad\n0 TRLR\n";
+    let tree = Tree::from_slice(input).unwrap();
+    let indi = tree.find("@I1@").unwrap();
+    let c: Vec<_> = indi.children().collect();
+    assert_eq!(c[0].tag(), "ERROR");
+    assert_eq!(c[0].origin(), Origin::TooDeepLine { original_level: 2 });
+    assert_eq!(c[0].text().unwrap(), "2 PLAC Moscow");
+    assert_eq!(c[0].child("ROMN").unwrap().text().unwrap(), "Moskva");
+    assert_eq!(c[1].origin(), Origin::Line);
+    let bad = tree
+        .nodes()
+        .find(|n| n.origin() == Origin::UnparsableLine)
+        .unwrap();
+    assert_eq!(bad.text().unwrap(), "1 !!bad");
+    assert_eq!(
+        bad.structure_type().unwrap(),
+        "https://terms.fhiso.org/elf/Undefined#ERROR"
+    );
+}
+
+/// A chain `depth` levels deep.
+fn deep(depth: usize) -> Vec<u8> {
+    let mut s = String::from("0 HEAD\n0 @I1@ INDI\n");
+    for l in 1..depth {
+        s.push_str(&format!("{l} _X v{l}\n"));
+    }
+    s.push_str("0 TRLR\n");
+    s.into_bytes()
+}
+
+#[test]
+fn a_hundred_thousand_levels_build_walk_and_drop() {
+    let input = deep(100_000);
+    let tree = Tree::from_slice(&input).unwrap();
+    assert_eq!(tree.len(), 100_002);
+    let indi = tree.find("@I1@").unwrap();
+    let (mut enters, mut leaves, mut max) = (0, 0, 0);
+    let mut walk = indi.walk();
+    while let Some(step) = walk.next() {
+        match step {
+            Step::Enter(_) => enters += 1,
+            Step::Leave(_) => leaves += 1,
+        }
+        max = max.max(walk.depth());
+    }
+    assert_eq!((enters, leaves, max), (100_000, 100_000, 100_000));
+    let last = tree.node(indi.descendants().last().unwrap().id());
+    assert_eq!(last.level(), 99_999);
+    assert_eq!(last.record(), indi);
+    let path = vec!["_X"; 500].join(".");
+    assert_eq!(indi.first(&path).unwrap().level(), 500);
+    drop(tree);
+
+    let mut n = 0;
+    for r in Records::new(&input[..]) {
+        n += r.unwrap().len();
+    }
+    assert_eq!(n, 100_002);
+}
+
+#[test]
+fn utf16_and_ansel_inputs() {
+    let text = "0 HEAD\n1 CHAR UNICODE\n0 @I1@ INDI\n1 NAME Ærø /Łódź/\n0 TRLR\n";
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(text.encode_utf16().flat_map(|u| u.to_le_bytes()));
+    let input = Input::new(&bytes).unwrap();
+    let tree = Tree::from_input(&input).unwrap();
+    assert_eq!(
+        tree.find("@I1@")
+            .unwrap()
+            .first("NAME")
+            .unwrap()
+            .text()
+            .unwrap(),
+        "Ærø /Łódź/"
+    );
+    let recs: Vec<_> = Records::new(&bytes[..]).map(Result::unwrap).collect();
+    assert_eq!(
+        recs[1].root().child("NAME").unwrap().text().unwrap(),
+        "Ærø /Łódź/"
+    );
+    assert_eq!(recs[1].root().child("NAME").unwrap().line(), 4);
+
+    // ANSEL: E2 is the combining acute accent, before its base letter.
+    let ansel = b"0 HEAD\n1 CHAR ANSEL\n0 @I1@ INDI\n1 NAME Ren\xE2e\n0 TRLR\n";
+    let tree = Tree::from_slice(ansel).unwrap();
+    assert_eq!(
+        tree.find("@I1@")
+            .unwrap()
+            .first("NAME")
+            .unwrap()
+            .text()
+            .unwrap(),
+        "René"
+    );
+}
+
+#[test]
+fn not_gedcom_is_an_error_for_both() {
+    assert!(Tree::from_slice(b"hello\n").is_err());
+    assert!(Tree::from_slice(b"").is_err());
+    assert!(Records::new(&b"hello\n0 TRLR\n"[..])
+        .next()
+        .unwrap()
+        .is_err());
+    assert!(Records::new(&b""[..]).next().unwrap().is_err());
+}
+
+/// Compares every node of the record trees with the whole tree's.
+fn same_records(input: &[u8]) -> usize {
+    let prepared = Input::new(input).unwrap();
+    let tree = Tree::from_input(&prepared).unwrap();
+    let mut whole = tree.records();
+    let mut n = 0;
+    for rec in Records::new(input) {
+        let rec = rec.unwrap();
+        let root = whole.next().expect("as many records");
+        assert_eq!(rec.len(), root.subtree_len());
+        for (a, b) in rec
+            .nodes()
+            .zip(std::iter::once(root).chain(root.descendants()))
+        {
+            assert_eq!(a.tag(), b.tag());
+            assert_eq!(a.line(), b.line());
+            assert_eq!(a.xref(), b.xref());
+            assert_eq!(a.pointer(), b.pointer());
+            assert_eq!(a.text(), b.text());
+            assert_eq!(a.level(), b.level());
+            assert_eq!(a.origin(), b.origin());
+            assert_eq!(
+                a.structure_type().map(|t| t.iri().into_owned()),
+                b.structure_type().map(|t| t.iri().into_owned())
+            );
+            n += 1;
+        }
+    }
+    assert!(whole.next().is_none());
+    n
+}
+
+#[test]
+fn record_trees_equal_the_whole_tree_on_generated_data() {
+    let mut data = Vec::new();
+    let stats = generate::generate_bytes(3_000_000, 7, &mut data).unwrap();
+    assert_eq!(same_records(&data) as u64, stats.structures);
+    // The same with CRLF and CR line breaks.
+    let crlf: Vec<u8> = String::from_utf8(data.clone())
+        .unwrap()
+        .replace('\n', "\r\n")
+        .into_bytes();
+    assert_eq!(same_records(&crlf) as u64, stats.structures);
+    let cr: Vec<u8> = data
+        .iter()
+        .map(|&b| if b == b'\n' { b'\r' } else { b })
+        .collect();
+    assert_eq!(same_records(&cr) as u64, stats.structures);
+}
+
+#[test]
+fn record_trees_are_send_and_outlive_the_iterator() {
+    fn send<T: Send + Sync + 'static>(_: &T) {}
+    let mut records = Records::new(SAMPLE.as_bytes());
+    let first = records.next().unwrap().unwrap();
+    let rest: Vec<_> = records.map(Result::unwrap).collect();
+    send(&first);
+    let handle = std::thread::spawn(move || rest.iter().map(|r| r.len()).sum::<usize>());
+    assert_eq!(handle.join().unwrap() + first.len(), 28);
+}
+
+#[test]
+fn records_report_diagnostics_with_whole_file_lines() {
+    let input = b"0 HEAD\n0 @I1@ INDI\n2 PLAC x\n1 NAME y\n0 TRLR\n0 @I2@ INDI\n";
+    let mut records = Records::new(&input[..]);
+    let n = records.by_ref().map(Result::unwrap).count();
+    assert_eq!(n, 4);
+    let d: Vec<(DiagnosticKind, u64)> = records
+        .drain_diagnostics()
+        .map(|d| (d.kind, d.position.line))
+        .collect();
+    assert_eq!(
+        d,
+        [(DiagnosticKind::TooDeep, 3), (DiagnosticKind::AfterTrlr, 6)]
+    );
+    let mut r = Reader::from_slice(input);
+    while r.next_event().unwrap().is_some() {}
+    let whole: Vec<(DiagnosticKind, u64)> = r
+        .drain_diagnostics()
+        .map(|d| (d.kind, d.position.line))
+        .collect();
+    assert_eq!(whole, d);
+}
+
+#[test]
+fn node_count_equals_begin_events() {
+    let mut data = Vec::new();
+    generate::generate_bytes(500_000, 3, &mut data).unwrap();
+    let begins = Reader::from_slice(&data)
+        .filter(|e| matches!(e, Ok(Event::Begin(_))))
+        .count();
+    let tree = Tree::from_slice(&data).unwrap();
+    assert_eq!(tree.len(), begins);
+    assert!(tree.memory_bytes() < data.len() * 2);
+}
