@@ -7,8 +7,14 @@ use std::process::{Command, Output};
 fn run(args: &[&str], input: &[u8]) -> Output {
     let dir = std::env::temp_dir().join(format!("gedcom-elf-tree-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join(format!("{}.ged", args.join("_").replace(['/', '.', '@'], "")));
-    std::fs::File::create(&file).unwrap().write_all(input).unwrap();
+    let file = dir.join(format!(
+        "{}.ged",
+        args.join("_").replace(['/', '.', '@'], "")
+    ));
+    std::fs::File::create(&file)
+        .unwrap()
+        .write_all(input)
+        .unwrap();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_gedcom-elf"));
     let (first, rest) = args.split_at(1);
     cmd.args(first).arg(&file).args(rest);
@@ -44,7 +50,10 @@ fn json_lines_one_object_per_record() {
     );
     assert_eq!(lines[3], r#"{"tag":"TRLR","line":13}"#);
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains(":12: warning: pointer @I2@ matches no xref_id"), "{err}");
+    assert!(
+        err.contains(":12: warning: pointer @I2@ matches no xref_id"),
+        "{err}"
+    );
 }
 
 #[test]

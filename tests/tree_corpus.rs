@@ -48,7 +48,10 @@ fn tree_over_the_shared_corpus() {
             let rec = rec.unwrap_or_else(|e| panic!("{name}: {e}"));
             let root = whole.next().expect("as many records");
             assert_eq!(rec.len(), root.subtree_len(), "{name} line {}", root.line());
-            for (a, b) in rec.nodes().zip(std::iter::once(root).chain(root.descendants())) {
+            for (a, b) in rec
+                .nodes()
+                .zip(std::iter::once(root).chain(root.descendants()))
+            {
                 assert_eq!((a.tag(), a.line()), (b.tag(), b.line()), "{name}");
                 assert_eq!(a.text(), b.text(), "{name} line {}", a.line());
                 assert_eq!(a.pointer(), b.pointer(), "{name} line {}", a.line());
