@@ -129,54 +129,57 @@ impl Core {
             .map(|i| self.xrefs[i].1)
     }
 
-    /// Builds the xref index (reporting duplicates) and the synthetic UNDEF
-    /// records for pointers that resolve to no single structure.
-    pub(crate) fn resolve_pointers(&mut self, buf: &[u8], diagnostics: &mut Diagnostics) {
-        let mut index = XrefIndex::with_entries(self.xrefs.len());
-        let mut dups = Vec::new();
-        for e in 0..self.xrefs.len() as u32 {
-            let key = self.bytes(buf, self.xrefs[e as usize].1);
-            match index.insert(key, e, |i| self.bytes(buf, self.xrefs[i as usize].1)) {
-                Insert::New => {}
-                Insert::Existing(first) => {
-                    dups.push(first);
-                    let node = self.xrefs[e as usize].0;
-                    let first_node = self.xrefs[first as usize].0;
-                    diagnostics.push(Diagnostic {
-                        kind: DiagnosticKind::DuplicateXref,
-                        position: Position {
-                            line: self.nodes[node as usize].line as u64 + self.line_offset,
-                            byte: 0,
-                        },
-                        message: format!(
-                            "duplicate xref_id {} (first given on line {}); pointers to it resolve to an undef record",
-                            String::from_utf8_lossy(key),
-                            self.nodes[first_node as usize].line as u64 + self.line_offset
-                        ),
-                    });
-                }
-            }
+    /// Reports duplicate xref_ids and makes the synthetic UNDEF records for
+    /// pointers that resolve to no single structure. The index was filled
+    /// while building; `pending` holds what the builder noted.
+    pub(crate) fn resolve_pointers(
+        &mut self,
+        buf: &[u8],
+        diagnostics: &mut Diagnostics,
+        pending: Pending,
+    ) {
+        let mut dups = Vec::with_capacity(pending.dups.len());
+        for &(e, first) in &pending.dups {
+            dups.push(first);
+            let node = self.xrefs[e as usize].0;
+            let first_node = self.xrefs[first as usize].0;
+            diagnostics.push(Diagnostic {
+                kind: DiagnosticKind::DuplicateXref,
+                position: Position {
+                    line: self.nodes[node as usize].line as u64 + self.line_offset,
+                    byte: 0,
+                },
+                message: format!(
+                    "duplicate xref_id {} (first given on line {}); pointers to it resolve to an undef record",
+                    String::from_utf8_lossy(self.bytes(buf, self.xrefs[e as usize].1)),
+                    self.nodes[first_node as usize].line as u64 + self.line_offset
+                ),
+            });
         }
         dups.sort_unstable();
         dups.dedup();
         self.dups = dups;
-        self.index = Some(index);
         self.doc_xrefs = self.xrefs.len() as u32;
 
         let extra = std::mem::take(&mut self.extra);
         // Pointers that match no single xref_id: (node, matched several).
+        // Lookups run AHEAD pointers behind the slot reads, so that their
+        // random memory accesses overlap.
         let mut unresolved: Vec<(u32, bool)> = Vec::new();
         if let Some(index) = &self.index {
-            for n in 0..self.doc_nodes {
-                if self.flags[n as usize] & V_POINTER == 0 {
-                    continue;
+            let mut sink = 0u32;
+            let p = &pending.pointers;
+            for (i, &(n, h)) in p.iter().enumerate() {
+                if let Some(&(_, ah)) = p.get(i + AHEAD) {
+                    sink ^= index.touch(ah);
                 }
                 let key = get(buf, &extra, self.nodes[n as usize].val);
-                match index.find(key, |i| get(buf, &extra, self.xrefs[i as usize].1)) {
+                match index.find_hashed(key, h, |i| get(buf, &extra, self.xrefs[i as usize].1)) {
                     Some(e) if self.dups.binary_search(&e).is_err() => {}
                     found => unresolved.push((n, found.is_some())),
                 }
             }
+            std::hint::black_box(sink);
         }
         let mut undef = XrefIndex::with_entries(unresolved.len());
         // Exact reservations: the arena was shrunk to fit, and a doubling
@@ -266,6 +269,15 @@ impl Core {
     }
 }
 
+/// What the builder notes for [`Core::resolve_pointers`].
+#[derive(Debug, Default)]
+pub(crate) struct Pending {
+    /// `(entry, first entry with the same key)` for repeated xref_ids.
+    dups: Vec<(u32, u32)>,
+    /// `(node, hash of its pointer)` for every pointer, in document order.
+    pointers: Vec<(u32, u64)>,
+}
+
 /// Retained diagnostics, capped.
 #[derive(Debug, Default)]
 pub(crate) struct Diagnostics {
@@ -294,15 +306,35 @@ fn limit(what: &str) -> Error {
     )
 }
 
+const KIND_CACHE: usize = 1024;
+/// How many index lookups run ahead of the one being made.
+const AHEAD: usize = 16;
+/// Never a parent kind (kinds are fewer than structures, and the two root
+/// markers are `u32::MAX` and `u32::MAX - 1`).
+const NO_KIND: u32 = u32::MAX - 2;
+
+#[inline]
+fn cache_slot(parent_kind: u32, word: u64) -> usize {
+    let h = (word ^ (u64::from(parent_kind) << 40)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h >> 54) as usize
+}
+
 /// A tag of at most 8 bytes packed into a word.
 #[inline]
 fn tag_word(t: &[u8]) -> Option<u64> {
-    if t.len() > 8 || t.contains(&0) {
+    if t.len() > 8 {
         return None;
     }
-    let mut w = [0u8; 8];
-    w[..t.len()].copy_from_slice(t);
-    Some(u64::from_le_bytes(w))
+    // Shifts, not a copy through memory: a byte copy followed by a word
+    // load stalls on store forwarding.
+    let mut w = 0u64;
+    for (i, &b) in t.iter().enumerate() {
+        if b == 0 {
+            return None;
+        }
+        w |= u64::from(b) << (8 * i);
+    }
+    Some(w)
 }
 
 /// Builds a [`Core`] from Begin/End events whose borrowed data lies in
@@ -315,10 +347,18 @@ pub(crate) struct Builder<'b> {
     /// (tags hold no NUL, so the packing is unambiguous): no string
     /// compares on the hot path.
     kind_words: FastMap<(u32, u64), u32>,
+    /// A direct-mapped cache in front of `kind_words`.
+    kind_cache: Vec<(u32, u64, u32)>,
     kind_map: FastMap<(u32, &'b str), u32>,
     owned_kinds: FastMap<(u32, String), u32>,
     records: u64,
     seen_text: bool,
+    /// Whether to index xref_ids and note pointers (whole trees only).
+    resolve: bool,
+    pending: Pending,
+    core_index: Option<XrefIndex>,
+    inserts: std::collections::VecDeque<(u32, u64)>,
+    sink: u32,
 }
 
 impl<'b> Builder<'b> {
@@ -327,6 +367,7 @@ impl<'b> Builder<'b> {
         buf: &'b [u8],
         shared: Arc<Shared>,
         expected_nodes: usize,
+        resolve: bool,
     ) -> Result<Self, Error> {
         let buf_len = u32::try_from(buf.len()).map_err(|_| limit("input too large"))?;
         Ok(Builder {
@@ -351,10 +392,16 @@ impl<'b> Builder<'b> {
             },
             stack: Vec::new(),
             kind_words: FastMap::default(),
+            kind_cache: vec![(NO_KIND, 0, 0); KIND_CACHE],
             kind_map: FastMap::default(),
             owned_kinds: FastMap::default(),
             records: 0,
             seen_text: false,
+            resolve,
+            pending: Pending::default(),
+            core_index: None,
+            inserts: std::collections::VecDeque::with_capacity(AHEAD + 1),
+            sink: 0,
         })
     }
 
@@ -386,7 +433,13 @@ impl<'b> Builder<'b> {
     fn kind(&mut self, parent_kind: u32, tag: &Cow<'b, str>) -> Result<u32, Error> {
         let word = tag_word(tag.as_bytes());
         if let Some(w) = word {
+            let slot = cache_slot(parent_kind, w);
+            let c = self.kind_cache[slot];
+            if c.0 == parent_kind && c.1 == w {
+                return Ok(c.2);
+            }
             if let Some(&k) = self.kind_words.get(&(parent_kind, w)) {
+                self.kind_cache[slot] = (parent_kind, w, k);
                 return Ok(k);
             }
         } else if let Cow::Borrowed(t) = tag {
@@ -451,6 +504,11 @@ impl<'b> Builder<'b> {
             None => ByteRef::default(),
             Some(Value::Pointer(x)) => {
                 flags |= V_POINTER;
+                if self.resolve {
+                    self.pending
+                        .pointers
+                        .push((id, XrefIndex::hash(x.as_bytes())));
+                }
                 self.locate(x.as_bytes())?
             }
             Some(Value::Text(p)) => {
@@ -470,7 +528,19 @@ impl<'b> Builder<'b> {
         if let Some(x) = &b.xref {
             flags |= HAS_XREF;
             let r = self.locate(x.as_bytes())?;
+            let entry = self.core.xrefs.len() as u32;
             self.core.xrefs.push((id, r));
+            if self.resolve {
+                // Inserted AHEAD xrefs later, its slot read now: the random
+                // memory access overlaps with the reading in between.
+                let h = XrefIndex::hash(x.as_bytes());
+                let index = self.core_index.get_or_insert_with(XrefIndex::default);
+                self.sink ^= index.touch(h);
+                self.inserts.push_back((entry, h));
+                if self.inserts.len() > AHEAD {
+                    self.insert_one();
+                }
+            }
         }
         if parent == NONE {
             self.records += 1;
@@ -488,6 +558,22 @@ impl<'b> Builder<'b> {
         Ok(())
     }
 
+    /// Inserts the oldest waiting xref into the index.
+    fn insert_one(&mut self) {
+        let Some((entry, h)) = self.inserts.pop_front() else {
+            return;
+        };
+        let (buf, core) = (self.buf, &self.core);
+        let key = get(buf, &core.extra, core.xrefs[entry as usize].1);
+        let index = self.core_index.get_or_insert_with(XrefIndex::default);
+        let found = index.insert_hashed(key, h, entry, |i| {
+            get(buf, &core.extra, core.xrefs[i as usize].1)
+        });
+        if let Insert::Existing(first) = found {
+            self.pending.dups.push((entry, first));
+        }
+    }
+
     /// The most recently begun structure ends.
     pub(crate) fn end(&mut self) {
         if let Some(id) = self.stack.pop() {
@@ -495,11 +581,16 @@ impl<'b> Builder<'b> {
         }
     }
 
-    /// Closes what is still open and returns the arena.
-    pub(crate) fn finish(mut self) -> Core {
+    /// Closes what is still open and returns the arena, with what
+    /// [`Core::resolve_pointers`] needs.
+    pub(crate) fn finish(mut self) -> (Core, Pending) {
         while !self.stack.is_empty() {
             self.end();
         }
+        while !self.inserts.is_empty() {
+            self.insert_one();
+        }
+        std::hint::black_box(self.sink);
         let c = &mut self.core;
         c.doc_nodes = c.nodes.len() as u32;
         c.doc_xrefs = c.xrefs.len() as u32;
@@ -509,7 +600,10 @@ impl<'b> Builder<'b> {
         c.xrefs.shrink_to_fit();
         c.rests.shrink_to_fit();
         c.roots.shrink_to_fit();
-        self.core
+        if self.resolve {
+            c.index = Some(self.core_index.take().unwrap_or_default());
+        }
+        (self.core, self.pending)
     }
 }
 

@@ -35,6 +35,7 @@ fn pack(key: &[u8], hash: u64) -> ([u8; 12], bool) {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct XrefIndex {
     slots: Vec<Slot>,
+    len: usize,
 }
 
 /// The outcome of inserting a key.
@@ -51,14 +52,55 @@ impl XrefIndex {
         let cap = (n.max(4) * 2).next_power_of_two();
         XrefIndex {
             slots: vec![Slot::default(); cap],
+            len: 0,
         }
     }
 
-    /// The slot holding `key`, or the empty slot where it would go.
+    /// Doubles the capacity, re-placing every slot. Needs no key: a short
+    /// key is in its slot, a long one's hash is.
+    fn grow(&mut self) {
+        let cap = (self.slots.len() * 2).max(8);
+        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); cap]);
+        let mask = cap - 1;
+        for s in old.into_iter().filter(|s| s.entry != 0) {
+            let h = if s.key[0] == 0 {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(&s.key[4..]);
+                u64::from_le_bytes(b)
+            } else {
+                let len = s.key.iter().position(|&b| b == 0).unwrap_or(12);
+                hash_bytes(&s.key[..len])
+            };
+            let mut i = h as usize & mask;
+            while self.slots[i].entry != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = s;
+        }
+    }
+
+    /// The hash the index uses for `key`.
     #[inline]
-    fn probe<'k>(&self, key: &[u8], key_of: impl Fn(u32) -> &'k [u8]) -> (usize, [u8; 12]) {
+    pub(crate) fn hash(key: &[u8]) -> u64 {
+        hash_bytes(key)
+    }
+
+    /// Reads the first slot `hash` probes, so that a lookup made a little
+    /// later finds it in cache: callers run several of these ahead of their
+    /// lookups so that the memory accesses overlap.
+    #[inline]
+    pub(crate) fn touch(&self, hash: u64) -> u32 {
+        match self.slots.len() {
+            0 => 0,
+            n => self.slots[hash as usize & (n - 1)].entry,
+        }
+    }
+
+    /// The slot holding `key` (whose hash is `h`), or the empty slot where
+    /// it would go.
+    #[inline]
+    fn probe<'k>(&self, key: &[u8], h: u64, key_of: impl Fn(u32) -> &'k [u8]) -> (usize, [u8; 12]) {
         let mask = self.slots.len() - 1;
-        let h = hash_bytes(key);
         let (packed, short) = pack(key, h);
         let mut i = h as usize & mask;
         loop {
@@ -78,13 +120,28 @@ impl XrefIndex {
         entry: u32,
         key_of: impl Fn(u32) -> &'k [u8],
     ) -> Insert {
-        let (i, packed) = self.probe(key, key_of);
+        self.insert_hashed(key, Self::hash(key), entry, key_of)
+    }
+
+    /// [`XrefIndex::insert`] with the key's hash already computed.
+    pub(crate) fn insert_hashed<'k>(
+        &mut self,
+        key: &[u8],
+        hash: u64,
+        entry: u32,
+        key_of: impl Fn(u32) -> &'k [u8],
+    ) -> Insert {
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let (i, packed) = self.probe(key, hash, key_of);
         let s = &mut self.slots[i];
         if s.entry == 0 {
             *s = Slot {
                 entry: entry + 1,
                 key: packed,
             };
+            self.len += 1;
             Insert::New
         } else {
             Insert::Existing(s.entry - 1)
@@ -93,10 +150,20 @@ impl XrefIndex {
 
     /// The entry stored under `key`.
     pub(crate) fn find<'k>(&self, key: &[u8], key_of: impl Fn(u32) -> &'k [u8]) -> Option<u32> {
+        self.find_hashed(key, Self::hash(key), key_of)
+    }
+
+    /// [`XrefIndex::find`] with the key's hash already computed.
+    pub(crate) fn find_hashed<'k>(
+        &self,
+        key: &[u8],
+        hash: u64,
+        key_of: impl Fn(u32) -> &'k [u8],
+    ) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
         }
-        let (i, _) = self.probe(key, key_of);
+        let (i, _) = self.probe(key, hash, key_of);
         self.slots[i].entry.checked_sub(1)
     }
 
@@ -121,7 +188,7 @@ mod tests {
             b"@A\0@".to_vec(),
             b"@A@".to_vec(),
         ];
-        let mut ix = XrefIndex::with_entries(keys.len());
+        let mut ix = XrefIndex::with_entries(0);
         for (e, k) in keys.iter().enumerate() {
             assert!(matches!(
                 ix.insert(k, e as u32, |i| &keys[i as usize]),

@@ -102,7 +102,7 @@ impl<'a> Tree<'a> {
             schema: schema.clone(),
             escapes: EscapeTable::default(),
         });
-        let mut builder = Builder::new(input, shared, input.len() / 16 + 16)?;
+        let mut builder = Builder::new(input, shared, input.len() / 16 + 16, true)?;
         let mut diagnostics = Diagnostics::default();
         while let Some(event) = reader.next_event()? {
             match event {
@@ -116,12 +116,12 @@ impl<'a> Tree<'a> {
             }
         }
         diagnostics.dropped += reader.stats().diagnostics_dropped;
-        let mut core = builder.finish();
+        let (mut core, pending) = builder.finish();
         core.shared = Arc::new(Shared {
             schema,
             escapes: reader.escape_table().clone(),
         });
-        core.resolve_pointers(input, &mut diagnostics);
+        core.resolve_pointers(input, &mut diagnostics, pending);
         Ok(Tree {
             input,
             core,

@@ -110,6 +110,14 @@ impl RecordTree {
 /// # Ok::<(), gedcom_elf::Error>(())
 /// ```
 ///
+/// # Errors
+/// Each item is a `Result`: reading the source can fail (i/o), the first
+/// record may not be a HEAD ([`ErrorKind::NotGedcom`](crate::ErrorKind)),
+/// the `CHAR` line may name an unsupported encoding, strict mode stops at
+/// the first error, and a record of 4 GiB or more is refused
+/// ([`ErrorKind::Limit`](crate::ErrorKind)). The iterator ends after an
+/// error.
+///
 /// # Differences from reading the whole input
 /// A per-record reader does not know the level of the last line of the
 /// record before. That level matters only for a record whose first line is
@@ -366,7 +374,7 @@ impl<R: Read> Records<R> {
                 })
             }
         };
-        let mut builder = Builder::new(&bytes, shared.clone(), bytes.len() / 16 + 4)?;
+        let mut builder = Builder::new(&bytes, shared.clone(), bytes.len() / 16 + 4, false)?;
         loop {
             let event = reader.next_event().map_err(|e| relocate(e, self))?;
             for d in reader.drain_diagnostics() {
@@ -387,7 +395,7 @@ impl<R: Read> Records<R> {
                 None => break,
             }
         }
-        let mut core = builder.finish();
+        let (mut core, _) = builder.finish();
         core.line_offset = line_base;
         if self.shared.is_none() {
             let s = Arc::new(Shared {
