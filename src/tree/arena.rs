@@ -314,9 +314,9 @@ const AHEAD: usize = 16;
 const NO_KIND: u32 = u32::MAX - 2;
 
 #[inline]
-fn cache_slot(parent_kind: u32, word: u64) -> usize {
+fn cache_slot(parent_kind: u32, word: u64, len: usize) -> usize {
     let h = (word ^ (u64::from(parent_kind) << 40)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    (h >> 54) as usize
+    (h >> 32) as usize & (len - 1)
 }
 
 /// A tag of at most 8 bytes packed into a word.
@@ -359,7 +359,13 @@ pub(crate) struct Builder<'b> {
     core_index: Option<XrefIndex>,
     inserts: std::collections::VecDeque<(u32, u64)>,
     sink: u32,
+    /// Type resolutions kept from one record tree to the next.
+    pub(crate) memo: Option<ResolveMemo>,
 }
+
+/// Type resolutions by context and tag word, reusable across builds with
+/// the same schema.
+pub(crate) type ResolveMemo = FastMap<(Ctx, u64), (Option<TypeKey>, Ctx)>;
 
 impl<'b> Builder<'b> {
     /// `expected_nodes` sizes the arena (an estimate is fine).
@@ -392,7 +398,7 @@ impl<'b> Builder<'b> {
             },
             stack: Vec::new(),
             kind_words: FastMap::default(),
-            kind_cache: vec![(NO_KIND, 0, 0); KIND_CACHE],
+            kind_cache: vec![(NO_KIND, 0, 0); if resolve { KIND_CACHE } else { 64 }],
             kind_map: FastMap::default(),
             owned_kinds: FastMap::default(),
             records: 0,
@@ -402,6 +408,7 @@ impl<'b> Builder<'b> {
             core_index: None,
             inserts: std::collections::VecDeque::with_capacity(AHEAD + 1),
             sink: 0,
+            memo: None,
         })
     }
 
@@ -433,7 +440,7 @@ impl<'b> Builder<'b> {
     fn kind(&mut self, parent_kind: u32, tag: &Cow<'b, str>) -> Result<u32, Error> {
         let word = tag_word(tag.as_bytes());
         if let Some(w) = word {
-            let slot = cache_slot(parent_kind, w);
+            let slot = cache_slot(parent_kind, w, self.kind_cache.len());
             let c = self.kind_cache[slot];
             if c.0 == parent_kind && c.1 == w {
                 return Ok(c.2);
@@ -453,7 +460,15 @@ impl<'b> Builder<'b> {
         let (key, ctx) = match parent_kind {
             ROOT_FIRST => schema.record(tag, true),
             ROOT => schema.record(tag, false),
-            k => schema.resolve(self.core.kinds[k as usize].ctx, tag),
+            k => {
+                let ctx = self.core.kinds[k as usize].ctx;
+                match (word, self.memo.as_mut()) {
+                    (Some(w), Some(memo)) => *memo
+                        .entry((ctx, w))
+                        .or_insert_with(|| schema.resolve(ctx, tag)),
+                    _ => schema.resolve(ctx, tag),
+                }
+            }
         };
         let id = self.core.kinds.len() as u32;
         let tag_ref = self.locate(tag.as_bytes())?;

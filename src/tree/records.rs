@@ -13,7 +13,7 @@ use crate::event::Event;
 use crate::input::EncodingInfo;
 use crate::read::{Reader, ReaderConfig};
 use crate::scan::parse_line;
-use crate::tree::arena::{Builder, Core, Diagnostics, NodeRef, PathIter, Shared};
+use crate::tree::arena::{Builder, Core, Diagnostics, NodeRef, PathIter, ResolveMemo, Shared};
 use crate::tree::schema::Schema;
 
 const CHUNK: usize = 1 << 20;
@@ -145,6 +145,7 @@ pub struct Records<R> {
     seen_trlr: bool,
     warned_after_trlr: bool,
     diagnostics: Diagnostics,
+    memo: ResolveMemo,
 }
 
 impl<R: Read> Records<R> {
@@ -176,6 +177,7 @@ impl<R: Read> Records<R> {
             seen_trlr: false,
             warned_after_trlr: false,
             diagnostics: Diagnostics::default(),
+            memo: ResolveMemo::default(),
         }
     }
 
@@ -375,6 +377,7 @@ impl<R: Read> Records<R> {
             }
         };
         let mut builder = Builder::new(&bytes, shared.clone(), bytes.len() / 16 + 4, false)?;
+        builder.memo = Some(std::mem::take(&mut self.memo));
         loop {
             let event = reader.next_event().map_err(|e| relocate(e, self))?;
             for d in reader.drain_diagnostics() {
@@ -395,6 +398,7 @@ impl<R: Read> Records<R> {
                 None => break,
             }
         }
+        self.memo = builder.memo.take().unwrap_or_default();
         let (mut core, _) = builder.finish();
         core.line_offset = line_base;
         if self.shared.is_none() {
