@@ -105,8 +105,8 @@ impl<'a> Tree<'a> {
         let mut builder = Builder::new(input, shared, input.len() / 16 + 16, true)?;
         let mut diagnostics = Diagnostics::default();
         while let Some(event) = reader.next_event()? {
-            match event {
-                Event::Begin(b) => builder.begin(&b)?,
+            match &event {
+                Event::Begin(b) => builder.begin(b)?,
                 Event::End(_) => builder.end(),
             }
             if !reader.diagnostics().is_empty() {
