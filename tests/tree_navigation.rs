@@ -301,6 +301,23 @@ fn record_trees_equal_the_whole_tree_on_generated_data() {
 }
 
 #[test]
+fn record_trees_equal_the_whole_tree_after_stray_level_0_lines() {
+    // A level-0 CONT/CONC/ERROR record is judged by the level of the line
+    // before it: `3 DEEP` follows `2 DATE` in the whole file.
+    let input = b"0 HEAD\n0 @I1@ INDI\n1 BIRT\n2 DATE 1900\n0 CONT stray\n3 DEEP x\n4 DEEPER y\n\
+                  0 ERROR e\n1 X\n0 CONC c\n!!junk\n2 Y\n0 @I2@ INDI\n1 NAME n\n0 TRLR\n";
+    let n = same_records(input);
+    assert_eq!(n, Tree::from_slice(input).unwrap().len());
+    let roots: Vec<String> = Records::new(&input[..])
+        .map(|r| r.unwrap().root().tag().to_string())
+        .collect();
+    assert_eq!(
+        roots,
+        ["HEAD", "INDI", "CONT", "ERROR", "CONC", "INDI", "TRLR"]
+    );
+}
+
+#[test]
 fn record_trees_are_send_and_outlive_the_iterator() {
     fn send<T: Send + Sync + 'static>(_: &T) {}
     let mut records = Records::new(SAMPLE.as_bytes());

@@ -267,6 +267,54 @@ impl Core {
     pub(crate) fn synthetic(&self) -> std::ops::Range<u32> {
         self.doc_nodes..self.nodes.len() as u32
     }
+
+    /// One arena per record, for an arena of several records without an
+    /// index (record trees). Node ids are rebased; byte references are
+    /// unchanged (the records share their buffer).
+    pub(crate) fn split_records(self) -> Vec<Core> {
+        if self.roots.len() <= 1 {
+            return vec![self];
+        }
+        let rebase = |x: u32, by: u32| if x == NONE { NONE } else { x - by };
+        let side = |v: &[(u32, ByteRef)], r: std::ops::Range<u32>| -> Vec<(u32, ByteRef)> {
+            v.iter()
+                .filter(|e| r.contains(&e.0))
+                .map(|&(n, b)| (n - r.start, b))
+                .collect()
+        };
+        self.roots
+            .iter()
+            .map(|&root| {
+                let end = self.nodes[root as usize].end;
+                let nodes: Vec<Node> = self.nodes[root as usize..end as usize]
+                    .iter()
+                    .map(|n| Node {
+                        parent: rebase(n.parent, root),
+                        end: n.end - root,
+                        ..*n
+                    })
+                    .collect();
+                Core {
+                    doc_nodes: nodes.len() as u32,
+                    nodes,
+                    flags: self.flags[root as usize..end as usize].to_vec(),
+                    kinds: self.kinds.clone(),
+                    xrefs: side(&self.xrefs, root..end),
+                    rests: side(&self.rests, root..end),
+                    extra: self.extra.clone(),
+                    buf_len: self.buf_len,
+                    roots: vec![0],
+                    doc_xrefs: 0,
+                    index: None,
+                    undef_index: None,
+                    dups: Vec::new(),
+                    base: self.base,
+                    line_offset: self.line_offset,
+                    shared: self.shared.clone(),
+                }
+            })
+            .collect()
+    }
 }
 
 /// What the builder notes for [`Core::resolve_pointers`].

@@ -48,9 +48,10 @@ impl RecordTree {
         NodeRef::new(&self.core, &self.bytes, 0)
     }
 
-    /// The record's bytes as read (UTF-16 input transcoded to UTF-8),
-    /// from the start of its first line through the line breaks that follow
-    /// its last line.
+    /// The bytes the record was read from (UTF-16 input transcoded to
+    /// UTF-8): from the start of its first line through the line breaks
+    /// that follow its last line, plus, when the next records begin with
+    /// level-0 `CONT`, `CONC` or `ERROR` lines, theirs (read together).
     pub fn bytes(&self) -> &Bytes {
         &self.bytes
     }
@@ -119,11 +120,12 @@ impl RecordTree {
 /// error.
 ///
 /// # Differences from reading the whole input
-/// A per-record reader does not know the level of the last line of the
-/// record before. That level matters only for a record whose first line is
-/// itself a level-0 `CONT`, `CONC` or `ERROR` line (malformed input): its
-/// too-deep and unparsable lines may be judged as if it began the input. A
-/// missing `CHAR` line's ANSEL warning is decided on the first 1 MiB.
+/// None in the structures. A record that begins with a level-0 `CONT`,
+/// `CONC` or `ERROR` line (malformed input) is read together with the
+/// record before it, because the reader judges its lines by the level of
+/// the line before it; the two are still yielded as two record trees
+/// (sharing their bytes). The warning for a missing `CHAR` line (ANSEL by
+/// default) is decided on the first MiB rather than the whole input.
 pub struct Records<R> {
     src: R,
     config: ReaderConfig,
@@ -146,6 +148,7 @@ pub struct Records<R> {
     warned_after_trlr: bool,
     diagnostics: Diagnostics,
     memo: ResolveMemo,
+    ready: std::collections::VecDeque<RecordTree>,
 }
 
 impl<R: Read> Records<R> {
@@ -178,6 +181,7 @@ impl<R: Read> Records<R> {
             warned_after_trlr: false,
             diagnostics: Diagnostics::default(),
             memo: ResolveMemo::default(),
+            ready: std::collections::VecDeque::new(),
         }
     }
 
@@ -330,8 +334,14 @@ impl<R: Read> Records<R> {
                 None => &[][..],
             };
             if !text.is_empty() {
-                if self.seen_line && text[0] == b'0' && parse_line(text).is_ok_and(|l| l.level == 0)
-                {
+                // A record starts at a level-0 line; one tagged CONT, CONC
+                // or ERROR stays with the record before it, so that each
+                // piece starts where the reader's state is known (the
+                // level before a CONT/CONC/ERROR line matters).
+                let starts = |l: crate::scan::Line<'_>| {
+                    l.level == 0 && !matches!(l.tag, b"CONT" | b"CONC" | b"ERROR")
+                };
+                if self.seen_line && text[0] == b'0' && parse_line(text).is_ok_and(starts) {
                     return Ok(Some(self.pos));
                 }
                 self.seen_line = true;
@@ -350,7 +360,9 @@ impl<R: Read> Records<R> {
         }
     }
 
-    fn build(&mut self, bytes: Bytes, line_base: u64, byte_base: u64) -> Result<RecordTree, Error> {
+    /// Reads the records in `bytes` (one, or more when records begin with
+    /// level-0 `CONT`, `CONC` or `ERROR` lines) into `self.ready`.
+    fn build(&mut self, bytes: Bytes, line_base: u64, byte_base: u64) -> Result<(), Error> {
         let first = self.records == 0;
         self.records += 1;
         let config = self
@@ -409,8 +421,14 @@ impl<R: Read> Records<R> {
             self.shared = Some(s.clone());
             core.shared = s;
         }
-        let tree = RecordTree { bytes, core };
-        if tree.core.len() > 0 {
+        for core in core.split_records() {
+            let tree = RecordTree {
+                bytes: bytes.clone(),
+                core,
+            };
+            if tree.core.len() == 0 {
+                continue;
+            }
             let root = tree.root();
             if self.seen_trlr && !self.warned_after_trlr {
                 self.warned_after_trlr = true;
@@ -426,11 +444,24 @@ impl<R: Read> Records<R> {
             if root.tag() == "TRLR" {
                 self.seen_trlr = true;
             }
+            self.ready.push_back(tree);
         }
-        Ok(tree)
+        Ok(())
     }
 
     fn next_record(&mut self) -> Result<Option<RecordTree>, Error> {
+        loop {
+            if let Some(t) = self.ready.pop_front() {
+                return Ok(Some(t));
+            }
+            if !self.read_next()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Reads and builds the next piece of input; `false` at the end.
+    fn read_next(&mut self) -> Result<bool, Error> {
         if !self.started {
             self.start()?;
         }
@@ -451,7 +482,7 @@ impl<R: Read> Records<R> {
                     message: "missing trlr record at end of input".into(),
                 });
             }
-            return Ok(None);
+            return Ok(false);
         };
         let bytes = self.buf.split_to(end).freeze();
         let (line_base, byte_base) = (self.line_base, self.byte_base);
@@ -460,7 +491,7 @@ impl<R: Read> Records<R> {
         self.pos = 0;
         self.breaks = 0;
         self.seen_line = false;
-        self.build(bytes, line_base, byte_base).map(Some)
+        self.build(bytes, line_base, byte_base).map(|()| true)
     }
 }
 
