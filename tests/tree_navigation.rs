@@ -318,6 +318,36 @@ fn record_trees_equal_the_whole_tree_after_stray_level_0_lines() {
 }
 
 #[test]
+fn a_second_byte_order_mark_stays_as_the_whole_file_reader_keeps_it() {
+    let config = gedcom_elf::ReaderConfig::new().headless(true);
+    let utf8 = b"\xEF\xBB\xBF\xEF\xBB\xBFx\n0 TRLR\n".to_vec();
+    let mut utf16 = vec![0xFF, 0xFE];
+    utf16.extend(
+        "\u{feff}x\n0 TRLR\n"
+            .encode_utf16()
+            .flat_map(|u| u.to_le_bytes()),
+    );
+    for bytes in [utf8, utf16] {
+        let input = Input::new(&bytes).unwrap();
+        let tree = Tree::build(input.reader_with_config(config.clone())).unwrap();
+        let whole: Vec<Option<String>> = tree
+            .nodes()
+            .map(|n| n.text().map(|t| t.into_owned()))
+            .collect();
+        let records: Vec<Option<String>> = Records::with_config(&bytes[..], config.clone())
+            .flat_map(|r| {
+                let r = r.unwrap();
+                r.nodes()
+                    .map(|n| n.text().map(|t| t.into_owned()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(records, whole);
+        assert_eq!(whole[0].as_deref(), Some("\u{feff}x"));
+    }
+}
+
+#[test]
 fn record_trees_are_send_and_outlive_the_iterator() {
     fn send<T: Send + Sync + 'static>(_: &T) {}
     let mut records = Records::new(SAMPLE.as_bytes());

@@ -17,6 +17,7 @@ use crate::tree::arena::{Builder, Core, Diagnostics, NodeRef, PathIter, ResolveM
 use crate::tree::schema::Schema;
 
 const CHUNK: usize = 1 << 20;
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// How much is read before detecting the encoding (the detector scans the
 /// HEAD within its first MiB).
 const HEAD_SCAN_LIMIT: usize = 1 << 20;
@@ -363,6 +364,21 @@ impl<R: Read> Records<R> {
     /// Reads the records in `bytes` (one, or more when records begin with
     /// level-0 `CONT`, `CONC` or `ERROR` lines) into `self.ready`.
     fn build(&mut self, bytes: Bytes, line_base: u64, byte_base: u64) -> Result<(), Error> {
+        // A reader with a caller's encoding strips a byte-order mark that
+        // matches it. The input's own mark is gone already, so bytes that
+        // still start with one (a U+FEFF beginning the first line) get a
+        // mark in front for the reader to strip, as a whole-file reader
+        // keeps them.
+        let (bytes, byte_base) = if self.encoding == Encoding::Utf8 && bytes.starts_with(BOM) {
+            let mut guarded = BOM.to_vec();
+            guarded.extend_from_slice(&bytes);
+            (
+                Bytes::from(guarded),
+                byte_base.saturating_sub(BOM.len() as u64),
+            )
+        } else {
+            (bytes, byte_base)
+        };
         let first = self.records == 0;
         self.records += 1;
         let config = self
