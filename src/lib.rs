@@ -81,6 +81,7 @@ pub mod par;
 pub mod payload;
 pub mod read;
 pub mod scan;
+pub mod stream;
 
 pub use diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};
 pub use encoding::{Encoding, EncodingSource};
