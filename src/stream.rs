@@ -239,6 +239,7 @@ impl<R: BufRead> StreamReader<R> {
         };
         Ok(Some(Batch {
             reader: Some(reader),
+            leftover: Vec::new(),
             carry: &mut self.carry,
             done: &mut self.done,
         }))
@@ -311,6 +312,8 @@ fn next_boundary(buf: &[u8], from: usize, eof: bool) -> Search {
 #[derive(Debug)]
 pub struct Batch<'b> {
     reader: Option<Reader<'b>>,
+    /// Diagnostics not yet drained when the reader was closed.
+    leftover: Vec<Diagnostic>,
     carry: &'b mut Option<Carry>,
     done: &'b mut bool,
 }
@@ -340,10 +343,12 @@ impl<'b> Batch<'b> {
 
     /// Diagnostics reported in this batch and not yet drained.
     pub fn drain_diagnostics(&mut self) -> impl Iterator<Item = Diagnostic> + use<'_, 'b> {
-        self.reader
-            .as_mut()
-            .into_iter()
-            .flat_map(|r| r.drain_diagnostics())
+        self.leftover.drain(..).chain(
+            self.reader
+                .as_mut()
+                .into_iter()
+                .flat_map(|r| r.drain_diagnostics()),
+        )
     }
 
     /// The batch's reader (for its stats, encoding, escape table).
@@ -352,7 +357,8 @@ impl<'b> Batch<'b> {
     }
 
     fn close(&mut self) {
-        if let Some(reader) = self.reader.take() {
+        if let Some(mut reader) = self.reader.take() {
+            self.leftover.extend(reader.drain_diagnostics());
             *self.carry = Some(reader.into_carry());
         }
     }

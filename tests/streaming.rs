@@ -134,3 +134,16 @@ fn crlf_split_between_reads_keeps_line_numbers() {
     let caps: Vec<usize> = (1..=bytes.len()).collect();
     assert_same("crlf", bytes, &caps, &[1, 2, 3, 10, 1000]);
 }
+
+#[test]
+fn diagnostics_survive_until_the_batch_is_drained() {
+    let bytes = b"0 HEAD\n1 CHAR UTF-8\nbad\n0 @I1@ INDI\n1 NAME n\n2 NOTE a\n1 CONT x\n0 TRLR\n";
+    let mut stream = StreamReader::new(BufReader::with_capacity(4, &bytes[..])).batch_size(1);
+    let mut buf = Vec::new();
+    let mut lines = Vec::new();
+    while let Some(mut batch) = stream.read_batch_into(&mut buf).unwrap() {
+        while batch.next_event().unwrap().is_some() {}
+        lines.extend(batch.drain_diagnostics().map(|d| d.position.line));
+    }
+    assert_eq!(lines, [3, 7]);
+}
