@@ -80,6 +80,7 @@ mod input;
 pub mod payload;
 pub mod read;
 pub mod scan;
+pub mod write;
 
 pub use diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};
 pub use encoding::{Encoding, EncodingSource};
@@ -88,3 +89,4 @@ pub use event::{Begin, End, Event, Origin, Span, Value, Xref};
 pub use input::{EncodingInfo, Input};
 pub use payload::{Decoding, Fragment, Joint, Payload, TrailingWhitespace};
 pub use read::{ReadStats, Reader, ReaderConfig};
+pub use write::{LineEnding, WriteError, WriteErrorKind, WriteValue, Writer, WriterConfig};
