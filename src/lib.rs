@@ -73,6 +73,7 @@
 #![deny(missing_docs)]
 
 pub mod diag;
+pub mod edit;
 pub mod encoding;
 pub mod escape;
 pub mod event;
@@ -89,4 +90,6 @@ pub use event::{Begin, End, Event, Origin, Span, Value, Xref};
 pub use input::{EncodingInfo, Input};
 pub use payload::{Decoding, Fragment, Joint, Payload, TrailingWhitespace};
 pub use read::{ReadStats, Reader, ReaderConfig};
-pub use write::{LineEnding, WriteError, WriteErrorKind, WriteValue, Writer, WriterConfig};
+pub use write::{
+    rewrite, LineEnding, WriteError, WriteErrorKind, WriteValue, Writer, WriterConfig,
+};

@@ -266,6 +266,8 @@ pub enum WriteErrorKind {
     TooDeep,
     /// The first structure is not a bare `HEAD` (see [`WriterConfig::headless`]).
     MissingHead,
+    /// [`rewrite`] could not read its input (not GEDCOM, unsupported encoding).
+    Read,
 }
 
 /// An error from a [`Writer`]. Nothing of the refused structure was written.
@@ -1123,6 +1125,94 @@ impl<W: Write> Drop for Writer<W> {
             }
         }
     }
+}
+
+/// What [`rewrite`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RewriteStats {
+    /// Structures written.
+    pub structures: u64,
+    /// Error-severity diagnostics of the reader.
+    pub read_errors: u64,
+    /// Warning-severity diagnostics of the reader.
+    pub read_warnings: u64,
+    /// The input's encoding.
+    pub input_encoding: Option<Encoding>,
+}
+
+/// Reads `input` and writes it again with `config`: the canonical form (single spaces,
+/// `@` escaping, `CONC` splits, one line terminator) in the configured encoding, with the
+/// `HEAD`'s `CHAR` naming it. The input's escape table (from its schema) is kept, so
+/// preserved escapes stay preserved. `input_encoding` overrides the detected encoding.
+///
+/// ```
+/// use gedcom_elf::Encoding;
+/// use gedcom_elf::write::{rewrite, LineEnding, WriterConfig};
+///
+/// let input = b"0 HEAD\r\n1 CHAR ANSEL\r\n0  @I1@  INDI\r\n1 NAME Ren\xE2ee\r\n0 TRLR\r\n";
+/// let mut out = Vec::new();
+/// rewrite(input, None, WriterConfig::new(), &mut out)?;
+/// assert_eq!(out, "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Renée\n0 TRLR\n".as_bytes());
+///
+/// let mut ascii = Vec::new();
+/// let config = WriterConfig::new().encoding(Encoding::Ascii).line_ending(LineEnding::CrLf);
+/// rewrite(input, None, config, &mut ascii)?;
+/// assert_eq!(ascii, b"0 HEAD\r\n1 CHAR ASCII\r\n0 @I1@ INDI\r\n1 NAME Ren@#UE9@ e\r\n0 TRLR\r\n");
+/// # Ok::<(), gedcom_elf::write::WriteError>(())
+/// ```
+///
+/// # Errors
+/// [`WriteErrorKind::Read`] when the input cannot be read (nothing is written); any error
+/// of [`Writer::write_event`] (for instance [`WriteErrorKind::TooDeep`] for substructures
+/// of an `ERROR` structure the reader made from a too-deep line, which no writer can
+/// reproduce).
+pub fn rewrite<W: Write>(
+    input: &[u8],
+    input_encoding: Option<Encoding>,
+    config: WriterConfig,
+    out: W,
+) -> Result<RewriteStats, WriteError> {
+    let read_error = |e: crate::Error| WriteError::new(WriteErrorKind::Read, e.to_string());
+    let prepared = crate::Input::with_encoding(input, input_encoding).map_err(read_error)?;
+    let enc = prepared.encoding_info().encoding;
+    let source = if enc.is_utf16() { Encoding::Utf8 } else { enc };
+    let mut reader = prepared.reader();
+    let mut stats = RewriteStats {
+        input_encoding: Some(enc),
+        ..RewriteStats::default()
+    };
+    let mut writer: Option<Writer<W>> = None;
+    let mut out = Some(out);
+    loop {
+        let event = reader.next_event().map_err(read_error)?;
+        for d in reader.drain_diagnostics() {
+            match d.severity() {
+                crate::Severity::Error => stats.read_errors += 1,
+                _ => stats.read_warnings += 1,
+            }
+        }
+        let Some(event) = event else { break };
+        let w = match writer.as_mut() {
+            Some(w) => w,
+            None => {
+                // The escape table is complete once the first event was read.
+                let config = config.clone().escapes(reader.escape_table().clone());
+                let o = out
+                    .take()
+                    .ok_or_else(|| WriteError::new(WriteErrorKind::Io, "no output"))?;
+                writer.insert(Writer::with_config(o, config))
+            }
+        };
+        if matches!(event, Event::Begin(_)) {
+            stats.structures += 1;
+        }
+        w.write_event(&event, source)?;
+    }
+    if let Some(w) = writer {
+        w.finish()?;
+    }
+    Ok(stats)
 }
 
 /// Raw xref octets as text: as they are when they are UTF-8, else decoded from `source`.

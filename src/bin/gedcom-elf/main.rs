@@ -4,7 +4,10 @@
 //! `--strict` mode at the first error, 2 when reading ceases (not GEDCOM,
 //! unsupported encoding, i/o error, bad usage).
 
+mod convert_cmd;
+mod edit_cmd;
 mod events;
+mod fmt_cmd;
 mod json;
 mod stats;
 
@@ -13,13 +16,20 @@ use std::process::ExitCode;
 
 use gedcom_elf::{Diagnostic, Encoding, Error, ErrorKind, ReaderConfig};
 
-const USAGE: &str = "\
+pub const USAGE: &str = "\
 usage: gedcom-elf <command> [options] FILE
 
 commands:
   events [--strict] [--encoding NAME] FILE   one JSON object per structure begin and end
   stats [--strict] [--encoding NAME] FILE    records per tag, lines, depth, encoding,
                                              diagnostics, speed
+  edit FILE [--drop-tag TAG]... [--rename-tag OLD=NEW]... [--encoding NAME] [-o OUT]
+                                             change tags, copy every other octet as it is
+  fmt FILE [--input-encoding NAME] [-o OUT]  canonical form: UTF-8, LF, single spaces,
+                                             @ escaping, CONC splits within 255 octets
+  convert FILE --encoding NAME [--line-ending lf|crlf|cr] [--input-encoding NAME] [-o OUT]
+                                             re-serialise in NAME (unicode escapes for
+                                             characters NAME lacks; UNICODE = utf-16le)
 
 --encoding NAME reads FILE in NAME instead of the detected encoding: utf-8,
 ascii, ansel, utf-16le, utf-16be, windows-1250 ... windows-1258 (or ANSI),
@@ -51,7 +61,7 @@ pub struct Input {
     pub bytes: Vec<u8>,
 }
 
-fn load(file: &str) -> io::Result<Input> {
+pub fn load(file: &str) -> io::Result<Input> {
     if file == "-" {
         let mut bytes = Vec::new();
         io::stdin().lock().read_to_end(&mut bytes)?;
@@ -139,6 +149,12 @@ fn main() -> ExitCode {
     if matches!(command, "-h" | "--help" | "help") {
         println!("{USAGE}");
         return ExitCode::SUCCESS;
+    }
+    match command {
+        "edit" => return edit_cmd::run(&args[1..]),
+        "fmt" => return fmt_cmd::run(&args[1..]),
+        "convert" => return convert_cmd::run(&args[1..]),
+        _ => {}
     }
     let opts = match parse_options(&args[1..]) {
         Ok(o) => o,
