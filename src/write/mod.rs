@@ -116,6 +116,7 @@ pub struct WriterConfig {
     escapes: EscapeTable,
     set_head_char: bool,
     headless: bool,
+    cr_is_line_break: bool,
 }
 
 impl Default for WriterConfig {
@@ -127,7 +128,8 @@ impl Default for WriterConfig {
     /// * escape-preserving tags: the default schema's (`DATE` preserves `D`); must agree
     ///   with the `ESC` lines of the `SCHMA` written, if any (see [`Writer::begin_head`]);
     /// * `HEAD`'s `CHAR` line names the output encoding: on;
-    /// * headless output (no `HEAD` first): refused.
+    /// * headless output (no `HEAD` first): refused;
+    /// * a CR in text is a line break (as are LF and CRLF).
     fn default() -> Self {
         WriterConfig {
             encoding: Encoding::Utf8,
@@ -137,6 +139,7 @@ impl Default for WriterConfig {
             escapes: EscapeTable::default(),
             set_head_char: true,
             headless: false,
+            cr_is_line_break: true,
         }
     }
 }
@@ -203,6 +206,17 @@ impl WriterConfig {
     #[must_use]
     pub fn headless(mut self, yes: bool) -> Self {
         self.headless = yes;
+        self
+    }
+
+    /// Treat a CR (U+000D) in text, alone or before an LF, as a line break (`true`, the
+    /// default: `"a\r\nb"` and `"a\rb"` give a `CONT` line like `"a\nb"`), or (`false`)
+    /// only LF, a CR being written as the unicode escape `@#UD@ ` so that it reads back
+    /// as a CR. Texts from a reader hold LF as their only line break, so [`rewrite`] uses
+    /// `false`.
+    #[must_use]
+    pub fn cr_is_line_break(mut self, yes: bool) -> Self {
+        self.cr_is_line_break = yes;
         self
     }
 
@@ -1000,10 +1014,10 @@ impl<W: Write> Writer<W> {
         let sub = level.saturating_add(1);
         let term = self.enc.width(self.config.line_ending.as_str());
         let max = self.config.max_line_bytes;
-        let conc_budget = max.saturating_sub(self.prefix_width(sub, None, "CONC") + 1 + term);
+        let conc_budget = max.saturating_sub(self.prefix_width(sub, None, "CONC") + term);
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut lines = std::mem::take(&mut self.lines);
-        for (i, seg) in text::Segments::new(text).enumerate() {
+        for (i, seg) in text::Segments::new(text, self.config.cr_is_line_break).enumerate() {
             let (x, t) = if i == 0 { (xref, tag) } else { (None, "CONT") };
             let l = if i == 0 { level } else { sub };
             scratch.clear();
@@ -1016,7 +1030,7 @@ impl<W: Write> Writer<W> {
                 }
                 continue;
             }
-            let first_budget = max.saturating_sub(self.prefix_width(l, x, t) + 1 + term);
+            let first_budget = max.saturating_sub(self.prefix_width(l, x, t) + term);
             lines.clear();
             text::split(&scratch, &self.enc, first_budget, conc_budget, |a, b| {
                 lines.push((a, b));
@@ -1029,7 +1043,7 @@ impl<W: Write> Writer<W> {
                     self.emit_line(sub, None, "CONC", Some(chunk));
                 }
             }
-            if scratch.ends_with([' ', '\t']) {
+            if text::ends_in_whitespace(&scratch) {
                 // Readers remove trailing whitespace, except (as this crate's does) on a
                 // line followed by a CONC line: an empty one keeps it.
                 self.emit_line(sub, None, "CONC", None);
@@ -1039,7 +1053,8 @@ impl<W: Write> Writer<W> {
         self.lines = lines;
     }
 
-    /// The width of `LEVEL [XREF ]TAG` in output octets.
+    /// The width of `LEVEL [XREF ]TAG ` (the space before a payload included) in output
+    /// octets.
     fn prefix_width(&self, level: u32, xref: Option<&str>, tag: &str) -> usize {
         let digits = level.checked_ilog10().map_or(1, |d| d as usize + 1);
         let unit = if self.config.encoding.is_utf16() {
@@ -1047,7 +1062,8 @@ impl<W: Write> Writer<W> {
         } else {
             1
         };
-        let ascii = digits + 1 + tag.len() + usize::from(xref.is_some());
+        // Level, space, tag, space before the payload, and the space after an xref.
+        let ascii = digits + 1 + tag.len() + 1 + usize::from(xref.is_some());
         unit * ascii + xref.map_or(0, |x| self.enc.width(x))
     }
 
@@ -1197,7 +1213,10 @@ pub fn rewrite<W: Write>(
             Some(w) => w,
             None => {
                 // The escape table is complete once the first event was read.
-                let config = config.clone().escapes(reader.escape_table().clone());
+                let config = config
+                    .clone()
+                    .escapes(reader.escape_table().clone())
+                    .cr_is_line_break(false);
                 let o = out
                     .take()
                     .ok_or_else(|| WriteError::new(WriteErrorKind::Io, "no output"))?;

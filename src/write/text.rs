@@ -10,11 +10,16 @@ use crate::escape::EscapeSet;
 /// The segments of `text` between line breaks (LF, CRLF, CR). Always at least one.
 pub(super) struct Segments<'t> {
     rest: Option<&'t str>,
+    cr: bool,
 }
 
 impl<'t> Segments<'t> {
-    pub(super) fn new(text: &'t str) -> Self {
-        Segments { rest: Some(text) }
+    /// Segments split at LF, CRLF and CR, or (`cr` false) at LF only.
+    pub(super) fn new(text: &'t str, cr: bool) -> Self {
+        Segments {
+            rest: Some(text),
+            cr,
+        }
     }
 }
 
@@ -24,7 +29,12 @@ impl<'t> Iterator for Segments<'t> {
     fn next(&mut self) -> Option<&'t str> {
         let rest = self.rest?;
         let b = rest.as_bytes();
-        match memchr2(b'\n', b'\r', b) {
+        let found = if self.cr {
+            memchr2(b'\n', b'\r', b)
+        } else {
+            memchr(b'\n', b)
+        };
+        match found {
             None => {
                 self.rest = None;
                 Some(rest)
@@ -71,13 +81,19 @@ pub(super) fn prepare(seg: &str, preserve: EscapeSet, enc: &Encoder, out: &mut S
     let b = seg.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        let Some(k) = memchr(b'@', &b[i..]) else {
+        let Some(k) = memchr2(b'@', b'\r', &b[i..]) else {
             enc.push_representable(&seg[i..], out);
             return;
         };
         let at = i + k;
         if at > i {
             enc.push_representable(&seg[i..at], out);
+        }
+        if b[at] == b'\r' {
+            // A carriage return that is not a line break: no line may hold one.
+            out.push_str("@#UD@ ");
+            i = at + 1;
+            continue;
         }
         match preserved_escape_end(seg, at, preserve, enc) {
             Some(end) => {
@@ -167,10 +183,13 @@ pub(super) fn split(
                 break;
             }
             w += uw;
+            // A unit ending in whitespace (an escape), starting with it (a space carrying
+            // combining marks, which ANSEL writes after them), or followed by it.
+            let ws_unit = is_ws(b[i]) || is_ws(b[j - 1]);
             i = j;
             if i < b.len() {
                 any = Some(i);
-                if !is_ws(b[i - 1]) && !is_ws(b[i]) {
+                if !ws_unit && !is_ws(b[i]) {
                     good = Some(i);
                 }
             }
@@ -187,6 +206,18 @@ pub(super) fn split(
         start = cut;
         budget = conc_budget;
     }
+}
+
+/// `true` when a line ending with `chunk` would end in whitespace in some encoding: its
+/// last character is a space or tab, or is one followed only by combining marks (which
+/// ANSEL writes before it).
+pub(super) fn ends_in_whitespace(chunk: &str) -> bool {
+    for c in chunk.chars().rev() {
+        if c.is_ascii() || canonical_combining_class(c) == 0 {
+            return c == ' ' || c == '\t';
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -215,13 +246,15 @@ mod tests {
 
     #[test]
     fn segments() {
-        let v: Vec<_> = Segments::new("a\nb\r\nc\rd").collect();
+        let v: Vec<_> = Segments::new("a\nb\r\nc\rd", true).collect();
         assert_eq!(v, ["a", "b", "c", "d"]);
-        let v: Vec<_> = Segments::new("").collect();
+        let v: Vec<_> = Segments::new("a\r\nb", false).collect();
+        assert_eq!(v, ["a\r", "b"]);
+        let v: Vec<_> = Segments::new("", true).collect();
         assert_eq!(v, [""]);
-        let v: Vec<_> = Segments::new("\n").collect();
+        let v: Vec<_> = Segments::new("\n", true).collect();
         assert_eq!(v, ["", ""]);
-        let v: Vec<_> = Segments::new("\n\r").collect();
+        let v: Vec<_> = Segments::new("\n\r", true).collect();
         assert_eq!(v, ["", "", ""]);
     }
 
@@ -240,11 +273,22 @@ mod tests {
         assert_eq!(prep("@#UE9@ ", b"DU", u), "@@#UE9@@ ");
         // Escapes and unicode escapes do not touch each other's @ signs.
         assert_eq!(prep("é@x", b"", Encoding::Ascii), "@#UE9@ @@x");
+        // A carriage return left in a segment is escaped.
+        assert_eq!(prep("a\rb", b"", u), "a@#UD@ b");
         // A preserved escape the output encoding cannot hold is doubled instead.
         assert_eq!(
             prep("@#DJULIÅN@ 1", b"D", Encoding::Ascii),
             "@@#DJULI@#UC5@ N@@ 1"
         );
+    }
+
+    #[test]
+    fn whitespace_ends() {
+        assert!(ends_in_whitespace("a "));
+        assert!(ends_in_whitespace("a \u{301}"));
+        assert!(ends_in_whitespace("@#U301@ "));
+        assert!(!ends_in_whitespace("a\u{301}"));
+        assert!(!ends_in_whitespace(""));
     }
 
     #[test]
