@@ -212,7 +212,8 @@ fn text(rng: &mut Rng) -> String {
     };
     let mut s = String::new();
     for _ in 0..n {
-        s.push_str(rng.pick(PIECES));
+        let piece: &str = rng.pick(PIECES);
+        s.push_str(piece);
     }
     s
 }
