@@ -212,7 +212,7 @@ fn text(rng: &mut Rng) -> String {
     };
     let mut s = String::new();
     for _ in 0..n {
-        let piece: &str = rng.pick(PIECES);
+        let piece: &&str = rng.pick(PIECES);
         s.push_str(piece);
     }
     s
