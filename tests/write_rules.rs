@@ -305,7 +305,7 @@ fn each_encoding() {
         (
             Encoding::Utf16Be,
             b"\xFE\xFF",
-            b"\01\0 \0C\0H\0A\0R\0 \0U\0N\0I\0C\0O\0D\0E\0\n",
+            b"\x001\0 \0C\0H\0A\0R\0 \0U\0N\0I\0C\0O\0D\0E\0\n",
         ),
         (Encoding::Windows1252, b"", b"1 CHAR ANSI\n"),
         (Encoding::Windows1250, b"", b"1 CHAR ANSI\n2 VERS 1250\n"),
