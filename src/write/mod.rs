@@ -16,8 +16,8 @@
 //!   (never inside a UTF-8 sequence, a combining sequence, an `@@` pair or an escape) and
 //!   next to whitespace only when the line has no other split point (§4.5). Additional
 //!   lines come before substructures.
-//! * **Serialisation metadata** (§6): the `CHAR` line of the `HEAD` always names the
-//!   output encoding ([`WriterConfig::set_head_char`]); [`Writer::begin_head`] writes a
+//! * **Serialisation metadata** (§6): the `HEAD` gets a `CHAR` line naming the output
+//!   encoding as its first substructure ([`WriterConfig::set_head_char`]); [`Writer::begin_head`] writes a
 //!   `HEAD` with `GEDC`, `CHAR` and the caller's `SCHMA`; [`Writer::trailer`] writes
 //!   `TRLR`.
 //! * **One line terminator** for the whole output ([`LineEnding`]), an optional byte-order
@@ -127,7 +127,7 @@ impl Default for WriterConfig {
     /// * line limit: 255 octets, level, tag and terminator included (§4.5);
     /// * escape-preserving tags: the default schema's (`DATE` preserves `D`); must agree
     ///   with the `ESC` lines of the `SCHMA` written, if any (see [`Writer::begin_head`]);
-    /// * `HEAD`'s `CHAR` line names the output encoding: on;
+    /// * the `HEAD`'s `CHAR` line is the writer's, naming the output encoding: on;
     /// * headless output (no `HEAD` first): refused;
     /// * a CR in text is a line break (as are LF and CRLF).
     fn default() -> Self {
@@ -191,10 +191,11 @@ impl WriterConfig {
         self
     }
 
-    /// Make the `CHAR` line of the `HEAD` name the output encoding. Default `true`: the
-    /// payload of a `CHAR` directly under a level-0 `HEAD` is replaced, its substructures
-    /// are dropped (a `2 VERS 125N` is written where the encoding needs one), and a `HEAD`
-    /// ended without a `CHAR` gets one as its last substructure.
+    /// Make the `CHAR` line of the `HEAD` name the output encoding. Default `true`: a
+    /// level-0 `HEAD` gets `1 CHAR <encoding>` as its first substructure (with `2 VERS
+    /// 125N` or `2 VERS 850` where the encoding needs one), and a `CHAR` the caller
+    /// writes directly under it is dropped with its substructures. (Tags compared without
+    /// regard to case, as encoding detection does.)
     #[must_use]
     pub fn set_head_char(mut self, yes: bool) -> Self {
         self.set_head_char = yes;
@@ -515,10 +516,8 @@ impl Default for HeadOptions {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Plain,
-    /// A level-0 HEAD.
+    /// A level-0 HEAD whose CHAR line the writer wrote.
     Head,
-    /// A CHAR under HEAD whose line the writer wrote: its substructures are dropped.
-    Char,
     /// Being dropped.
     Skip,
 }
@@ -549,7 +548,6 @@ pub struct Writer<W: Write> {
     /// Level of the last line not tagged CONT, CONC or ERROR (as a reader computes it).
     previous_level: Option<u32>,
     started: bool,
-    char_written: bool,
     scratch: String,
     lines: Vec<(usize, usize)>,
 }
@@ -584,7 +582,6 @@ impl<W: Write> Writer<W> {
             stack: Vec::new(),
             previous_level: None,
             started: false,
-            char_written: false,
             scratch: String::new(),
             lines: Vec::new(),
         }
@@ -632,7 +629,10 @@ impl<W: Write> Writer<W> {
         let depth = self.stack.len();
         let parent = self.stack.last().copied();
         if let Some(p) = parent {
-            if matches!(p.kind, Kind::Char | Kind::Skip) {
+            // Substructures of a dropped structure, and a CHAR of the caller's under a
+            // HEAD that got the writer's own.
+            let own_char = p.kind == Kind::Head && tag.eq_ignore_ascii_case("CHAR");
+            if p.kind == Kind::Skip || own_char {
                 self.stack.push(Frame {
                     kind: Kind::Skip,
                     has_children: false,
@@ -677,50 +677,34 @@ impl<W: Write> Writer<W> {
         }
         self.start_output();
 
-        let head_char = self.config.set_head_char
-            && depth == 1
-            && tag == "CHAR"
-            && parent.is_some_and(|p| p.kind == Kind::Head);
-        if head_char {
-            self.write_char_lines(xref)?;
-        } else {
-            self.write_lines(level, xref, tag, value)?;
-            if !continuation && tag != "ERROR" {
-                self.previous_level = Some(level);
-            }
+        self.write_lines(level, xref, tag, value)?;
+        if !continuation && tag != "ERROR" {
+            self.previous_level = Some(level);
         }
         if let Some(top) = self.stack.last_mut() {
             top.has_children = true;
         }
-        let kind = if head_char {
-            Kind::Char
-        } else if depth == 0 && tag == "HEAD" {
-            self.char_written = false;
-            Kind::Head
-        } else {
-            Kind::Plain
-        };
+        let head = self.config.set_head_char && depth == 0 && tag.eq_ignore_ascii_case("HEAD");
         self.stack.push(Frame {
-            kind,
-            has_children: false,
+            kind: if head { Kind::Head } else { Kind::Plain },
+            has_children: head,
         });
+        if head {
+            self.write_char_lines();
+        }
         self.flush_if_full()
     }
 
-    /// Ends the innermost open structure. Ending a `HEAD` that got no `CHAR` line writes
-    /// one (see [`WriterConfig::set_head_char`]).
+    /// Ends the innermost open structure.
     ///
     /// # Errors
     /// [`WriteErrorKind::NothingOpen`] when no structure is open; [`WriteErrorKind::Io`].
     pub fn end(&mut self) -> Result<(), WriteError> {
-        let Some(frame) = self.stack.pop() else {
+        if self.stack.pop().is_none() {
             return Err(WriteError::new(
                 WriteErrorKind::NothingOpen,
                 "end with no structure open",
             ));
-        };
-        if frame.kind == Kind::Head && self.config.set_head_char && !self.char_written {
-            self.write_char_lines(None)?;
         }
         self.flush_if_full()
     }
@@ -735,8 +719,9 @@ impl<W: Write> Writer<W> {
     }
 
     /// Writes a `HEAD` record per seed §6 and leaves it open for more substructures:
-    /// `0 HEAD`, `1 GEDC` (with `2 VERS 5.5.1`, `2 FORM LINEAGE-LINKED`, `2 ELF`), `1 CHAR`
-    /// naming the output encoding, and the schema as `1 SCHMA`, whose `ESC` lines become
+    /// `0 HEAD`, `1 CHAR` naming the output encoding (see
+    /// [`WriterConfig::set_head_char`]), `1 GEDC` (with `2 VERS 5.5.1`, `2 FORM
+    /// LINEAGE-LINKED`, `2 ELF`), and the schema as `1 SCHMA`, whose `ESC` lines become
     /// the writer's escape table.
     ///
     /// ```
@@ -748,8 +733,8 @@ impl<W: Write> Writer<W> {
     /// w.trailer()?;
     /// assert_eq!(
     ///     String::from_utf8(w.finish()?).unwrap(),
-    ///     "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n2 ELF 1.0.0\n\
-    ///      1 CHAR UTF-8\n1 SCHMA\n2 ESC DATE D\n0 TRLR\n"
+    ///     "0 HEAD\n1 CHAR UTF-8\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n\
+    ///      2 ELF 1.0.0\n1 SCHMA\n2 ESC DATE D\n0 TRLR\n"
     /// );
     /// # Ok::<(), gedcom_elf::write::WriteError>(())
     /// ```
@@ -774,7 +759,10 @@ impl<W: Write> Writer<W> {
             }
             self.end()?;
         }
-        self.leaf("CHAR", None)?;
+        if !self.config.set_head_char {
+            let enc = self.config.encoding;
+            self.leaf("CHAR", Some(WriteValue::Text(enc.char_value())))?;
+        }
         if let Some(schema) = &opts.schema {
             self.config.escapes = schema.escapes.clone();
             self.begin("SCHMA", None, None)?;
@@ -970,9 +958,9 @@ impl<W: Write> Writer<W> {
     }
 
     /// Writes `1 CHAR <encoding>` (and `2 VERS` when the encoding needs it).
-    fn write_char_lines(&mut self, xref: Option<&str>) -> Result<(), WriteError> {
+    fn write_char_lines(&mut self) {
         let enc = self.config.encoding;
-        self.emit_line(1, xref, "CHAR", Some(enc.char_value()));
+        self.emit_line(1, None, "CHAR", Some(enc.char_value()));
         let vers = match enc {
             Encoding::Windows1250 => Some("1250"),
             Encoding::Windows1251 => Some("1251"),
@@ -990,8 +978,6 @@ impl<W: Write> Writer<W> {
             self.emit_line(2, None, "VERS", Some(v));
             self.previous_level = Some(2);
         }
-        self.char_written = true;
-        Ok(())
     }
 
     fn write_lines(

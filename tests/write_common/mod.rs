@@ -34,12 +34,12 @@ pub fn events(bytes: &[u8], nfc: bool) -> Result<(Vec<String>, usize), String> {
         match event {
             Event::Begin(b) => {
                 if b.level == 0 {
-                    in_head = b.tag == "HEAD";
+                    in_head = b.tag.eq_ignore_ascii_case("HEAD");
                 }
                 if skip_from.is_some() {
                     continue;
                 }
-                if in_head && b.level == 1 && b.tag == "CHAR" {
+                if in_head && b.level == 1 && b.tag.eq_ignore_ascii_case("CHAR") {
                     skip_from = Some(1);
                     continue;
                 }
