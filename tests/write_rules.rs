@@ -498,3 +498,14 @@ fn deep_nesting_without_recursion() {
         stack.append(&mut n.children);
     }
 }
+
+#[test]
+fn a_head_with_text_keeps_a_bare_first_line() {
+    let mut w = Writer::new(Vec::new());
+    w.begin("HEAD", None, Some(WriteValue::Text("x\ny")))
+        .unwrap();
+    w.trailer().unwrap();
+    let out = w.finish().unwrap();
+    assert_eq!(out, b"0 HEAD\n1 CONC x\n1 CONT y\n1 CHAR UTF-8\n0 TRLR\n");
+    assert_eq!(read_text(&out, "HEAD").as_deref(), Some("x\ny"));
+}

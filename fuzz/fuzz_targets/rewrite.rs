@@ -17,11 +17,7 @@ fn events(bytes: &[u8]) -> Option<(Vec<String>, bool)> {
     let input = Input::new(bytes).ok()?;
     let enc = input.encoding_info().encoding;
     let enc = if enc.is_utf16() { Encoding::Utf8 } else { enc };
-    let decode = |b: &[u8]| {
-        let mut s = String::new();
-        gedcom_elf::encoding::decode_into(enc, b, Default::default(), &mut s, &mut |_| {});
-        s
-    };
+    let decode = |b: &[u8]| gedcom_elf::write::decode_xref(b, enc).into_owned();
     let mut reader = input.reader();
     let mut out = Vec::new();
     let mut errors = false;

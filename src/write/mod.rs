@@ -644,12 +644,17 @@ impl<W: Write> Writer<W> {
             WriteError::new(WriteErrorKind::TooDeep, "more than 2^32 levels of nesting")
         })?;
         if !self.started && !self.config.headless {
-            let bare_head =
-                depth == 0 && tag.eq_ignore_ascii_case("HEAD") && xref.is_none() && value.is_none();
+            // A text payload is fine: it goes on additional lines (see `write_text`).
+            let bare_head = depth == 0
+                && tag.eq_ignore_ascii_case("HEAD")
+                && xref.is_none()
+                && !matches!(value, Some(WriteValue::Pointer(_)));
             if !bare_head {
                 return Err(WriteError::new(
                     WriteErrorKind::MissingHead,
-                    format!("the first structure must be a bare 0 HEAD, not {tag:?}"),
+                    format!(
+                        "the first line must be a bare 0 HEAD, not a {tag} (with xref or pointer)"
+                    ),
                 ));
             }
         }
@@ -675,9 +680,10 @@ impl<W: Write> Writer<W> {
         if let Some(WriteValue::Pointer(p)) = value {
             self.check_xref(p, WriteErrorKind::InvalidPointer)?;
         }
+        let first_line = !self.started && !self.config.headless;
         self.start_output();
 
-        self.write_lines(level, xref, tag, value)?;
+        self.write_lines(level, xref, tag, value, first_line)?;
         if !continuation && tag != "ERROR" {
             self.previous_level = Some(level);
         }
@@ -876,7 +882,7 @@ impl<W: Write> Writer<W> {
                         ),
                     ));
                 }
-                let xref = b.xref.as_ref().map(|x| decode_raw(x.as_bytes(), source));
+                let xref = b.xref.as_ref().map(|x| decode_xref(x.as_bytes(), source));
                 let text;
                 let pointer;
                 let value = match &b.value {
@@ -886,7 +892,7 @@ impl<W: Write> Writer<W> {
                         Some(WriteValue::Text(&text))
                     }
                     Some(Value::Pointer(x)) => {
-                        pointer = decode_raw(x.as_bytes(), source);
+                        pointer = decode_xref(x.as_bytes(), source);
                         Some(WriteValue::Pointer(&pointer))
                     }
                 };
@@ -986,16 +992,26 @@ impl<W: Write> Writer<W> {
         xref: Option<&str>,
         tag: &str,
         value: Option<WriteValue<'_>>,
+        bare_first: bool,
     ) -> Result<(), WriteError> {
         match value {
             None => self.emit_line(level, xref, tag, None),
             Some(WriteValue::Pointer(p)) => self.emit_line(level, xref, tag, Some(p)),
-            Some(WriteValue::Text(t)) => self.write_text(level, xref, tag, t),
+            Some(WriteValue::Text(t)) => self.write_text(level, xref, tag, t, bare_first),
         }
         Ok(())
     }
 
-    fn write_text(&mut self, level: u32, xref: Option<&str>, tag: &str, text: &str) {
+    /// Writes the lines of a text payload; `bare_first`: none of it on the first line
+    /// (which must read `0 HEAD` exactly), all on additional lines.
+    fn write_text(
+        &mut self,
+        level: u32,
+        xref: Option<&str>,
+        tag: &str,
+        text: &str,
+        bare_first: bool,
+    ) {
         let preserve = self.config.escapes.lookup(tag.as_bytes());
         let sub = level.saturating_add(1);
         let term = self.enc.width(self.config.line_ending.as_str());
@@ -1016,14 +1032,19 @@ impl<W: Write> Writer<W> {
                 }
                 continue;
             }
-            let first_budget = max.saturating_sub(self.prefix_width(l, x, t) + term);
+            let mut first_budget = max.saturating_sub(self.prefix_width(l, x, t) + term);
+            let bare = i == 0 && bare_first;
+            if bare {
+                self.emit_line(l, x, t, None);
+                first_budget = conc_budget;
+            }
             lines.clear();
             text::split(&scratch, &self.enc, first_budget, conc_budget, |a, b| {
                 lines.push((a, b));
             });
             for (k, &(a, b)) in lines.iter().enumerate() {
                 let chunk = &scratch[a..b];
-                if k == 0 {
+                if k == 0 && !bare {
                     self.emit_line(l, x, t, Some(chunk));
                 } else {
                     self.emit_line(sub, None, "CONC", Some(chunk));
@@ -1220,20 +1241,40 @@ pub fn rewrite<W: Write>(
     Ok(stats)
 }
 
-/// Raw xref octets as text: as they are when they are UTF-8, else decoded from `source`.
-fn decode_raw(bytes: &[u8], source: Encoding) -> Cow<'_, str> {
+/// An xref or pointer as the reader hands it over (raw octets, `@` signs included) as
+/// text: as it is when it is UTF-8 (or ASCII), else decoded from `source`. The part
+/// between the `@` signs is decoded on its own and without normalisation, so that ANSEL
+/// combining marks can neither move past the closing `@` nor compose into the first
+/// character: what matched `XRefID` or `Pointer` as octets still matches as text.
+///
+/// ```
+/// use gedcom_elf::Encoding;
+/// use gedcom_elf::write::decode_xref;
+///
+/// assert_eq!(decode_xref(b"@I1@", Encoding::Ansel), "@I1@");
+/// assert_eq!(decode_xref(b"@I\xE2e@", Encoding::Ansel), "@Ie\u{301}@");
+/// assert_eq!(decode_xref(b"@I1\xE2@", Encoding::Ansel), "@I1\u{301}@");
+/// ```
+#[must_use]
+pub fn decode_xref(bytes: &[u8], source: Encoding) -> Cow<'_, str> {
     if let Ok(s) = std::str::from_utf8(bytes) {
         if s.is_ascii() || matches!(source, Encoding::Utf8) {
             return Cow::Borrowed(s);
         }
     }
+    let (open, inner, close) = match bytes {
+        [b'@', inner @ .., b'@'] => ("@", inner, "@"),
+        _ => ("", bytes, ""),
+    };
     let mut out = String::with_capacity(bytes.len() + 8);
+    out.push_str(open);
     encoding::decode_into(
         source,
-        bytes,
-        encoding::DecodeOptions::default(),
+        inner,
+        encoding::DecodeOptions { decomposed: true },
         &mut out,
         &mut |_| {},
     );
+    out.push_str(close);
     Cow::Owned(out)
 }
