@@ -1012,10 +1012,31 @@ impl<W: Write> Writer<W> {
         text: &str,
         bare_first: bool,
     ) {
-        let preserve = self.config.escapes.lookup(tag.as_bytes());
-        let sub = level.saturating_add(1);
         let term = self.enc.width(self.config.line_ending.as_str());
         let max = self.config.max_line_bytes;
+        // Fast path: a short single-line text with no `@`, in an encoding that takes it
+        // octet for octet.
+        let verbatim = match self.config.encoding {
+            Encoding::Utf8 => true,
+            Encoding::Ascii => text.is_ascii(),
+            _ => false,
+        };
+        if verbatim && !bare_first {
+            if let Some(&last) = text.as_bytes().last() {
+                let plain = !text.bytes().any(|b| b == b'@' || b == b'\n' || b == b'\r');
+                if plain
+                    && last.is_ascii()
+                    && last != b' '
+                    && last != b'\t'
+                    && self.prefix_width(level, xref, tag) + text.len() + term <= max
+                {
+                    self.emit_line(level, xref, tag, Some(text));
+                    return;
+                }
+            }
+        }
+        let preserve = self.config.escapes.lookup(tag.as_bytes());
+        let sub = level.saturating_add(1);
         let conc_budget = max.saturating_sub(self.prefix_width(sub, None, "CONC") + term);
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut lines = std::mem::take(&mut self.lines);
