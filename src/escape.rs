@@ -90,16 +90,10 @@ impl EscapeTable {
     /// The escape types `tag` preserves.
     #[inline]
     pub fn lookup(&self, tag: &[u8]) -> EscapeSet {
-        if let [(t, s)] = &self.entries[..] {
-            // The common case: one entry (the default schema's DATE).
-            return if t.len() == tag.len() && &t[..] == tag {
-                *s
-            } else {
-                EscapeSet::NONE
-            };
-        }
         for (t, s) in &self.entries {
-            if &t[..] == tag {
+            // Length first: most tags differ in length, and short equal-length
+            // compares stay inline.
+            if t.len() == tag.len() && t.iter().zip(tag).all(|(a, b)| a == b) {
                 return *s;
             }
         }

@@ -78,9 +78,11 @@ pub mod encoding;
 pub mod escape;
 pub mod event;
 mod input;
+pub mod par;
 pub mod payload;
 pub mod read;
 pub mod scan;
+pub mod stream;
 pub mod write;
 
 pub use diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};

@@ -77,6 +77,15 @@ struct Frame<'a> {
     tag: &'a str,
 }
 
+/// What a line contributes to its Begin, once classified.
+struct Head<'a> {
+    tag: &'a str,
+    xref: Option<&'a [u8]>,
+    origin: Origin,
+    first: Option<Cow<'a, [u8]>>,
+    first_untrimmed: Option<&'a [u8]>,
+}
+
 /// A line read ahead, waiting for its Begin.
 #[derive(Clone, Copy, Debug)]
 struct Pending<'a> {
@@ -84,6 +93,168 @@ struct Pending<'a> {
     parsed: Result<Line<'a>, LineError>,
     /// The written level, or previous level + 1 for an unparsable line.
     level: u32,
+}
+
+/// What a reader carries from one chunk of whole records to the next.
+///
+/// A level-0 line closes every open structure, so input cut just before a
+/// level-0 line reads, chunk by chunk, into exactly the events of the whole:
+/// only this small state (seed §4.1's previous level, whether `TRLR` was
+/// seen, the schema's escape table, the counters, the line number) crosses
+/// the cut. The streaming and parallel readers are built on it.
+#[derive(Clone, Debug)]
+pub(crate) struct Carry {
+    config: ReaderConfig,
+    info: EncodingInfo,
+    decoding: Decoding,
+    escapes: EscapeTable,
+    previous_level: Option<u32>,
+    error_children: Option<u32>,
+    seen_trlr: bool,
+    warned_after_trlr: bool,
+    stats: ReadStats,
+    last_line: u64,
+    /// Global byte offset of the last line read.
+    last_byte: u64,
+    /// Number of the line where the next chunk starts.
+    pub(crate) next_line: u64,
+}
+
+impl Carry {
+    /// Whether a `TRLR` record was read.
+    pub(crate) fn seen_trlr(&self) -> bool {
+        self.seen_trlr
+    }
+
+    /// The counters so far.
+    pub(crate) fn stats(&self) -> &ReadStats {
+        &self.stats
+    }
+
+    /// The encoding information.
+    pub(crate) fn info(&self) -> &EncodingInfo {
+        &self.info
+    }
+
+    /// The end-of-input check of a chunked read: a missing `TRLR`.
+    pub(crate) fn finish(&mut self) -> Option<Diagnostic> {
+        if self.seen_trlr {
+            return None;
+        }
+        let kind = DiagnosticKind::MissingTrlr;
+        if let Some(i) = DiagnosticKind::ALL.iter().position(|&k| k == kind) {
+            self.stats.diagnostics[i] += 1;
+        }
+        Some(Diagnostic {
+            kind,
+            position: Position {
+                line: self.last_line,
+                byte: self.last_byte,
+            },
+            message: "missing trlr record at end of input".into(),
+        })
+    }
+
+    /// Marks `TRLR` as seen by an earlier chunk (parallel reading).
+    pub(crate) fn set_seen_trlr(&mut self, seen: bool) {
+        self.seen_trlr = seen;
+    }
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over `input[..end]` that treats `end` as a chunk boundary:
+    /// structures still open there end, but no `TRLR` check is made.
+    pub(crate) fn first_chunk(mut self, end: usize) -> Self {
+        let end = end.min(self.input.len());
+        let (pos, line) = (self.lines.position().min(end), self.lines.line_number());
+        self.lines = Lines::starting_at(&self.input[..end], pos, line);
+        self.chunked = true;
+        self
+    }
+
+    /// Resumes reading at `input[start..end]`, a chunk that starts with a
+    /// level-0 line, with the state carried from the chunk before. `line`
+    /// is the number of the line at `start`; `base` is added to byte offsets
+    /// in diagnostics.
+    pub(crate) fn resume(
+        input: &'a [u8],
+        start: usize,
+        end: usize,
+        carry: Carry,
+        base: u64,
+    ) -> Self {
+        let end = end.min(input.len());
+        let payload_encoding = carry.decoding.encoding;
+        let mut r = Reader::prepared(input, carry.config, carry.info, payload_encoding);
+        r.lines = Lines::starting_at(&input[..end], start.min(end), carry.next_line);
+        r.decoding = carry.decoding;
+        r.escapes = carry.escapes;
+        r.previous_level = carry.previous_level;
+        r.error_children = carry.error_children;
+        r.seen_trlr = carry.seen_trlr;
+        r.warned_after_trlr = carry.warned_after_trlr;
+        r.stats = carry.stats;
+        r.last_line = carry.last_line;
+        r.last_byte = 0;
+        r.base = base;
+        r.resumed = true;
+        r.chunked = true;
+        r
+    }
+
+    /// The state to carry into the next chunk. Meaningful once this reader
+    /// has returned its last event.
+    pub(crate) fn into_carry(self) -> Carry {
+        Carry {
+            next_line: self.lines.line_number(),
+            last_byte: self.base + self.last_byte as u64,
+            config: self.config,
+            info: self.info,
+            decoding: self.decoding,
+            escapes: self.escapes,
+            previous_level: self.previous_level,
+            error_children: self.error_children,
+            seen_trlr: self.seen_trlr,
+            warned_after_trlr: self.warned_after_trlr,
+            stats: self.stats,
+            last_line: self.last_line,
+        }
+    }
+
+    /// Runs the start (HEAD check, schema) and returns the state a later
+    /// chunk starts from.
+    pub(crate) fn template(&mut self) -> Result<Carry, Error> {
+        if self.state == State::Start {
+            self.start()?;
+        }
+        Ok(Carry {
+            config: self.config.clone(),
+            info: self.info.clone(),
+            decoding: self.decoding,
+            escapes: self.escapes.clone(),
+            previous_level: None,
+            error_children: None,
+            seen_trlr: false,
+            warned_after_trlr: false,
+            stats: ReadStats {
+                diagnostics: vec![0; DiagnosticKind::ALL.len()],
+                ..ReadStats::default()
+            },
+            last_line: 1,
+            last_byte: 0,
+            next_line: 1,
+        })
+    }
+
+    /// Offset of the next unscanned byte.
+    pub(crate) fn position(&self) -> usize {
+        self.lines.position()
+    }
+
+    /// Whether this reader is past its last event.
+    pub(crate) fn is_done(&self) -> bool {
+        self.state == State::Done
+    }
 }
 
 /// A pull reader over a byte slice, yielding borrowed [`Event`]s.
@@ -120,8 +291,16 @@ struct Pending<'a> {
 #[derive(Clone, Debug)]
 pub struct Reader<'a> {
     input: &'a [u8],
-    /// The input as `str`, when it is valid UTF-8 as a whole.
+    /// The window being read, as `str`, when it is valid UTF-8 as a whole,
+    /// and the offset in `input` where that `str` begins.
     input_str: Option<&'a str>,
+    input_str_base: usize,
+    /// Reading a chunk of whole records (see [`Carry`]): no HEAD check at
+    /// the start, no TRLR check at the end.
+    resumed: bool,
+    chunked: bool,
+    /// Added to byte offsets in diagnostics (a streamed batch's offset).
+    base: u64,
     lines: Lines<'a>,
     config: ReaderConfig,
     escapes: EscapeTable,
@@ -201,6 +380,10 @@ impl<'a> Reader<'a> {
         Reader {
             input,
             input_str: None,
+            input_str_base: 0,
+            resumed: false,
+            chunked: false,
+            base: 0,
             lines: Lines::new(input),
             config,
             escapes: EscapeTable::default(),
@@ -283,28 +466,38 @@ impl<'a> Reader<'a> {
     ///   diagnostic.
     ///
     /// After an error, further calls return `Ok(None)`.
+    #[inline]
     pub fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
+        // The hot path: a line is waiting; either it closes the innermost
+        // open structure or it begins a new one.
+        if let (State::Body, Some(p)) = (self.state, &self.pending) {
+            if let Some(top) = self.stack.last() {
+                if top.written >= p.level {
+                    return Ok(Some(self.pop()));
+                }
+            }
+            return self.begin().map(|b| Some(Event::Begin(b)));
+        }
+        self.next_slow()
+    }
+
+    #[inline(never)]
+    fn next_slow(&mut self) -> Result<Option<Event<'a>>, Error> {
         loop {
             match self.state {
                 State::Start => self.start()?,
                 State::Body => {
-                    let Some(p) = self.pending else {
-                        self.state = State::Closing;
-                        continue;
-                    };
-                    if let Some(top) = self.stack.last() {
-                        if top.written >= p.level {
-                            return Ok(Some(self.pop()));
-                        }
+                    if self.pending.is_some() {
+                        return self.next_event();
                     }
-                    return self.begin(p).map(|b| Some(Event::Begin(b)));
+                    self.state = State::Closing;
                 }
                 State::Closing => {
                     if !self.stack.is_empty() {
                         return Ok(Some(self.pop()));
                     }
                     self.state = State::Done;
-                    if !self.seen_trlr {
+                    if !self.seen_trlr && !self.chunked {
                         let (line, byte) = (self.last_line, self.last_byte);
                         self.report(
                             DiagnosticKind::MissingTrlr,
@@ -325,7 +518,7 @@ impl<'a> Reader<'a> {
     #[inline]
     fn tag_str(&self, tag: &'a [u8]) -> &'a str {
         if let Some(s) = self.input_str {
-            let start = tag.as_ptr() as usize - self.input.as_ptr() as usize;
+            let start = tag.as_ptr() as usize - self.input.as_ptr() as usize - self.input_str_base;
             if let Some(t) = s.get(start..start + tag.len()) {
                 return t;
             }
@@ -333,6 +526,7 @@ impl<'a> Reader<'a> {
         std::str::from_utf8(tag).unwrap_or(ERROR_TAG)
     }
 
+    #[inline]
     fn pop(&mut self) -> Event<'a> {
         let frame = self.stack.pop();
         Event::End(End {
@@ -346,6 +540,42 @@ impl<'a> Reader<'a> {
             self.state = State::Done;
             return Err(e);
         }
+        if !self.resumed {
+            self.check_head()?;
+        }
+        // Payload diagnostics need a look at each payload only when the
+        // input holds something that could produce one.
+        let window = self.lines.input();
+        let from = self.lines.position();
+        let body = &window[from..];
+        self.input_str = simdutf8::basic::from_utf8(body).ok();
+        self.input_str_base = from;
+        let clean = match self.decoding.encoding {
+            Encoding::Utf8 => self.input_str.is_some(),
+            _ => body.is_ascii(),
+        };
+        self.check_payloads = !clean
+            || memchr::memchr(0, body).is_some()
+            || memchr::memmem::find(body, b"@#U").is_some();
+        self.state = State::Body;
+        if !self.resumed {
+            // Defaulting to ANSEL only matters when there are non-ASCII bytes.
+            let defaulted =
+                self.info.source == EncodingSource::Default && self.info.char_value.is_none();
+            if !(defaulted && body.is_ascii()) {
+                for w in self.info.warnings.clone() {
+                    let line = self.info.char_line.unwrap_or(1) as u64;
+                    self.report(DiagnosticKind::Encoding, line, 0, w)?;
+                }
+            }
+        }
+        self.read_ahead();
+        Ok(())
+    }
+
+    /// The first line must be `0 HEAD` (seed §3.2); the HEAD's schema gives
+    /// the escape-preserving tags.
+    fn check_head(&mut self) -> Result<(), Error> {
         let mut probe = self.lines.clone();
         let first = probe.next();
         match first {
@@ -378,28 +608,6 @@ impl<'a> Reader<'a> {
                 ));
             }
         }
-        // Payload diagnostics need a look at each payload only when the
-        // input holds something that could produce one.
-        let body = &self.input[self.lines.position()..];
-        self.input_str = simdutf8::basic::from_utf8(self.input).ok();
-        let clean = match self.decoding.encoding {
-            Encoding::Utf8 => self.input_str.is_some(),
-            _ => body.is_ascii(),
-        };
-        self.check_payloads = !clean
-            || memchr::memchr(0, body).is_some()
-            || memchr::memmem::find(body, b"@#U").is_some();
-        self.state = State::Body;
-        // Defaulting to ANSEL only matters when there are non-ASCII bytes.
-        let defaulted =
-            self.info.source == EncodingSource::Default && self.info.char_value.is_none();
-        if !(defaulted && body.is_ascii()) {
-            for w in self.info.warnings.clone() {
-                let line = self.info.char_line.unwrap_or(1) as u64;
-                self.report(DiagnosticKind::Encoding, line, 0, w)?;
-            }
-        }
-        self.read_ahead();
         Ok(())
     }
 
@@ -408,6 +616,7 @@ impl<'a> Reader<'a> {
         self.pending = self.lines.next().map(|raw| self.pend(raw));
     }
 
+    #[inline(always)]
     fn pend(&mut self, raw: RawLine<'a>) -> Pending<'a> {
         self.stats.lines += 1;
         self.last_line = raw.number;
@@ -434,7 +643,7 @@ impl<'a> Reader<'a> {
             kind,
             position: Position {
                 line,
-                byte: byte as u64,
+                byte: self.base + byte as u64,
             },
             message,
         };
@@ -454,56 +663,65 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn begin(&mut self, p: Pending<'a>) -> Result<Begin<'a>, Error> {
+    /// Everything about a line that is not the common case: unparsable and
+    /// too-deep lines, CONT/CONC and ERROR tags, lines after TRLR.
+    #[cold]
+    #[inline(never)]
+    fn unusual(&mut self, p: &Pending<'a>) -> Result<Head<'a>, Error> {
         let raw = p.raw;
         let (line, byte) = (raw.number, raw.start);
-        let level = self.stack.len() as u32;
         let parent_written = self.stack.last().map(|f| f.written);
-        let mut origin = Origin::Line;
-        let mut xref = None;
-        let tag: &'a str;
-        let mut first: Option<Cow<'a, [u8]>>;
-        let mut first_untrimmed: Option<&'a [u8]> = None;
         let error_children = self.error_children.take();
-
-        match p.parsed {
+        let head = match p.parsed {
             Err(e) => {
-                tag = ERROR_TAG;
-                origin = Origin::UnparsableLine;
-                first = Some(Cow::Borrowed(trim_end(raw.text)));
-                first_untrimmed = Some(raw.text);
                 let msg = format!(
                     "unparsable line string ({}): {:?}",
                     e.describe(),
                     String::from_utf8_lossy(&raw.text[..raw.text.len().min(60)])
                 );
                 self.report(DiagnosticKind::UnparsableLine, line, byte, msg)?;
+                Head {
+                    tag: ERROR_TAG,
+                    xref: None,
+                    origin: Origin::UnparsableLine,
+                    first: Some(Cow::Borrowed(trim_end(raw.text))),
+                    first_untrimmed: Some(raw.text),
+                }
             }
             Ok(l) => {
                 let too_deep = match self.previous_level {
                     Some(prev) => l.level > prev.saturating_add(1),
                     None => l.level > 0,
                 } || parent_written.is_some_and(|w| l.level > w.saturating_add(1));
-                xref = l.xref.map(Xref::new);
                 let is_continuation = l.tag == b"CONT" || l.tag == b"CONC";
-                let regular = !is_continuation && l.tag != ERROR_TAG.as_bytes();
+                let previous = self.previous_level;
+                if !is_continuation && l.tag != ERROR_TAG.as_bytes() {
+                    self.previous_level = Some(l.level);
+                }
                 if too_deep {
-                    tag = ERROR_TAG;
-                    origin = Origin::TooDeepLine {
-                        original_level: l.level,
-                    };
-                    first = Some(reserialise(&l, raw.text));
-                    let msg = match self.previous_level {
-                        Some(prev) => {
+                    let msg = match (previous, parent_written) {
+                        (Some(prev), _) if l.level > prev.saturating_add(1) => {
                             format!("too-deep line: level {} follows level {prev}", l.level)
                         }
-                        None => format!("too-deep line: level {} begins the input", l.level),
+                        (None, _) => format!("too-deep line: level {} begins the input", l.level),
+                        (_, w) => format!(
+                            "too-deep line: level {} inside a structure written at level {}",
+                            l.level,
+                            w.unwrap_or(0)
+                        ),
                     };
                     self.report(DiagnosticKind::TooDeep, line, byte, msg)?;
+                    Head {
+                        tag: ERROR_TAG,
+                        xref: l.xref,
+                        origin: Origin::TooDeepLine {
+                            original_level: l.level,
+                        },
+                        first: Some(reserialise(&l, raw.text)),
+                        first_untrimmed: None,
+                    }
                 } else {
-                    tag = self.tag_str(l.tag);
-                    first = l.payload.map(Cow::Borrowed);
-                    first_untrimmed = l.payload_untrimmed;
+                    let tag = self.tag_str(l.tag);
                     if l.tag == ERROR_TAG.as_bytes() {
                         self.report(
                             DiagnosticKind::ErrorTag,
@@ -522,13 +740,16 @@ impl<'a> Reader<'a> {
                             self.report(DiagnosticKind::StrayContinuation, line, byte, msg)?;
                         }
                     }
-                }
-                if regular {
-                    self.previous_level = Some(l.level);
+                    Head {
+                        tag,
+                        xref: l.xref,
+                        origin: Origin::Line,
+                        first: l.payload.map(Cow::Borrowed),
+                        first_untrimmed: l.payload_untrimmed,
+                    }
                 }
             }
-        }
-
+        };
         if self.seen_trlr && !self.warned_after_trlr {
             self.warned_after_trlr = true;
             self.report(
@@ -538,7 +759,60 @@ impl<'a> Reader<'a> {
                 "line after the trlr record".into(),
             )?;
         }
-        if level == 0 && tag == "TRLR" {
+        Ok(head)
+    }
+
+    #[inline(never)]
+    fn begin(&mut self) -> Result<Begin<'a>, Error> {
+        let Some(p) = self.pending.take() else {
+            return Err(Error::new(
+                ErrorKind::Limit,
+                None,
+                "internal: no line pending",
+            ));
+        };
+        let raw = p.raw;
+        let (line, byte) = (raw.number, raw.start);
+        let level = self.stack.len() as u32;
+        // The common case: a well-formed line, not too deep, not tagged CONT,
+        // CONC or ERROR, nothing pending from a too-deep line, before TRLR.
+        let plain = match &p.parsed {
+            Ok(l) => {
+                let limit = self.previous_level.map_or(0, |v| v.saturating_add(1));
+                let limit = self
+                    .stack
+                    .last()
+                    .map_or(limit, |f| limit.min(f.written.saturating_add(1)));
+                l.level <= limit
+                    && !is_special_tag(l.tag)
+                    && self.error_children.is_none()
+                    && !self.seen_trlr
+            }
+            Err(_) => false,
+        };
+        let head = match p.parsed {
+            Ok(l) if plain => {
+                self.previous_level = Some(l.level);
+                Head {
+                    tag: self.tag_str(l.tag),
+                    xref: l.xref,
+                    origin: Origin::Line,
+                    first: l.payload.map(Cow::Borrowed),
+                    first_untrimmed: l.payload_untrimmed,
+                }
+            }
+            _ => self.unusual(&p)?,
+        };
+        let Head {
+            tag,
+            xref,
+            origin,
+            mut first,
+            first_untrimmed,
+        } = head;
+        let xref = xref.map(Xref::new);
+
+        if level == 0 && tag4(tag.as_bytes()) == TRLR {
             self.seen_trlr = true;
         }
 
@@ -556,7 +830,7 @@ impl<'a> Reader<'a> {
         while let Some(next) = self.lines.next() {
             let pending = self.pend(next);
             if let Ok(l) = pending.parsed {
-                if !too_deep && Some(l.level) == child && (l.tag == b"CONT" || l.tag == b"CONC") {
+                if !too_deep && Some(l.level) == child && is_continuation_tag(l.tag) {
                     if l.xref.is_some() {
                         // Family Tree Maker writes `1 @N1@ CONT ...` in NOTE records.
                         self.report(
@@ -648,6 +922,32 @@ impl<'a> Reader<'a> {
             origin,
         })
     }
+}
+
+/// The first four bytes of a four-byte tag as a number, else 0: compares
+/// tags without a call to `memcmp`.
+#[inline(always)]
+fn tag4(tag: &[u8]) -> u32 {
+    match *tag {
+        [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+        _ => 0,
+    }
+}
+
+const CONT: u32 = u32::from_le_bytes(*b"CONT");
+const CONC: u32 = u32::from_le_bytes(*b"CONC");
+const TRLR: u32 = u32::from_le_bytes(*b"TRLR");
+
+#[inline(always)]
+fn is_continuation_tag(tag: &[u8]) -> bool {
+    let t = tag4(tag);
+    t == CONT || t == CONC
+}
+
+/// CONT, CONC or ERROR: tags the structure rules treat specially.
+#[inline(always)]
+fn is_special_tag(tag: &[u8]) -> bool {
+    is_continuation_tag(tag) || (tag.len() == 5 && tag == ERROR_TAG.as_bytes())
 }
 
 /// The too-deep line as a line string with single spaces (seed §4.4).

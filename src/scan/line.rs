@@ -76,7 +76,7 @@ pub fn is_valid_xref(x: &[u8]) -> bool {
 /// # Errors
 /// Returns the first way in which `text` fails to match the `Line`
 /// production; such a line string is an *unparsable line string*.
-#[inline]
+#[inline(always)]
 pub fn parse_line(text: &[u8]) -> Result<Line<'_>, LineError> {
     let t = trim_end(text);
     let n = t.len();

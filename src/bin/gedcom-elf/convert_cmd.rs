@@ -2,11 +2,47 @@
 //! re-serialises FILE in another encoding (and `fmt`'s shared plumbing).
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::process::ExitCode;
 
 use gedcom_elf::write::{rewrite, LineEnding, WriterConfig};
 use gedcom_elf::Encoding;
+
+/// The input bytes and the name diagnostics use for them.
+pub struct Input {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Reads FILE (`-`: standard input) whole: the editor and the re-serialiser work on a
+/// slice.
+pub fn load(file: &str) -> io::Result<Input> {
+    if file == "-" {
+        let mut bytes = Vec::new();
+        io::stdin().lock().read_to_end(&mut bytes)?;
+        Ok(Input {
+            name: "<stdin>".into(),
+            bytes,
+        })
+    } else {
+        Ok(Input {
+            name: file.to_string(),
+            bytes: std::fs::read(file)?,
+        })
+    }
+}
+
+/// The exit status after flushing the output: a closed stdout (`| head`) is success.
+pub fn flushed(r: io::Result<()>) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("gedcom-elf: error: cannot write output: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
 
 /// Where the output goes: `-o OUT`, or standard output.
 pub fn open_output(path: Option<&str>) -> io::Result<Box<dyn Write>> {
@@ -73,7 +109,7 @@ pub fn parse(args: &[String], allow_output_options: bool) -> Result<RewriteArgs,
 
 /// Reads the file, rewrites it with `config`, reports problems; the exit status.
 pub fn rewrite_file(args: &RewriteArgs, config: WriterConfig) -> ExitCode {
-    let input = match crate::load(&args.file) {
+    let input = match load(&args.file) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("{}: error: cannot read: {e}", args.file);
@@ -96,10 +132,7 @@ pub fn rewrite_file(args: &RewriteArgs, config: WriterConfig) -> ExitCode {
                     input.name, stats.read_errors
                 );
             }
-            match crate::finish_output(out.flush()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(code) => code,
-            }
+            flushed(out.flush())
         }
         Err(e) => {
             let _ = out.flush();

@@ -65,7 +65,7 @@ pub fn run(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let input = match crate::load(&file) {
+    let input = match crate::convert_cmd::load(&file) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("{file}: error: cannot read: {e}");
@@ -85,10 +85,7 @@ pub fn run(args: &[String]) -> ExitCode {
                 "{}: {} structures, {} dropped, {} renamed",
                 input.name, stats.structures, stats.dropped, stats.renamed
             );
-            match crate::finish_output(out.flush()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(code) => code,
-            }
+            crate::convert_cmd::flushed(out.flush())
         }
         Err(e) => {
             let _ = out.flush();

@@ -1,0 +1,425 @@
+//! Parallel reading of record-aligned chunks.
+//!
+//! A level-0 line closes every open structure, so a buffer cut just before
+//! a well-formed level-0 line (whose tag is not `CONT`, `CONC` or `ERROR`)
+//! reads, chunk by chunk, into exactly the events of the whole. [`Chunks`]
+//! finds such cuts, hands out a [`Reader`] per chunk (line numbers and byte
+//! offsets are global), and [`Chunks::map`] runs a function over every chunk
+//! on several threads, returning results, diagnostics and counters in
+//! document order, equal to a sequential read.
+//!
+//! ```
+//! use gedcom_elf::par::Chunks;
+//! use gedcom_elf::{Event, Input, ReaderConfig};
+//!
+//! let mut text = String::from("0 HEAD\n1 CHAR UTF-8\n");
+//! for i in 0..1000 {
+//!     text += &format!("0 @I{i}@ INDI\n1 NAME Person {i}\n");
+//! }
+//! text += "0 TRLR\n";
+//! let input = Input::new(text.as_bytes())?;
+//! let chunks = Chunks::new(&input, ReaderConfig::new(), 4096)?;
+//! assert!(chunks.len() > 1);
+//! let out = chunks.map(2, |reader| {
+//!     let mut names = 0u32;
+//!     while let Some(e) = reader.next_event()? {
+//!         if let Event::Begin(b) = e {
+//!             names += u32::from(b.tag == "NAME");
+//!         }
+//!     }
+//!     Ok(names)
+//! })?;
+//! assert_eq!(out.results.iter().sum::<u32>(), 1000);
+//! assert_eq!(out.stats.structures, 2003);
+//! assert!(out.diagnostics.is_empty());
+//! # Ok::<(), gedcom_elf::Error>(())
+//! ```
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::diag::{Diagnostic, DiagnosticKind, Error, Position};
+use crate::input::Input;
+use crate::read::{Carry, ReadStats, Reader, ReaderConfig};
+use crate::scan::{parse_line, Lines};
+
+/// `true` when a chunk may start with this line string: a well-formed
+/// level-0 line that is not tagged `CONT`, `CONC` or `ERROR`.
+fn starts_record(text: &[u8]) -> bool {
+    matches!(parse_line(text), Ok(l) if l.level == 0 && !matches!(l.tag, b"CONT" | b"CONC" | b"ERROR"))
+}
+
+/// Offsets where `input` may be cut into chunks of at least `target`
+/// bytes, each starting at a line that [`starts_record`]. The first chunk
+/// starts at `from`; the returned offsets are the starts of the others.
+pub fn record_boundaries(input: &[u8], from: usize, target: usize) -> Vec<usize> {
+    let target = target.max(1);
+    let mut cuts = Vec::new();
+    let mut pos = from.saturating_add(target);
+    while pos < input.len() {
+        // The first line that starts at or after `pos`.
+        let Some(k) = memchr::memchr2(b'\n', b'\r', &input[pos - 1..]) else {
+            break;
+        };
+        let mut lines = Lines::starting_at(input, pos - 1 + k + 1, 1);
+        let mut found = None;
+        for raw in lines.by_ref() {
+            if starts_record(raw.text) {
+                found = Some(raw.start);
+                break;
+            }
+        }
+        match found {
+            Some(cut) => {
+                // Cut at the line's first byte, leading whitespace included.
+                let mut c = cut;
+                while c > 0 && matches!(input[c - 1], b' ' | b'\t') {
+                    c -= 1;
+                }
+                cuts.push(c);
+                pos = c.saturating_add(target);
+            }
+            None => break,
+        }
+    }
+    cuts
+}
+
+/// Line breaks in `bytes` as the scanner counts them (CRLF is one).
+pub(crate) fn count_breaks(bytes: &[u8]) -> u64 {
+    let all = memchr::memchr2_iter(b'\n', b'\r', bytes).count();
+    let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
+    (all - crlf) as u64
+}
+
+/// An input split into record-aligned chunks, ready to be read in parallel.
+#[derive(Debug)]
+pub struct Chunks<'a> {
+    bytes: &'a [u8],
+    /// `(start, end, first line number)` of each chunk.
+    ranges: Vec<(usize, usize, u64)>,
+    /// The state every chunk but the first starts from.
+    template: Carry,
+    first: Option<Reader<'a>>,
+}
+
+/// What [`Chunks::map`] returns: per-chunk results and the merged
+/// diagnostics and counters, all in document order.
+#[derive(Debug)]
+pub struct Output<T> {
+    /// The function's result for each chunk, in document order.
+    pub results: Vec<T>,
+    /// Every diagnostic the chunks' readers still held when the function
+    /// returned, in document order, as a sequential read reports them.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Counters summed over the chunks.
+    pub stats: ReadStats,
+}
+
+impl<'a> Chunks<'a> {
+    /// Splits `input` into chunks of about `target` bytes. The HEAD is read
+    /// first (its check, its schema's escape table), so every chunk knows
+    /// them.
+    ///
+    /// # Errors
+    /// As [`Reader::next_event`]: the input does not start with `0 HEAD`, or
+    /// its encoding is not supported.
+    pub fn new(input: &'a Input<'_>, config: ReaderConfig, target: usize) -> Result<Self, Error> {
+        Chunks::from_reader(input.bytes(), input.reader_with_config(config), target)
+    }
+
+    fn from_reader(bytes: &'a [u8], mut first: Reader<'a>, target: usize) -> Result<Self, Error> {
+        let template = first.template()?;
+        let from = first.position();
+        let cuts = record_boundaries(bytes, from, target);
+        let mut ranges = Vec::with_capacity(cuts.len() + 1);
+        let mut start = 0;
+        let mut line = 1;
+        for &cut in cuts.iter().chain(std::iter::once(&bytes.len())) {
+            ranges.push((start, cut, line));
+            line += count_breaks(&bytes[start..cut]);
+            start = cut;
+        }
+        let first_end = ranges.first().map_or(bytes.len(), |r| r.1);
+        Ok(Chunks {
+            bytes,
+            ranges,
+            template,
+            first: Some(first.first_chunk(first_end)),
+        })
+    }
+
+    /// Number of chunks.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Always `false`: there is at least one chunk.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// Byte range of chunk `i` in the input's bytes.
+    pub fn range(&self, i: usize) -> std::ops::Range<usize> {
+        let (s, e, _) = self.ranges[i];
+        s..e
+    }
+
+    /// A reader of chunk `i` alone (line numbers and offsets are global).
+    /// Chunk 0 is the one that read the HEAD.
+    fn reader(&self, i: usize) -> Reader<'a> {
+        let (start, end, line) = self.ranges[i];
+        let mut carry = self.template.clone();
+        carry.next_line = line;
+        Reader::resume(self.bytes, start, end, carry, 0)
+    }
+
+    /// Runs `work` on a reader of every chunk, on `jobs` threads (1 reads
+    /// on the calling thread), and merges what they leave in document order.
+    /// Diagnostics are those still in each reader when `work` returns (so
+    /// `work` should not drain them), fixed up across chunks so that they
+    /// equal a sequential read's: one `after-trlr` at the first line after
+    /// the first `TRLR`, and `missing-trlr` when no chunk had one.
+    ///
+    /// Every result is kept until the end; see [`Chunks::for_each`] to
+    /// consume them in order as they come, in bounded memory.
+    ///
+    /// # Errors
+    /// The first error `work` returns, in document order.
+    pub fn map<T, F>(self, jobs: usize, work: F) -> Result<Output<T>, Error>
+    where
+        T: Send,
+        F: Fn(&mut Reader<'a>) -> Result<T, Error> + Sync,
+    {
+        let mut results = Vec::with_capacity(self.len());
+        let mut diagnostics = Vec::new();
+        let summary = self.for_each(jobs, work, |t, ds| {
+            results.push(t);
+            diagnostics.extend(ds);
+            Ok(())
+        })?;
+        diagnostics.extend(summary.diagnostics);
+        Ok(Output {
+            results,
+            diagnostics,
+            stats: summary.stats,
+        })
+    }
+
+    /// Like [`Chunks::map`], but hands each chunk's result and diagnostics
+    /// to `sink` in document order as soon as the chunks before it are done.
+    /// At most `2 * jobs` chunks are in flight, so memory stays bounded by
+    /// the chunk size, whatever the input's size.
+    ///
+    /// # Errors
+    /// The first error of `work` or `sink`, in document order.
+    pub fn for_each<T, F, S>(mut self, jobs: usize, work: F, mut sink: S) -> Result<Summary, Error>
+    where
+        T: Send,
+        F: Fn(&mut Reader<'a>) -> Result<T, Error> + Sync,
+        S: FnMut(T, Vec<Diagnostic>) -> Result<(), Error>,
+    {
+        let n = self.ranges.len();
+        let jobs = jobs.clamp(1, n.max(1));
+        let mut merger = Merger::new();
+        let first = Mutex::new(self.first.take());
+        let this = &self;
+        let run = |i: usize| {
+            let taken = if i == 0 {
+                first.lock().ok().and_then(|mut f| f.take())
+            } else {
+                None
+            };
+            let mut reader = taken.unwrap_or_else(|| this.reader(i));
+            let result = work(&mut reader);
+            let diagnostics: Vec<Diagnostic> = reader.drain_diagnostics().collect();
+            ChunkOut {
+                result,
+                diagnostics,
+                carry: reader.into_carry(),
+            }
+        };
+        let round = jobs * 2;
+        let mut lo = 0;
+        while lo < n {
+            let hi = (lo + round).min(n);
+            let slots: Vec<Mutex<Option<ChunkOut<T>>>> =
+                (lo..hi).map(|_| Mutex::new(None)).collect();
+            let fill = |i: usize| {
+                let out = run(i);
+                if let Ok(mut slot) = slots[i - lo].lock() {
+                    *slot = Some(out);
+                }
+            };
+            if jobs == 1 {
+                (lo..hi).for_each(fill);
+            } else {
+                let next = AtomicUsize::new(lo);
+                std::thread::scope(|scope| {
+                    for _ in 0..jobs.min(hi - lo) {
+                        scope.spawn(|| loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            if i >= hi {
+                                break;
+                            }
+                            fill(i);
+                        });
+                    }
+                });
+            }
+            for (k, slot) in slots.into_iter().enumerate() {
+                let out = slot.into_inner().ok().flatten().ok_or_else(|| {
+                    Error::new(crate::ErrorKind::Limit, None, "a chunk was not read")
+                })?;
+                let (start, _, line) = self.ranges[lo + k];
+                let first_line = line + leading_blank_lines(&self.bytes[start..]);
+                let (t, ds) = merger.push(out, first_line, start as u64)?;
+                sink(t, ds)?;
+            }
+            lo = hi;
+        }
+        Ok(merger.finish())
+    }
+}
+
+/// What [`Chunks::for_each`] returns after the last chunk.
+#[derive(Debug)]
+pub struct Summary {
+    /// End-of-input diagnostics (a missing `TRLR`).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Counters summed over the chunks.
+    pub stats: ReadStats,
+}
+
+/// Merges chunk outputs in document order.
+struct Merger {
+    stats: ReadStats,
+    trlr_seen: bool,
+    warned: bool,
+    last: Option<Carry>,
+}
+
+impl Merger {
+    fn new() -> Self {
+        Merger {
+            stats: ReadStats {
+                diagnostics: vec![0; DiagnosticKind::ALL.len()],
+                ..ReadStats::default()
+            },
+            trlr_seen: false,
+            warned: false,
+            last: None,
+        }
+    }
+
+    /// Takes the next chunk's output; `first_line` and `start` locate its
+    /// first line.
+    fn push<T>(
+        &mut self,
+        out: ChunkOut<T>,
+        first_line: u64,
+        start: u64,
+    ) -> Result<(T, Vec<Diagnostic>), Error> {
+        let ChunkOut {
+            result,
+            diagnostics: mut ds,
+            carry,
+        } = out;
+        let t = result?;
+        let s = carry.stats();
+        self.stats.lines += s.lines;
+        self.stats.structures += s.structures;
+        self.stats.max_level = self.stats.max_level.max(s.max_level);
+        self.stats.diagnostics_dropped += s.diagnostics_dropped;
+        for (t, c) in self.stats.diagnostics.iter_mut().zip(&s.diagnostics) {
+            *t += c;
+        }
+        // A sequential read warns once, at the first line after the first
+        // TRLR; a chunk's own reader knows only its own TRLR.
+        let after = kind_index(DiagnosticKind::AfterTrlr);
+        self.stats.diagnostics[after] -= s.diagnostics[after];
+        if self.warned {
+            ds.retain(|d| d.kind != DiagnosticKind::AfterTrlr);
+        } else if self.trlr_seen {
+            ds.retain(|d| d.kind != DiagnosticKind::AfterTrlr);
+            ds.insert(
+                0,
+                Diagnostic {
+                    kind: DiagnosticKind::AfterTrlr,
+                    position: Position {
+                        line: first_line,
+                        byte: start,
+                    },
+                    message: "line after the trlr record".into(),
+                },
+            );
+        }
+        let warned_here = ds.iter().any(|d| d.kind == DiagnosticKind::AfterTrlr)
+            || (!self.warned && s.diagnostics[after] > 0 && !self.trlr_seen);
+        if warned_here && !self.warned {
+            self.stats.diagnostics[after] = 1;
+        }
+        self.warned |= warned_here;
+        self.trlr_seen |= carry.seen_trlr();
+        self.last = Some(carry);
+        Ok((t, ds))
+    }
+
+    fn finish(mut self) -> Summary {
+        let mut diagnostics = Vec::new();
+        if let Some(mut carry) = self.last.take() {
+            carry.set_seen_trlr(self.trlr_seen);
+            if let Some(d) = carry.finish() {
+                self.stats.diagnostics[kind_index(DiagnosticKind::MissingTrlr)] += 1;
+                diagnostics.push(d);
+            }
+        }
+        Summary {
+            diagnostics,
+            stats: self.stats,
+        }
+    }
+}
+
+fn kind_index(kind: DiagnosticKind) -> usize {
+    DiagnosticKind::ALL
+        .iter()
+        .position(|&k| k == kind)
+        .unwrap_or(0)
+}
+
+/// Blank lines before the first line string (a chunk starts at a line
+/// string, so this is 0 except at the very start).
+fn leading_blank_lines(bytes: &[u8]) -> u64 {
+    Lines::new(bytes).next().map_or(0, |l| l.number - 1)
+}
+
+struct ChunkOut<T> {
+    result: Result<T, Error>,
+    diagnostics: Vec<Diagnostic>,
+    carry: Carry,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boundaries_are_regular_level_zero_lines() {
+        let input = b"0 HEAD\n1 X\n0 CONT a\n 0 @I1@ INDI\n1 NAME n\n0 ERROR e\n0 TRLR\n";
+        let cuts = record_boundaries(input, 7, 1);
+        let starts: Vec<&[u8]> = cuts.iter().map(|&c| &input[c..c + 6]).collect();
+        assert_eq!(starts, [&b" 0 @I1"[..], b"0 TRLR"]);
+    }
+
+    #[test]
+    fn breaks_are_counted_like_the_scanner() {
+        for s in [&b"a\nb\r\nc\rd\n\re"[..], b"", b"\r\n\r\n", b"x\r"] {
+            let want = Lines::new(s).last().map_or(1, |l| l.number);
+            let breaks = count_breaks(s);
+            // The last line's number is one more than the breaks before it.
+            assert!(breaks + 1 >= want, "{s:?}");
+        }
+        assert_eq!(count_breaks(b"a\nb\r\nc\rd\n\re"), 5);
+    }
+}
