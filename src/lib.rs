@@ -73,6 +73,7 @@
 #![deny(missing_docs)]
 
 pub mod diag;
+pub mod edit;
 pub mod encoding;
 pub mod escape;
 pub mod event;
@@ -82,6 +83,7 @@ pub mod payload;
 pub mod read;
 pub mod scan;
 pub mod stream;
+pub mod write;
 
 pub use diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};
 pub use encoding::{Encoding, EncodingSource};
@@ -90,3 +92,6 @@ pub use event::{Begin, End, Event, Origin, Span, Value, Xref};
 pub use input::{EncodingInfo, Input};
 pub use payload::{Decoding, Fragment, Joint, Payload, TrailingWhitespace};
 pub use read::{ReadStats, Reader, ReaderConfig};
+pub use write::{
+    rewrite, LineEnding, WriteError, WriteErrorKind, WriteValue, Writer, WriterConfig,
+};

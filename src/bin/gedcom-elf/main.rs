@@ -4,9 +4,12 @@
 //! `--strict` mode at the first error, 2 when reading ceases (not GEDCOM,
 //! unsupported encoding, i/o error, bad usage).
 
+mod convert_cmd;
 mod count_cmd;
 mod drive;
+mod edit_cmd;
 mod events;
+mod fmt_cmd;
 mod json;
 mod stats;
 
@@ -15,13 +18,20 @@ use std::process::ExitCode;
 
 use gedcom_elf::{Diagnostic, Encoding, Error, ErrorKind, ReaderConfig};
 
-const USAGE: &str = "\
+pub const USAGE: &str = "\
 usage: gedcom-elf <command> [options] FILE
 
 commands:
   events FILE   one JSON object per structure begin and end
   stats FILE    records per tag, lines, depth, encoding, diagnostics, speed
   count FILE    records, structures and lines, at full speed
+  edit FILE [--drop-tag TAG]... [--rename-tag OLD=NEW]... [--encoding NAME] [-o OUT]
+                change tags, copy every other octet as it is
+  fmt FILE [--input-encoding NAME] [-o OUT]
+                canonical form: UTF-8, LF, single spaces, CONC splits in 255 octets
+  convert FILE --encoding NAME [--line-ending lf|crlf|cr] [--input-encoding NAME] [-o OUT]
+                re-serialise in NAME (unicode escapes for characters NAME lacks;
+                UNICODE = utf-16le)
 
 options:
   --strict          stop at the first error (exit status 1)
@@ -185,6 +195,12 @@ fn main() -> ExitCode {
     if matches!(command, "-h" | "--help" | "help") {
         println!("{USAGE}");
         return ExitCode::SUCCESS;
+    }
+    match command {
+        "edit" => return edit_cmd::run(&args[1..]),
+        "fmt" => return fmt_cmd::run(&args[1..]),
+        "convert" => return convert_cmd::run(&args[1..]),
+        _ => {}
     }
     let opts = match parse_options(&args[1..]) {
         Ok(o) => o,
