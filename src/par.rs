@@ -45,7 +45,7 @@ use crate::scan::{parse_line, Lines};
 
 /// `true` when a chunk may start with this line string: a well-formed
 /// level-0 line that is not tagged `CONT`, `CONC` or `ERROR`.
-fn starts_record(text: &[u8]) -> bool {
+pub(crate) fn starts_record(text: &[u8]) -> bool {
     matches!(parse_line(text), Ok(l) if l.level == 0 && !matches!(l.tag, b"CONT" | b"CONC" | b"ERROR"))
 }
 

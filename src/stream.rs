@@ -48,7 +48,6 @@ use crate::diag::{Diagnostic, Error};
 use crate::encoding::{self, Encoding, Utf16Decoder};
 use crate::event::Event;
 use crate::read::{Carry, ReadStats, Reader, ReaderConfig};
-use crate::scan::parse_line;
 
 /// The default batch size: 64 KiB.
 pub const DEFAULT_BATCH: usize = 64 << 10;
@@ -293,9 +292,7 @@ fn next_boundary(buf: &[u8], from: usize, eof: bool) -> Search {
             .iter()
             .take_while(|&&b| b == b' ' || b == b'\t')
             .count()..];
-        if !text.is_empty()
-            && matches!(parse_line(text), Ok(l) if l.level == 0 && !matches!(l.tag, b"CONT" | b"CONC" | b"ERROR"))
-        {
+        if crate::par::starts_record(text) {
             return Search::Found(start);
         }
     }

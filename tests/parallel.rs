@@ -62,16 +62,9 @@ fn assert_same(name: &str, bytes: &[u8]) {
 
 #[test]
 fn corpus_files_read_the_same_in_chunks() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let mut n = 0;
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "ged") {
-            assert_same(&path.display().to_string(), &std::fs::read(&path).unwrap());
-            n += 1;
-        }
+    for (name, bytes) in common::project_corpus() {
+        assert_same(&name, &bytes);
     }
-    assert!(n > 40);
 }
 
 #[test]
@@ -79,14 +72,8 @@ fn shared_corpus_reads_the_same_in_chunks() {
     let Some(dir) = common::shared_corpus() else {
         return;
     };
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("ged"))
-        {
-            assert_same(&path.display().to_string(), &std::fs::read(&path).unwrap());
-        }
+    for (name, bytes) in common::ged_files(&dir) {
+        assert_same(&name, &bytes);
     }
 }
 
