@@ -557,3 +557,50 @@ fn reader_reports_the_encoding_in_use() {
         assert_eq!(input.reader().encoding(), enc);
     }
 }
+
+// ---- UTF-16 transcoding problems -----------------------------------------------------
+
+/// Unpaired surrogates become U+FFFD "with a warning" (issue 3): the warning reaches the
+/// reader's diagnostics, not only `Input::transcode_problems`; NULs are no transcoding
+/// problem (the reader reports them as `nul-byte`).
+#[test]
+fn utf16_unpaired_surrogates_become_fffd_with_a_warning() {
+    for (be, eol) in [(false, "\n"), (true, "\n"), (false, "\r\n"), (true, "\r")] {
+        let unit = |u: u16| if be { u.to_be_bytes() } else { u.to_le_bytes() };
+        let text = |s: &str| utf16(&s.replace('\n', eol), be, false);
+        let mut bytes = utf16("", be, true);
+        bytes.extend_from_slice(&text("0 HEAD\n1 CHAR UNICODE\n0 @N1@ NOTE a"));
+        bytes.extend_from_slice(&unit(0xD800)); // a high surrogate with no low one
+        bytes.extend_from_slice(&text("b\n0 @N2@ NOTE c"));
+        bytes.extend_from_slice(&unit(0xDC00)); // a lone low surrogate
+        bytes.extend_from_slice(&text("\n0 @N3@ NOTE x"));
+        bytes.extend_from_slice(&unit(0));
+        bytes.extend_from_slice(&text("y\n0 TRLR\n"));
+        let input = Input::new(&bytes).unwrap();
+        assert_eq!(
+            input.transcode_problems(),
+            2,
+            "two surrogates, the NUL is none"
+        );
+        let r = read(input.reader());
+        assert_eq!(r.texts_of("NOTE"), ["a\u{FFFD}b", "c\u{FFFD}", "x\0y"]);
+        let warned = r.diagnostics_of(DiagnosticKind::Encoding);
+        assert_eq!(warned.len(), 1, "{:?}", r.diagnostics);
+        assert!(
+            warned[0].message.contains("surrogate"),
+            "{}",
+            warned[0].message
+        );
+        assert!(
+            warned[0].message.contains("line 3"),
+            "{}",
+            warned[0].message
+        );
+        assert_eq!(r.diagnostics_of(DiagnosticKind::NulByte).len(), 1);
+    }
+    // A clean UTF-16 input has no such warning.
+    let clean = utf16("0 HEAD\n0 @N1@ NOTE \u{1F600}\n0 TRLR\n", false, true);
+    let input = Input::new(&clean).unwrap();
+    assert_eq!(input.transcode_problems(), 0);
+    assert!(read(input.reader()).diagnostics.is_empty());
+}
