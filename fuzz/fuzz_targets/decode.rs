@@ -194,7 +194,15 @@ fn check_detection_and_reading(input: &[u8], caller: Option<Encoding>, decompose
     match Input::with_encoding(input, caller) {
         Ok(prepared) => {
             let info = prepared.encoding_info();
-            assert_eq!(Ok(info), detected.as_ref());
+            let d = detected
+                .as_ref()
+                .expect("Input read it, so detection succeeded");
+            // Input adds one warning when UTF-16 transcoding met bad code units.
+            let extra = usize::from(prepared.transcode_problems() > 0);
+            assert_eq!(info.warnings.len(), d.warnings.len() + extra);
+            let mut same = info.clone();
+            same.warnings.truncate(d.warnings.len());
+            assert_eq!(&same, d);
             let via_input = read_all(prepared.reader_with_config(config));
             if info.encoding.is_utf16() {
                 let (events, _, error) = read_all(in_place);
