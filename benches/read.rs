@@ -4,7 +4,9 @@
 //! `GEDCOM_BENCH_MB` sets the size of the generated input (default 64).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use gedcom_elf::{Event, Reader, Value};
+use gedcom_elf::par::Chunks;
+use gedcom_elf::stream::StreamReader;
+use gedcom_elf::{Event, Input, Reader, ReaderConfig, Value};
 
 #[path = "support/generate.rs"]
 mod generate;
@@ -61,6 +63,43 @@ fn read(c: &mut Criterion) {
             black_box(text_bytes);
         })
     });
+    for capacity in [8 << 10, 64 << 10] {
+        g.bench_function(format!("stream_bufread_{}k", capacity >> 10), |b| {
+            b.iter(|| {
+                let source = std::io::BufReader::with_capacity(capacity, black_box(&bytes[..]));
+                let mut stream = StreamReader::new(source);
+                let mut buf = Vec::new();
+                let mut n = 0u64;
+                while let Some(mut batch) = stream.read_batch_into(&mut buf).unwrap() {
+                    while let Some(e) = batch.next_event().unwrap() {
+                        black_box(&e);
+                        n += 1;
+                    }
+                }
+                assert_eq!(n, events);
+            })
+        });
+    }
+
+    let input = Input::new(&bytes).unwrap();
+    for jobs in [1, 2] {
+        g.bench_function(format!("parallel_chunks_jobs{jobs}"), |b| {
+            b.iter(|| {
+                let chunks = Chunks::new(&input, ReaderConfig::new(), 2 << 20).unwrap();
+                let out = chunks
+                    .map(jobs, |r| {
+                        let mut n = 0u64;
+                        while let Some(e) = r.next_event()? {
+                            black_box(&e);
+                            n += 1;
+                        }
+                        Ok(n)
+                    })
+                    .unwrap();
+                assert_eq!(out.results.iter().sum::<u64>(), events);
+            })
+        });
+    }
     g.finish();
 }
 

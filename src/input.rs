@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use crate::diag::{Error, ErrorKind, Position};
-use crate::encoding::{self, Detection, Encoding};
+use crate::encoding::{self, DecodeProblem, Detection, Encoding};
 use crate::read::{Reader, ReaderConfig};
 
 /// The character encoding of an input and how it was decided (seed
@@ -64,13 +64,27 @@ impl<'a> Input<'a> {
     /// # Errors
     /// As [`Input::new`].
     pub fn with_encoding(bytes: &'a [u8], encoding: Option<Encoding>) -> Result<Self, Error> {
-        let info = detect(bytes, encoding)?;
+        let mut info = detect(bytes, encoding)?;
         let body = &bytes[info.bom_len.min(bytes.len())..];
         let (bytes, payload_encoding, transcode_problems) = match info.encoding {
             Encoding::Utf16Le | Encoding::Utf16Be => {
                 let mut n = 0;
                 let big = info.encoding == Encoding::Utf16Be;
-                let out = encoding::utf16_to_utf8(body, big, &mut |_| n += 1);
+                // A NUL is no transcoding problem: it is kept, and the reader reports it.
+                let out = encoding::utf16_to_utf8(body, big, &mut |p| {
+                    if p != DecodeProblem::Nul {
+                        n += 1;
+                    }
+                });
+                if n > 0 {
+                    info.warnings.push(format!(
+                        "the {} input holds {n} unpaired surrogate{} or truncated code unit{}, replaced by U+FFFD (the first on line {})",
+                        info.encoding,
+                        if n == 1 { "" } else { "s" },
+                        if n == 1 { "" } else { "s" },
+                        first_replacement_line(&out),
+                    ));
+                }
                 (Cow::Owned(out), Encoding::Utf8, n)
             }
             e => (Cow::Borrowed(body), e, 0),
@@ -96,7 +110,9 @@ impl<'a> Input<'a> {
     }
 
     /// Unpaired surrogates and truncated code units met while transcoding
-    /// UTF-16 (each became U+FFFD).
+    /// UTF-16 (each became U+FFFD). When there are any, the
+    /// [`encoding_info`](Input::encoding_info) warnings say so, and a reader
+    /// reports that as an `encoding` diagnostic.
     pub fn transcode_problems(&self) -> usize {
         self.transcode_problems
     }
@@ -116,6 +132,15 @@ impl<'a> Input<'a> {
             self.payload_encoding,
         )
     }
+}
+
+/// The 1-based line (LF, CR or CRLF breaks) of the first U+FFFD in transcoded
+/// text: the first replacement when the input held no U+FFFD of its own.
+fn first_replacement_line(utf8: &[u8]) -> usize {
+    let at = memchr::memmem::find(utf8, "\u{FFFD}".as_bytes()).unwrap_or(utf8.len());
+    let before = &utf8[..at];
+    let crlf = memchr::memmem::find_iter(before, b"\r\n").count();
+    1 + memchr::memchr2_iter(b'\n', b'\r', before).count() - crlf
 }
 
 /// Runs detection, turning an unsupported `CHAR` value into an [`Error`].

@@ -76,6 +76,7 @@
 #![deny(missing_docs)]
 
 pub mod diag;
+pub mod edit;
 pub mod encoding;
 pub mod escape;
 pub mod event;
@@ -84,7 +85,9 @@ pub mod par;
 pub mod payload;
 pub mod read;
 pub mod scan;
+pub mod stream;
 pub mod tree;
+pub mod write;
 
 pub use diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};
 pub use encoding::{Encoding, EncodingSource};
@@ -95,4 +98,7 @@ pub use payload::{Decoding, Fragment, Joint, Payload, TrailingWhitespace};
 pub use read::{ReadStats, Reader, ReaderConfig};
 pub use tree::{
     NodeId, NodeRef, RecordTree, Records, Schema, SchemaSource, StructureType, Tree, TypeResolver,
+};
+pub use write::{
+    rewrite, LineEnding, WriteError, WriteErrorKind, WriteValue, Writer, WriterConfig,
 };

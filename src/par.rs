@@ -45,7 +45,7 @@ use crate::scan::{parse_line, Lines};
 
 /// `true` when a chunk may start with this line string: a well-formed
 /// level-0 line that is not tagged `CONT`, `CONC` or `ERROR`.
-fn starts_record(text: &[u8]) -> bool {
+pub(crate) fn starts_record(text: &[u8]) -> bool {
     matches!(parse_line(text), Ok(l) if l.level == 0 && !matches!(l.tag, b"CONT" | b"CONC" | b"ERROR"))
 }
 
@@ -181,125 +181,203 @@ impl<'a> Chunks<'a> {
     /// equal a sequential read's: one `after-trlr` at the first line after
     /// the first `TRLR`, and `missing-trlr` when no chunk had one.
     ///
+    /// Every result is kept until the end; see [`Chunks::for_each`] to
+    /// consume them in order as they come, in bounded memory.
+    ///
     /// # Errors
     /// The first error `work` returns, in document order.
-    pub fn map<T, F>(mut self, jobs: usize, work: F) -> Result<Output<T>, Error>
+    pub fn map<T, F>(self, jobs: usize, work: F) -> Result<Output<T>, Error>
     where
         T: Send,
         F: Fn(&mut Reader<'a>) -> Result<T, Error> + Sync,
     {
-        let n = self.ranges.len();
-        let jobs = jobs.clamp(1, n.max(1));
-        let slots: Vec<Mutex<Option<ChunkOut<T>>>> = (0..n).map(|_| Mutex::new(None)).collect();
-        let mut first = self.first.take();
-        let run = |i: usize, reader: Option<Reader<'a>>| {
-            let mut reader = reader.unwrap_or_else(|| self.reader(i));
-            let result = work(&mut reader);
-            let diagnostics: Vec<Diagnostic> = reader.drain_diagnostics().collect();
-            let carry = reader.into_carry();
-            if let Ok(mut slot) = slots[i].lock() {
-                *slot = Some(ChunkOut {
-                    result,
-                    diagnostics,
-                    carry,
-                });
-            }
-        };
-        if jobs == 1 {
-            for i in 0..n {
-                run(i, if i == 0 { first.take() } else { None });
-            }
-        } else {
-            let next = AtomicUsize::new(1);
-            let first = Mutex::new(first.take());
-            std::thread::scope(|scope| {
-                for _ in 0..jobs {
-                    scope.spawn(|| {
-                        if let Some(r) = first.lock().ok().and_then(|mut f| f.take()) {
-                            run(0, Some(r));
-                        }
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            if i >= n {
-                                break;
-                            }
-                            run(i, None);
-                        }
-                    });
-                }
-            });
-        }
-        self.merge(slots)
-    }
-
-    fn merge<T>(&self, slots: Vec<Mutex<Option<ChunkOut<T>>>>) -> Result<Output<T>, Error> {
-        let mut results = Vec::with_capacity(slots.len());
+        let mut results = Vec::with_capacity(self.len());
         let mut diagnostics = Vec::new();
-        let mut stats = ReadStats {
-            diagnostics: vec![0; DiagnosticKind::ALL.len()],
-            ..ReadStats::default()
-        };
-        let after_trlr = kind_index(DiagnosticKind::AfterTrlr);
-        let mut trlr_seen = false;
-        let mut warned = false;
-        let mut last: Option<Carry> = None;
-        for (i, slot) in slots.into_iter().enumerate() {
-            let out =
-                slot.into_inner().ok().flatten().ok_or_else(|| {
-                    Error::new(crate::ErrorKind::Limit, None, "a chunk was not read")
-                })?;
-            let ChunkOut {
-                result,
-                diagnostics: mut ds,
-                carry,
-            } = out;
-            results.push(result?);
-            let s = carry.stats();
-            stats.lines += s.lines;
-            stats.structures += s.structures;
-            stats.max_level = stats.max_level.max(s.max_level);
-            stats.diagnostics_dropped += s.diagnostics_dropped;
-            for (t, c) in stats.diagnostics.iter_mut().zip(&s.diagnostics) {
-                *t += c;
-            }
-            // A sequential read warns once, at the first line after the
-            // first TRLR; a chunk's own reader knows only its own TRLR.
-            if warned {
-                ds.retain(|d| d.kind != DiagnosticKind::AfterTrlr);
-            } else if trlr_seen {
-                let (start, _, line) = self.ranges[i];
-                ds.retain(|d| d.kind != DiagnosticKind::AfterTrlr);
-                ds.insert(
-                    0,
-                    Diagnostic {
-                        kind: DiagnosticKind::AfterTrlr,
-                        position: Position {
-                            line: line + leading_blank_lines(&self.bytes[start..]),
-                            byte: start as u64,
-                        },
-                        message: "line after the trlr record".into(),
-                    },
-                );
-            }
-            warned |= ds.iter().any(|d| d.kind == DiagnosticKind::AfterTrlr);
-            trlr_seen |= carry.seen_trlr();
+        let summary = self.for_each(jobs, work, |t, ds| {
+            results.push(t);
             diagnostics.extend(ds);
-            last = Some(carry);
-        }
-        if let Some(mut carry) = last {
-            carry.set_seen_trlr(trlr_seen);
-            if let Some(d) = carry.finish() {
-                let i = kind_index(DiagnosticKind::MissingTrlr);
-                stats.diagnostics[i] += 1;
-                diagnostics.push(d);
-            }
-        }
-        stats.diagnostics[after_trlr] = u64::from(warned);
+            Ok(())
+        })?;
+        diagnostics.extend(summary.diagnostics);
         Ok(Output {
             results,
             diagnostics,
-            stats,
+            stats: summary.stats,
         })
+    }
+
+    /// Like [`Chunks::map`], but hands each chunk's result and diagnostics
+    /// to `sink` in document order as soon as the chunks before it are done.
+    /// At most `2 * jobs` chunks are in flight, so memory stays bounded by
+    /// the chunk size, whatever the input's size.
+    ///
+    /// # Errors
+    /// The first error of `work` or `sink`, in document order.
+    pub fn for_each<T, F, S>(mut self, jobs: usize, work: F, mut sink: S) -> Result<Summary, Error>
+    where
+        T: Send,
+        F: Fn(&mut Reader<'a>) -> Result<T, Error> + Sync,
+        S: FnMut(T, Vec<Diagnostic>) -> Result<(), Error>,
+    {
+        let n = self.ranges.len();
+        let jobs = jobs.clamp(1, n.max(1));
+        let mut merger = Merger::new();
+        let first = Mutex::new(self.first.take());
+        let this = &self;
+        let run = |i: usize| {
+            let taken = if i == 0 {
+                first.lock().ok().and_then(|mut f| f.take())
+            } else {
+                None
+            };
+            let mut reader = taken.unwrap_or_else(|| this.reader(i));
+            let result = work(&mut reader);
+            let diagnostics: Vec<Diagnostic> = reader.drain_diagnostics().collect();
+            ChunkOut {
+                result,
+                diagnostics,
+                carry: reader.into_carry(),
+            }
+        };
+        let round = jobs * 2;
+        let mut lo = 0;
+        while lo < n {
+            let hi = (lo + round).min(n);
+            let slots: Vec<Mutex<Option<ChunkOut<T>>>> =
+                (lo..hi).map(|_| Mutex::new(None)).collect();
+            let fill = |i: usize| {
+                let out = run(i);
+                if let Ok(mut slot) = slots[i - lo].lock() {
+                    *slot = Some(out);
+                }
+            };
+            if jobs == 1 {
+                (lo..hi).for_each(fill);
+            } else {
+                let next = AtomicUsize::new(lo);
+                std::thread::scope(|scope| {
+                    for _ in 0..jobs.min(hi - lo) {
+                        scope.spawn(|| loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            if i >= hi {
+                                break;
+                            }
+                            fill(i);
+                        });
+                    }
+                });
+            }
+            for (k, slot) in slots.into_iter().enumerate() {
+                let out = slot.into_inner().ok().flatten().ok_or_else(|| {
+                    Error::new(crate::ErrorKind::Limit, None, "a chunk was not read")
+                })?;
+                let (start, _, line) = self.ranges[lo + k];
+                let first_line = line + leading_blank_lines(&self.bytes[start..]);
+                let (t, ds) = merger.push(out, first_line, start as u64)?;
+                sink(t, ds)?;
+            }
+            lo = hi;
+        }
+        Ok(merger.finish())
+    }
+}
+
+/// What [`Chunks::for_each`] returns after the last chunk.
+#[derive(Debug)]
+pub struct Summary {
+    /// End-of-input diagnostics (a missing `TRLR`).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Counters summed over the chunks.
+    pub stats: ReadStats,
+}
+
+/// Merges chunk outputs in document order.
+struct Merger {
+    stats: ReadStats,
+    trlr_seen: bool,
+    warned: bool,
+    last: Option<Carry>,
+}
+
+impl Merger {
+    fn new() -> Self {
+        Merger {
+            stats: ReadStats {
+                diagnostics: vec![0; DiagnosticKind::ALL.len()],
+                ..ReadStats::default()
+            },
+            trlr_seen: false,
+            warned: false,
+            last: None,
+        }
+    }
+
+    /// Takes the next chunk's output; `first_line` and `start` locate its
+    /// first line.
+    fn push<T>(
+        &mut self,
+        out: ChunkOut<T>,
+        first_line: u64,
+        start: u64,
+    ) -> Result<(T, Vec<Diagnostic>), Error> {
+        let ChunkOut {
+            result,
+            diagnostics: mut ds,
+            carry,
+        } = out;
+        let t = result?;
+        let s = carry.stats();
+        self.stats.lines += s.lines;
+        self.stats.structures += s.structures;
+        self.stats.max_level = self.stats.max_level.max(s.max_level);
+        self.stats.diagnostics_dropped += s.diagnostics_dropped;
+        for (t, c) in self.stats.diagnostics.iter_mut().zip(&s.diagnostics) {
+            *t += c;
+        }
+        // A sequential read warns once, at the first line after the first
+        // TRLR; a chunk's own reader knows only its own TRLR.
+        let after = kind_index(DiagnosticKind::AfterTrlr);
+        self.stats.diagnostics[after] -= s.diagnostics[after];
+        if self.warned {
+            ds.retain(|d| d.kind != DiagnosticKind::AfterTrlr);
+        } else if self.trlr_seen {
+            ds.retain(|d| d.kind != DiagnosticKind::AfterTrlr);
+            ds.insert(
+                0,
+                Diagnostic {
+                    kind: DiagnosticKind::AfterTrlr,
+                    position: Position {
+                        line: first_line,
+                        byte: start,
+                    },
+                    message: "line after the trlr record".into(),
+                },
+            );
+        }
+        let warned_here = ds.iter().any(|d| d.kind == DiagnosticKind::AfterTrlr)
+            || (!self.warned && s.diagnostics[after] > 0 && !self.trlr_seen);
+        if warned_here && !self.warned {
+            self.stats.diagnostics[after] = 1;
+        }
+        self.warned |= warned_here;
+        self.trlr_seen |= carry.seen_trlr();
+        self.last = Some(carry);
+        Ok((t, ds))
+    }
+
+    fn finish(mut self) -> Summary {
+        let mut diagnostics = Vec::new();
+        if let Some(mut carry) = self.last.take() {
+            carry.set_seen_trlr(self.trlr_seen);
+            if let Some(d) = carry.finish() {
+                self.stats.diagnostics[kind_index(DiagnosticKind::MissingTrlr)] += 1;
+                diagnostics.push(d);
+            }
+        }
+        Summary {
+            diagnostics,
+            stats: self.stats,
+        }
     }
 }
 

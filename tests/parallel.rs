@@ -7,9 +7,9 @@ mod common;
 mod generate;
 
 use gedcom_elf::par::Chunks;
-use gedcom_elf::{Diagnostic, Event, Input, ReaderConfig};
+use gedcom_elf::{Diagnostic, Event, Input, ReadStats, ReaderConfig};
 
-fn sequential(input: &Input<'_>) -> (Vec<Event<'static>>, Vec<Diagnostic>, u64) {
+fn sequential(input: &Input<'_>) -> (Vec<Event<'static>>, Vec<Diagnostic>, ReadStats) {
     let mut reader = input.reader();
     let mut events = Vec::new();
     let mut diags = Vec::new();
@@ -21,14 +21,14 @@ fn sequential(input: &Input<'_>) -> (Vec<Event<'static>>, Vec<Diagnostic>, u64) 
             None => break,
         }
     }
-    (events, diags, reader.stats().structures)
+    (events, diags, reader.stats().clone())
 }
 
 fn parallel(
     input: &Input<'_>,
     target: usize,
     jobs: usize,
-) -> (Vec<Event<'static>>, Vec<Diagnostic>, u64, usize) {
+) -> (Vec<Event<'static>>, Vec<Diagnostic>, ReadStats, usize) {
     let chunks = Chunks::new(input, ReaderConfig::new(), target).expect("chunks");
     let n = chunks.len();
     let out = chunks
@@ -40,12 +40,7 @@ fn parallel(
             Ok(events)
         })
         .expect("parallel read");
-    (
-        out.results.concat(),
-        out.diagnostics,
-        out.stats.structures,
-        n,
-    )
+    (out.results.concat(), out.diagnostics, out.stats, n)
 }
 
 fn assert_same(name: &str, bytes: &[u8]) {
@@ -53,7 +48,7 @@ fn assert_same(name: &str, bytes: &[u8]) {
     if input.reader().next_event().is_err() {
         return; // not GEDCOM: nothing to split
     }
-    let (events, diags, structures) = sequential(&input);
+    let (events, diags, stats) = sequential(&input);
     for (target, jobs) in [(1, 1), (1, 2), (7, 3), (64, 2), (4096, 2), (1 << 20, 2)] {
         let (pe, pd, ps, n) = parallel(&input, target, jobs);
         assert_eq!(pe, events, "{name}: events, target {target}, {n} chunks");
@@ -61,22 +56,15 @@ fn assert_same(name: &str, bytes: &[u8]) {
             pd, diags,
             "{name}: diagnostics, target {target}, {n} chunks"
         );
-        assert_eq!(ps, structures, "{name}: structures");
+        assert_eq!(ps, stats, "{name}: counters, target {target}");
     }
 }
 
 #[test]
 fn corpus_files_read_the_same_in_chunks() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let mut n = 0;
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "ged") {
-            assert_same(&path.display().to_string(), &std::fs::read(&path).unwrap());
-            n += 1;
-        }
+    for (name, bytes) in common::project_corpus() {
+        assert_same(&name, &bytes);
     }
-    assert!(n > 40);
 }
 
 #[test]
@@ -84,14 +72,8 @@ fn shared_corpus_reads_the_same_in_chunks() {
     let Some(dir) = common::shared_corpus() else {
         return;
     };
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("ged"))
-        {
-            assert_same(&path.display().to_string(), &std::fs::read(&path).unwrap());
-        }
+    for (name, bytes) in common::ged_files(&dir) {
+        assert_same(&name, &bytes);
     }
 }
 

@@ -84,7 +84,89 @@ const CONTENDERS: &[Contender] = &[
             Some(Err(e)) => Outcome::Failed(e.to_string()),
         },
     },
+    Contender {
+        name: "gedcom-elf-events+text",
+        unit: "events",
+        run: elf_events_text,
+    },
+    Contender {
+        name: "gedcom-elf-stream-64k",
+        unit: "events",
+        run: elf_stream,
+    },
+    Contender {
+        name: "gedcom-elf-parallel",
+        unit: "events",
+        run: elf_parallel,
+    },
 ];
+
+/// Events plus every string payload decoded with `text()`: the work a tree
+/// of owned strings (what `ged_io` builds) implies.
+fn elf_events_text(bytes: &[u8]) -> Outcome {
+    let mut reader = gedcom_elf::Reader::from_slice(bytes);
+    let mut events = 0u64;
+    loop {
+        match reader.next_event() {
+            Ok(Some(event)) => {
+                if let gedcom_elf::Event::Begin(b) = &event {
+                    black_box(b.text());
+                }
+                events += 1;
+            }
+            Ok(None) => return Outcome::Items(events),
+            Err(e) => return Outcome::Failed(e.to_string()),
+        }
+    }
+}
+
+/// The streaming reader over a 64 KiB `BufReader` (as for stdin).
+fn elf_stream(bytes: &[u8]) -> Outcome {
+    let source = std::io::BufReader::with_capacity(64 << 10, bytes);
+    let mut stream = gedcom_elf::stream::StreamReader::new(source);
+    let mut buf = Vec::new();
+    let mut events = 0u64;
+    loop {
+        let mut batch = match stream.read_batch_into(&mut buf) {
+            Ok(Some(b)) => b,
+            Ok(None) => return Outcome::Items(events),
+            Err(e) => return Outcome::Failed(e.to_string()),
+        };
+        loop {
+            match batch.next_event() {
+                Ok(Some(e)) => {
+                    black_box(&e);
+                    events += 1;
+                }
+                Ok(None) => break,
+                Err(e) => return Outcome::Failed(e.to_string()),
+            }
+        }
+    }
+}
+
+/// Record-aligned chunks read on every core.
+fn elf_parallel(bytes: &[u8]) -> Outcome {
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let run = || -> Result<u64, gedcom_elf::Error> {
+        let input = gedcom_elf::Input::new(bytes)?;
+        let chunks =
+            gedcom_elf::par::Chunks::new(&input, gedcom_elf::ReaderConfig::new(), 2 << 20)?;
+        let out = chunks.map(jobs, |r| {
+            let mut n = 0u64;
+            while let Some(e) = r.next_event()? {
+                black_box(&e);
+                n += 1;
+            }
+            Ok(n)
+        })?;
+        Ok(out.results.iter().sum())
+    };
+    match run() {
+        Ok(n) => Outcome::Items(n),
+        Err(e) => Outcome::Failed(e.to_string()),
+    }
+}
 
 fn line_count(bytes: &[u8]) -> Outcome {
     Outcome::Items(memchr::memchr_iter(b'\n', bytes).count() as u64)

@@ -9,6 +9,7 @@
 //! it, and NFC output may compose the two (`abc` + stray acute gives `abć`); there is no
 //! base in the input to put it on, and inventing one (a space) would change the text.
 
+use unicode_normalization::char::canonical_combining_class;
 use unicode_normalization::UnicodeNormalization;
 
 use super::codepage::push_ascii;
@@ -110,6 +111,11 @@ fn lookup(b: u8) -> AnselChar {
 }
 
 /// Appends the ANSEL text `bytes` to `out` as Unicode.
+///
+/// In NFC mode (the default) the output is exactly the NFC of what decomposed mode gives,
+/// but only the clusters that hold combining marks go through the normaliser: ANSEL text
+/// outside them is ASCII, spacing characters that NFC leaves alone, U+FFFD and control
+/// characters, none of which composes with its neighbours.
 pub(super) fn decode_ansel(
     bytes: &[u8],
     opts: DecodeOptions,
@@ -117,9 +123,9 @@ pub(super) fn decode_ansel(
     report: &mut dyn FnMut(DecodeProblem),
 ) {
     let start = out.len();
+    let compose = !opts.decomposed;
     // Combining marks waiting for their base: always a run of mark octets in `bytes`.
     let mut pending: &[u8] = &[];
-    let mut saw_mark = false;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         if b < 0x80 {
@@ -134,45 +140,94 @@ pub(super) fn decode_ansel(
             }
             if b < 0x20 || b == 0x7F {
                 // A control character is no base: the marks stay bare before it.
-                flush_marks(&mut pending, out);
+                flush_bare(&mut pending, out, start, compose);
                 if b == 0 {
                     report(DecodeProblem::Nul);
                 }
                 out.push(char::from(b));
             } else {
-                out.push(char::from(b));
-                flush_marks(&mut pending, out);
+                put_base(char::from(b), &mut pending, out, compose);
             }
             i += 1;
             continue;
         }
         match lookup(b) {
             AnselChar::Combining(_) => {
-                saw_mark = true;
                 // Marks are contiguous: extend the pending run to take this one in.
                 let from = i - pending.len();
                 pending = &bytes[from..=i];
             }
-            AnselChar::Spacing(c) => {
-                out.push(c);
-                flush_marks(&mut pending, out);
-            }
+            AnselChar::Spacing(c) => put_base(c, &mut pending, out, compose),
             AnselChar::Unassigned => {
                 report(DecodeProblem::UnassignedAnsel(b));
-                out.push(char::REPLACEMENT_CHARACTER);
-                flush_marks(&mut pending, out);
+                put_base(char::REPLACEMENT_CHARACTER, &mut pending, out, compose);
             }
         }
         i += 1;
     }
     // Marks at the very end have no base: written bare.
-    flush_marks(&mut pending, out);
-    if saw_mark && !opts.decomposed {
-        if let Some(tail) = out.get(start..) {
-            let composed: String = tail.nfc().collect();
-            out.truncate(start);
-            out.push_str(&composed);
+    flush_bare(&mut pending, out, start, compose);
+}
+
+/// Writes a base character, then the pending marks (in their ANSEL order), and empties the
+/// run; in NFC mode the cluster is then normalised.
+fn put_base(base: char, pending: &mut &[u8], out: &mut String, compose: bool) {
+    let at = out.len();
+    out.push(base);
+    if pending.is_empty() {
+        return;
+    }
+    if compose {
+        if let ([m], true) = (*pending, base.is_ascii()) {
+            // The common case, one mark on an ASCII letter: NFC is the primary composite
+            // when there is one, and the pair as it is otherwise.
+            if let AnselChar::Combining(mark) = lookup(*m) {
+                *pending = &[];
+                match unicode_normalization::char::compose(base, mark) {
+                    Some(c) => {
+                        out.truncate(at);
+                        out.push(c);
+                    }
+                    None => out.push(mark),
+                }
+                return;
+            }
         }
+    }
+    flush_marks(pending, out);
+    if compose {
+        normalise_from(at, out);
+    }
+}
+
+/// Writes the pending marks with no base after them. In NFC mode they are normalised
+/// together with the cluster they join: back to the last starter written by this call.
+fn flush_bare(pending: &mut &[u8], out: &mut String, start: usize, compose: bool) {
+    if pending.is_empty() {
+        return;
+    }
+    let at = out.len();
+    flush_marks(pending, out);
+    if compose {
+        let mut from = at;
+        if let Some(tail) = out.get(start..at) {
+            for (k, c) in tail.char_indices().rev() {
+                from = start + k;
+                if canonical_combining_class(c) == 0 {
+                    break;
+                }
+            }
+        }
+        normalise_from(from, out);
+    }
+}
+
+/// Replaces `out[from..]` by its NFC.
+fn normalise_from(from: usize, out: &mut String) {
+    if let Some(tail) = out.get(from..) {
+        let composed: String = tail.nfc().collect();
+        out.truncate(from);
+        out.push_str(&composed);
     }
 }
 
@@ -358,6 +413,56 @@ mod tests {
         decode_into_ansel(b"\xE2", &mut out);
         // The bare mark is appended; the 'e' already in `out` is left alone.
         assert_eq!(out, "e\u{301}");
+    }
+
+    /// NFC mode composes only the clusters with marks; whatever the input, its output must
+    /// be the NFC of the decomposed output (which is what normalising it all would give).
+    #[test]
+    fn nfc_mode_is_nfc_of_decomposed_mode() {
+        const ALPHABET: &[u8] =
+            b"aAeEoOuUcCsSzZnNgGiIyY \n\0\x01\xAC\xBC\xAD\xBD\xA2\xB2\xB8\xA5\xCD\xCF\xFF\xC9";
+        let marks: Vec<u8> = (0xE0..=0xFE).filter(|&b| b != 0xFD).collect();
+        let mut rng = super::super::tests::XorShift(0x2545_F491_4F6C_DD1D);
+        for round in 0..20_000 {
+            let len = (rng.next() % 12) as usize;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    let r = rng.next();
+                    if r.is_multiple_of(2) {
+                        marks[(r >> 8) as usize % marks.len()]
+                    } else {
+                        ALPHABET[(r >> 8) as usize % ALPHABET.len()]
+                    }
+                })
+                .collect();
+            let prefix = ["", "e", "\u{301}", "x\n"][round % 4];
+            let (mut nfc, mut raw) = (prefix.to_string(), prefix.to_string());
+            super::super::decode_into(
+                Encoding::Ansel,
+                &bytes,
+                DecodeOptions::default(),
+                &mut nfc,
+                &mut |_| {},
+            );
+            super::super::decode_into(Encoding::Ansel, &bytes, DECOMPOSED, &mut raw, &mut |_| {});
+            let want: String = raw[prefix.len()..].nfc().collect();
+            assert_eq!(&nfc[..prefix.len()], prefix);
+            assert_eq!(nfc[prefix.len()..], want, "{bytes:02X?}");
+        }
+    }
+
+    /// The one-mark fast path agrees with NFC for every ASCII base and every mark.
+    #[test]
+    fn one_mark_on_ascii_is_nfc() {
+        for base in 0x20..0x7Fu8 {
+            for mark in 0xE0..=0xFEu8 {
+                let AnselChar::Combining(m) = lookup(mark) else {
+                    continue;
+                };
+                let want: String = [char::from(base), m].into_iter().nfc().collect();
+                assert_eq!(ansel(&[mark, base]), want, "{mark:02X} {base:02X}");
+            }
+        }
     }
 
     fn decode_into_ansel(bytes: &[u8], out: &mut String) {

@@ -27,12 +27,14 @@ mod codepage;
 #[cfg(test)]
 mod corpus_tests;
 mod detect;
+mod encode;
 mod utf16;
 mod utf8;
 
 use std::fmt;
 
 pub use detect::{detect, DetectError, Detection, EncodingSource};
+pub use encode::{push_unicode_escape, Encoder};
 pub use utf16::{utf16_to_utf8, Utf16Decoder};
 
 /// A character encoding this crate can read.

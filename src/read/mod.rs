@@ -476,7 +476,7 @@ impl<'a> Reader<'a> {
                     return Ok(Some(self.pop()));
                 }
             }
-            return self.begin().map(|b| Some(Event::Begin(b)));
+            return self.begin();
         }
         self.next_slow()
     }
@@ -763,7 +763,7 @@ impl<'a> Reader<'a> {
     }
 
     #[inline(never)]
-    fn begin(&mut self) -> Result<Begin<'a>, Error> {
+    fn begin(&mut self) -> Result<Option<Event<'a>>, Error> {
         let Some(p) = self.pending.take() else {
             return Err(Error::new(
                 ErrorKind::Limit,
@@ -909,7 +909,8 @@ impl<'a> Reader<'a> {
             }
         }
 
-        Ok(Begin {
+        // Built in place: a `map` from `Begin` to the event costs a copy.
+        Ok(Some(Event::Begin(Begin {
             level,
             xref,
             tag: Cow::Borrowed(tag),
@@ -920,7 +921,7 @@ impl<'a> Reader<'a> {
                 end,
             },
             origin,
-        })
+        })))
     }
 }
 

@@ -64,3 +64,22 @@ pub fn shared_corpus() -> Option<std::path::PathBuf> {
         None
     }
 }
+
+/// Every `.ged` file (any case) in `dir`, as `(name, bytes)`, sorted by name.
+pub fn ged_files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("ged")))
+        .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The project's own corpus (`corpus/`).
+pub fn project_corpus() -> Vec<(String, Vec<u8>)> {
+    let files = ged_files(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"));
+    assert!(files.len() > 40, "corpus/ has only {} files", files.len());
+    files
+}

@@ -3,30 +3,44 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use gedcom_elf::Event;
+use gedcom_elf::{Error, Event};
 
-use crate::{fail, Input, Options};
+use crate::drive::{self, Events, Work};
+use crate::{fail, print_diagnostics, Options};
 
-pub fn run(opts: &Options, input: &Input) -> ExitCode {
-    let started = Instant::now();
-    let prepared = match gedcom_elf::Input::with_encoding(&input.bytes, opts.encoding) {
-        Ok(p) => p,
-        Err(e) => return fail(&input.name, &e),
-    };
-    let mut reader = prepared.reader_with_config(opts.config());
-    let mut records = 0u64;
-    loop {
-        match reader.next_event() {
-            Ok(Some(Event::Begin(b))) => records += u64::from(b.level == 0),
-            Ok(Some(Event::End(_))) => {}
-            Ok(None) => break,
-            Err(e) => return fail(&input.name, &e),
+struct Count;
+
+impl Work for Count {
+    type Out = (u64, Option<Error>);
+
+    fn run<'a, E: Events<'a>>(&self, events: &mut E) -> Self::Out {
+        let mut records = 0;
+        loop {
+            match events.next_event() {
+                Ok(Some(Event::Begin(b))) => records += u64::from(b.level == 0),
+                Ok(Some(Event::End(_))) => {}
+                Ok(None) => return (records, None),
+                Err(e) => return (records, Some(e)),
+            }
         }
-        // Keep memory flat on files with many problems.
-        reader.drain_diagnostics().for_each(drop);
     }
+}
+
+pub fn run(opts: &Options) -> ExitCode {
+    let name = opts.name();
+    let started = Instant::now();
+    let mut records = 0u64;
+    let done = drive::run(opts, &Count, |(n, err), _diagnostics| {
+        // Diagnostics are counted, not shown.
+        records += n;
+        err.map_or(Ok(()), Err)
+    });
+    let done = match done {
+        Ok(d) => d,
+        Err(e) => return fail(&name, &e),
+    };
     let secs = started.elapsed().as_secs_f64();
-    let s = reader.stats();
+    let s = &done.stats;
     println!(
         "{records} records, {} structures, {} lines, {} diagnostics",
         s.structures,
@@ -35,10 +49,12 @@ pub fn run(opts: &Options, input: &Input) -> ExitCode {
     );
     if secs > 0.0 {
         eprintln!(
-            "{:.3} s, {:.1} MB/s",
+            "{:.3} s, {:.1} MB/s, {} jobs",
             secs,
-            input.bytes.len() as f64 / 1e6 / secs
+            done.bytes as f64 / 1e6 / secs,
+            opts.jobs
         );
     }
+    print_diagnostics(&name, &[]);
     ExitCode::SUCCESS
 }

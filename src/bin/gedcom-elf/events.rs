@@ -1,12 +1,13 @@
 //! `gedcom-elf events`: the JSON Lines event stream (a contract).
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
-use gedcom_elf::{Event, Schema, StructureType, TypeResolver, Value};
+use gedcom_elf::{Error, Event, StructureType, Value};
 
+use crate::drive::{self, Events, Work};
 use crate::json::write_str;
-use crate::{fail, finish_output, flush, print_diagnostic, Input, Options};
+use crate::{finish, print_diagnostics, Options};
 
 /// Writes one event as a JSON object line.
 pub fn write_event<W: Write>(out: &mut W, event: &Event<'_>) -> io::Result<()> {
@@ -54,45 +55,42 @@ pub fn write_typed_event<W: Write>(
     }
 }
 
-pub fn run(opts: &Options, input: &Input) -> ExitCode {
-    let prepared = match gedcom_elf::Input::with_encoding(&input.bytes, opts.encoding) {
-        Ok(p) => p,
-        Err(e) => return fail(&input.name, &e),
-    };
-    let mut reader = prepared.reader_with_config(opts.config());
-    let mut types = if opts.types {
-        match Schema::from_reader(reader.clone()) {
-            Ok(s) => Some(TypeResolver::new(s)),
-            Err(e) => return fail(&input.name, &e),
+/// Renders a chunk's events; a reading error ends the chunk.
+struct Render;
+
+impl Work for Render {
+    type Out = (Vec<u8>, Option<Error>);
+
+    fn run<'a, E: Events<'a>>(&self, events: &mut E) -> Self::Out {
+        let mut out = Vec::with_capacity(1 << 16);
+        loop {
+            match events.next_event() {
+                Ok(Some(e)) => {
+                    // Writing to a Vec cannot fail.
+                    let _ = write_event(&mut out, &e);
+                }
+                Ok(None) => return (out, None),
+                Err(e) => return (out, Some(e)),
+            }
         }
-    } else {
-        None
-    };
+    }
+}
+
+pub fn run(opts: &Options) -> ExitCode {
+    if opts.types {
+        return crate::tree_cmd::events_with_types(opts);
+    }
+    let name = opts.name();
     let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    loop {
-        let next = reader.next_event();
-        for d in reader.drain_diagnostics() {
-            print_diagnostic(&input.name, &d);
+    let mut out = stdout.lock();
+    let result = drive::run(opts, &Render, |(bytes, err), ds| {
+        print_diagnostics(&name, &ds);
+        out.write_all(&bytes)?;
+        match err {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
-        match next {
-            Ok(Some(event)) => {
-                let ty = types.as_mut().and_then(|t| t.event(&event));
-                if let Err(code) = finish_output(write_typed_event(&mut out, &event, ty)) {
-                    return code;
-                }
-            }
-            Ok(None) => break,
-            Err(e) => {
-                if let Err(code) = flush(&mut out) {
-                    return code;
-                }
-                return fail(&input.name, &e);
-            }
-        }
-    }
-    match flush(&mut out) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(code) => code,
-    }
+    });
+    let flushed = out.flush();
+    finish(&name, result.map(|d| d.diagnostics), flushed)
 }

@@ -12,7 +12,8 @@ use std::process::ExitCode;
 use gedcom_elf::tree::{NodeRef, Step, Tree};
 use gedcom_elf::{EscapeSet, Value};
 
-use crate::{fail, finish_output, flush, print_diagnostic, Input, Options};
+use crate::tree_cmd::load;
+use crate::{fail, finish, print_diagnostic, Options};
 
 /// Writes a payload's text with `@` encoded: preserved escapes verbatim,
 /// every other `@` doubled.
@@ -88,7 +89,8 @@ pub fn write_subtree<W: Write>(
     Ok(())
 }
 
-pub fn run(opts: &Options, input: &Input) -> ExitCode {
+pub fn run(opts: &Options) -> ExitCode {
+    let name = opts.name();
     let (xref, path) = match &opts.args[..] {
         [x] => (x.clone(), None),
         [x, p] => (x.clone(), Some(p.clone())),
@@ -102,26 +104,30 @@ pub fn run(opts: &Options, input: &Input) -> ExitCode {
     } else {
         format!("@{xref}@")
     };
-    let prepared = match gedcom_elf::Input::with_encoding(&input.bytes, opts.encoding) {
+    let file = match load(opts) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let prepared = match gedcom_elf::Input::with_encoding(file.bytes(), opts.encoding) {
         Ok(p) => p,
-        Err(e) => return fail(&input.name, &e),
+        Err(e) => return fail(&name, &e),
     };
     let tree = match Tree::build(prepared.reader_with_config(opts.config())) {
         Ok(t) => t,
-        Err(e) => return fail(&input.name, &e),
+        Err(e) => return fail(&name, &e),
     };
     for d in tree.diagnostics() {
-        print_diagnostic(&input.name, d);
+        print_diagnostic(&name, d);
     }
     let found = tree.find_all(&xref);
     if found.is_empty() {
-        eprintln!("{}: error: no structure has xref_id {xref}", input.name);
+        eprintln!("{}: error: no structure has xref_id {xref}", name);
         return ExitCode::from(1);
     }
     if found.len() > 1 {
         eprintln!(
             "{}: warning: {} structures have xref_id {xref}; printing each",
-            input.name,
+            name,
             found.len()
         );
     }
@@ -130,28 +136,28 @@ pub fn run(opts: &Options, input: &Input) -> ExitCode {
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut printed = 0;
-    for record in found {
+    let mut written = Ok(());
+    'out: for record in found {
         let nodes: Vec<NodeRef<'_>> = match &path {
             None => vec![record],
             Some(p) => record.path(p).collect(),
         };
         for n in nodes {
             printed += 1;
-            if let Err(code) = finish_output(write_subtree(&mut out, n, &escapes)) {
-                return code;
+            written = write_subtree(&mut out, n, &escapes);
+            if written.is_err() {
+                break 'out;
             }
         }
     }
-    if let Err(code) = flush(&mut out) {
-        return code;
-    }
+    let flushed = written.and_then(|()| out.flush());
+    let code = finish(&name, Ok(Vec::new()), flushed);
     if printed == 0 {
         eprintln!(
-            "{}: error: nothing at path {} under {xref}",
-            input.name,
+            "{name}: error: nothing at path {} under {xref}",
             path.unwrap_or_default()
         );
         return ExitCode::from(1);
     }
-    ExitCode::SUCCESS
+    code
 }

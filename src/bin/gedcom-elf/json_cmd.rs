@@ -12,7 +12,8 @@ use gedcom_elf::tree::{NodeRef, Step, Tree};
 use gedcom_elf::Value;
 
 use crate::json::write_str;
-use crate::{fail, finish_output, flush, print_diagnostic, Input, Options};
+use crate::tree_cmd::load;
+use crate::{fail, finish, print_diagnostic, Options};
 
 /// Writes a node's own keys, without the closing brace.
 fn write_head<W: Write>(out: &mut W, n: &NodeRef<'_>) -> io::Result<()> {
@@ -67,27 +68,32 @@ pub fn write_record<W: Write>(out: &mut W, record: NodeRef<'_>) -> io::Result<()
     out.write_all(b"\n")
 }
 
-pub fn run(opts: &Options, input: &Input) -> ExitCode {
-    let prepared = match gedcom_elf::Input::with_encoding(&input.bytes, opts.encoding) {
+pub fn run(opts: &Options) -> ExitCode {
+    let name = opts.name();
+    let file = match load(opts) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let prepared = match gedcom_elf::Input::with_encoding(file.bytes(), opts.encoding) {
         Ok(p) => p,
-        Err(e) => return fail(&input.name, &e),
+        Err(e) => return fail(&name, &e),
     };
     let tree = match Tree::build(prepared.reader_with_config(opts.config())) {
         Ok(t) => t,
-        Err(e) => return fail(&input.name, &e),
+        Err(e) => return fail(&name, &e),
     };
     for d in tree.diagnostics() {
-        print_diagnostic(&input.name, d);
+        print_diagnostic(&name, d);
     }
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut written = Ok(());
     for record in tree.records() {
-        if let Err(code) = finish_output(write_record(&mut out, record)) {
-            return code;
+        written = write_record(&mut out, record);
+        if written.is_err() {
+            break;
         }
     }
-    match flush(&mut out) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(code) => code,
-    }
+    let flushed = written.and_then(|()| out.flush());
+    finish(&name, Ok(Vec::new()), flushed)
 }

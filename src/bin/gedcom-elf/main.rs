@@ -4,42 +4,53 @@
 //! `--strict` mode at the first error, 2 when reading ceases (not GEDCOM,
 //! unsupported encoding, i/o error, bad usage).
 
+mod convert_cmd;
 mod count_cmd;
+mod drive;
+mod edit_cmd;
 mod events;
+mod fmt_cmd;
 mod get_cmd;
 mod json;
 mod json_cmd;
 mod stats;
-mod tree_stats;
+mod tree_cmd;
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::process::ExitCode;
 
 use gedcom_elf::{Diagnostic, Encoding, Error, ErrorKind, ReaderConfig};
 
-const USAGE: &str = "\
+pub const USAGE: &str = "\
 usage: gedcom-elf <command> [options] FILE
 
 commands:
-  events [--strict] [--encoding NAME] FILE   one JSON object per structure begin and end
-  stats [--strict] [--encoding NAME] FILE    records per tag, lines, depth, encoding,
-                                             diagnostics, speed
-  count [--encoding NAME] FILE               records, structures and lines, at full speed
-  json [--strict] [--encoding NAME] FILE     one JSON object per record, nested children,
-                                             with types and line numbers
-  get [--strict] [--encoding NAME] FILE XREF [PATH]
-                                             the record XREF (or the nodes at PATH under
-                                             it, e.g. BIRT.DATE) as GEDCOM text
+  events FILE   one JSON object per structure begin and end
+  stats FILE    records per tag, lines, depth, encoding, diagnostics, speed
+  count FILE    records, structures and lines, at full speed
+  json FILE     one JSON object per record: nested children, types, line numbers
+  get FILE XREF [PATH]
+                the record XREF (or the nodes at PATH under it, e.g. BIRT.DATE)
+                as GEDCOM text
+  edit FILE [--drop-tag TAG]... [--rename-tag OLD=NEW]... [--encoding NAME] [-o OUT]
+                change tags, copy every other octet as it is
+  fmt FILE [--input-encoding NAME] [-o OUT]
+                canonical form: UTF-8, LF, single spaces, CONC splits in 255 octets
+  convert FILE --encoding NAME [--line-ending lf|crlf|cr] [--input-encoding NAME] [-o OUT]
+                re-serialise in NAME (unicode escapes for characters NAME lacks;
+                UNICODE = utf-16le)
 
-events --types adds each structure's ELF type identifier; stats --tree builds
-the whole tree and reports its node count, UNDEF records and memory.
+options:
+  --strict          stop at the first error (exit status 1)
+  --encoding NAME   read FILE in NAME instead of the detected encoding: utf-8,
+                    ascii, ansel, utf-16le, utf-16be, windows-1250 ... -1258
+                    (or ANSI), ibm437 (IBMPC), ibm850, macintosh (MAC)
+  --jobs N          threads for reading a file (default: all cores)
+  --types           (events) add each structure's ELF type identifier
+  --tree            (stats) build the whole tree: nodes, UNDEF records, memory
 
---encoding NAME reads FILE in NAME instead of the detected encoding: utf-8,
-ascii, ansel, utf-16le, utf-16be, windows-1250 ... windows-1258 (or ANSI),
-ibm437 (IBMPC), ibm850, macintosh (MAC); case-insensitive.
-
-FILE '-' reads standard input. With no arguments, runs `stats` on a bundled
-sample file.";
+FILE '-' reads standard input as a stream. Files are memory-mapped. With no
+arguments, runs `stats` on a sample bundled with the program.";
 
 /// A small GEDCOM file bundled with the binary for the no-argument demo.
 const SAMPLE: &[u8] = include_bytes!("../../../corpus/sample.ged");
@@ -48,7 +59,10 @@ const SAMPLE: &[u8] = include_bytes!("../../../corpus/sample.ged");
 pub struct Options {
     pub strict: bool,
     pub encoding: Option<Encoding>,
+    pub jobs: usize,
     pub file: String,
+    /// Bytes to read instead of `file` (the bundled sample).
+    pub bundled: Option<&'static [u8]>,
     /// `--tree` (stats) and `--types` (events).
     pub tree: bool,
     pub types: bool,
@@ -61,27 +75,14 @@ impl Options {
     pub fn config(&self) -> ReaderConfig {
         ReaderConfig::new().strict(self.strict)
     }
-}
 
-/// The input bytes and the name diagnostics use for them.
-pub struct Input {
-    pub name: String,
-    pub bytes: Vec<u8>,
-}
-
-fn load(file: &str) -> io::Result<Input> {
-    if file == "-" {
-        let mut bytes = Vec::new();
-        io::stdin().lock().read_to_end(&mut bytes)?;
-        Ok(Input {
-            name: "<stdin>".into(),
-            bytes,
-        })
-    } else {
-        Ok(Input {
-            name: file.to_string(),
-            bytes: std::fs::read(file)?,
-        })
+    /// The name diagnostics use for the input.
+    pub fn name(&self) -> String {
+        match (self.bundled, self.file.as_str()) {
+            (Some(_), _) => "corpus/sample.ged (bundled)".into(),
+            (None, "-") => "<stdin>".into(),
+            (None, f) => f.into(),
+        }
     }
 }
 
@@ -95,8 +96,25 @@ pub fn print_diagnostic(name: &str, d: &Diagnostic) {
     );
 }
 
+/// Prints diagnostics to stderr.
+pub fn print_diagnostics(name: &str, ds: &[Diagnostic]) {
+    for d in ds {
+        print_diagnostic(name, d);
+    }
+}
+
+/// `true` for an error that only says stdout was closed (`| head`).
+fn is_broken_pipe(e: &Error) -> bool {
+    std::error::Error::source(e)
+        .and_then(|s| s.downcast_ref::<io::Error>())
+        .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+}
+
 /// Prints an error and picks the exit status for it.
 pub fn fail(name: &str, e: &Error) -> ExitCode {
+    if is_broken_pipe(e) {
+        return ExitCode::SUCCESS;
+    }
     match e.position() {
         Some(p) => eprintln!("{name}:{}: error: {}", p.line, e.message()),
         None => eprintln!("{name}: error: {}", e.message()),
@@ -107,9 +125,35 @@ pub fn fail(name: &str, e: &Error) -> ExitCode {
     }
 }
 
+/// The exit of a command that wrote output: end-of-input diagnostics, then
+/// the status.
+pub fn finish(
+    name: &str,
+    result: Result<Vec<Diagnostic>, Error>,
+    flushed: io::Result<()>,
+) -> ExitCode {
+    match (result, flushed) {
+        (Err(e), _) => fail(name, &e),
+        (Ok(_), Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        (Ok(_), Err(e)) => {
+            eprintln!("gedcom-elf: error: cannot write output: {e}");
+            ExitCode::from(2)
+        }
+        (Ok(ds), Ok(())) => {
+            print_diagnostics(name, &ds);
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut strict = false;
     let mut encoding = None;
+    let mut jobs = default_jobs();
     let mut file = None;
     let (mut tree, mut types, mut rest) = (false, false, Vec::new());
     let mut args = args.iter();
@@ -124,6 +168,14 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                     Encoding::from_name(name)
                         .ok_or_else(|| format!("unknown encoding {name:?}"))?,
                 );
+            }
+            "--jobs" | "-j" => {
+                let n = args.next().ok_or("--jobs needs a number")?;
+                jobs = n
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| format!("--jobs takes a positive number, not {n:?}"))?;
             }
             "-" => file = Some(a.clone()),
             s if s.starts_with('-') => return Err(format!("unknown option {s:?}")),
@@ -140,7 +192,9 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
     Ok(Options {
         strict,
         encoding,
+        jobs,
         file,
+        bundled: None,
         tree,
         types,
         args: rest,
@@ -150,24 +204,28 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.is_empty() {
-        let input = Input {
-            name: "corpus/sample.ged (bundled)".into(),
-            bytes: SAMPLE.to_vec(),
-        };
         let opts = Options {
             strict: false,
             encoding: None,
-            file: input.name.clone(),
+            jobs: default_jobs(),
+            file: String::new(),
+            bundled: Some(SAMPLE),
             tree: false,
             types: false,
             args: Vec::new(),
         };
-        return stats::run(&opts, &input);
+        return stats::run(&opts);
     }
     let command = args[0].as_str();
     if matches!(command, "-h" | "--help" | "help") {
         println!("{USAGE}");
         return ExitCode::SUCCESS;
+    }
+    match command {
+        "edit" => return edit_cmd::run(&args[1..]),
+        "fmt" => return fmt_cmd::run(&args[1..]),
+        "convert" => return convert_cmd::run(&args[1..]),
+        _ => {}
     }
     let opts = match parse_options(&args[1..]) {
         Ok(o) => o,
@@ -180,39 +238,15 @@ fn main() -> ExitCode {
         eprintln!("gedcom-elf: more than one FILE given\n\n{USAGE}");
         return ExitCode::from(2);
     }
-    let input = match load(&opts.file) {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("{}: error: cannot read: {e}", opts.file);
-            return ExitCode::from(2);
-        }
-    };
     match command {
-        "events" => events::run(&opts, &input),
-        "stats" => stats::run(&opts, &input),
-        "count" => count_cmd::run(&opts, &input),
-        "json" => json_cmd::run(&opts, &input),
-        "get" => get_cmd::run(&opts, &input),
+        "events" => events::run(&opts),
+        "stats" => stats::run(&opts),
+        "count" => count_cmd::run(&opts),
+        "json" => json_cmd::run(&opts),
+        "get" => get_cmd::run(&opts),
         other => {
             eprintln!("gedcom-elf: unknown command {other:?}\n\n{USAGE}");
             ExitCode::from(2)
         }
     }
-}
-
-/// Treats a closed stdout (`| head`) as success.
-pub fn finish_output(r: io::Result<()>) -> Result<(), ExitCode> {
-    match r {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(ExitCode::SUCCESS),
-        Err(e) => {
-            eprintln!("gedcom-elf: error: cannot write output: {e}");
-            Err(ExitCode::from(2))
-        }
-    }
-}
-
-/// Flushes `out`, mapping failure like [`finish_output`].
-pub fn flush<W: Write>(out: &mut W) -> Result<(), ExitCode> {
-    finish_output(out.flush())
 }

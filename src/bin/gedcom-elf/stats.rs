@@ -4,72 +4,92 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use gedcom_elf::{DiagnosticKind, EncodingSource, Event};
+use gedcom_elf::{DiagnosticKind, EncodingSource, Error, Event};
 
-use crate::{fail, print_diagnostic, Input, Options};
+use crate::drive::{self, Events, Work};
+use crate::{fail, print_diagnostic, Options};
 
-pub fn run(opts: &Options, input: &Input) -> ExitCode {
-    if opts.tree {
-        return crate::tree_stats::run(opts, input);
+/// How many diagnostics `stats` shows; all are counted.
+const SHOWN: usize = 20;
+
+struct Tally;
+
+impl Work for Tally {
+    type Out = (BTreeMap<String, u64>, Option<Error>);
+
+    fn run<'a, E: Events<'a>>(&self, events: &mut E) -> Self::Out {
+        let mut records: BTreeMap<String, u64> = BTreeMap::new();
+        loop {
+            match events.next_event() {
+                Ok(Some(Event::Begin(b))) if b.level == 0 => {
+                    match records.get_mut(b.tag.as_ref()) {
+                        Some(n) => *n += 1,
+                        None => {
+                            records.insert(b.tag.into_owned(), 1);
+                        }
+                    }
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => return (records, None),
+                Err(e) => return (records, Some(e)),
+            }
+        }
     }
-    let prepared = match gedcom_elf::Input::with_encoding(&input.bytes, opts.encoding) {
-        Ok(p) => p,
-        Err(e) => return fail(&input.name, &e),
-    };
+}
+
+pub fn run(opts: &Options) -> ExitCode {
+    if opts.tree {
+        return crate::tree_cmd::stats(opts);
+    }
+    let name = opts.name();
     let started = Instant::now();
-    let mut reader = prepared.reader_with_config(opts.config());
     let mut records: BTreeMap<String, u64> = BTreeMap::new();
-    let mut shown = 0u32;
-    let result = loop {
-        let next = reader.next_event();
-        for d in reader.drain_diagnostics() {
-            // Show the first few; all are counted below.
-            if shown < 20 {
-                print_diagnostic(&input.name, &d);
+    let mut shown = 0usize;
+    let done = drive::run(opts, &Tally, |(part, err), ds| {
+        for d in &ds {
+            if shown < SHOWN {
+                print_diagnostic(&name, d);
             }
             shown += 1;
         }
-        match next {
-            Ok(Some(Event::Begin(b))) if b.level == 0 => match records.get_mut(b.tag.as_ref()) {
-                Some(n) => *n += 1,
-                None => {
-                    records.insert(b.tag.into_owned(), 1);
-                }
-            },
-            Ok(Some(_)) => {}
-            Ok(None) => break Ok(()),
-            Err(e) => break Err(e),
+        for (tag, n) in part {
+            *records.entry(tag).or_default() += n;
         }
+        err.map_or(Ok(()), Err)
+    });
+    let done = match done {
+        Ok(d) => d,
+        Err(e) => return fail(&name, &e),
     };
+    for d in &done.diagnostics {
+        print_diagnostic(&name, d);
+    }
     let elapsed = started.elapsed().as_secs_f64();
-    if shown > 20 {
-        eprintln!("{}: ... and {} more diagnostics", input.name, shown - 20);
+    if shown > SHOWN {
+        eprintln!("{name}: ... and {} more diagnostics", shown - SHOWN);
     }
-    if let Err(e) = result {
-        return fail(&input.name, &e);
-    }
-    let stats = reader.stats();
-    let mb = input.bytes.len() as f64 / 1e6;
-    println!("file:        {}", input.name);
-    println!("bytes:       {}", input.bytes.len());
-    let info = reader.encoding_info();
-    let how = match info.source {
-        EncodingSource::Caller => "given with --encoding".to_string(),
-        EncodingSource::ByteOrderMark => "from the byte-order mark".to_string(),
-        EncodingSource::Sniffed => "sniffed from the first octets".to_string(),
-        EncodingSource::CharLine => format!(
-            "from the CHAR line {:?} (line {})",
-            info.char_value.as_deref().unwrap_or(""),
-            info.char_line.unwrap_or(0)
-        ),
-        _ => "the GEDCOM default (no CHAR line, no byte-order mark)".to_string(),
-    };
-    println!("encoding:    {} ({how})", info.encoding);
-    if let Some(d) = info.detected {
-        println!("  detected:  {d}");
-    }
-    if let Some(c) = &info.char_value {
-        println!("  specified: CHAR {c}");
+    let stats = &done.stats;
+    println!("file:        {name}");
+    println!("bytes:       {}", done.bytes);
+    if let Some(info) = &done.encoding {
+        let how = match info.source {
+            EncodingSource::Caller => "given with --encoding".to_string(),
+            EncodingSource::ByteOrderMark => "from the byte-order mark".to_string(),
+            EncodingSource::Sniffed => "sniffed from the first octets".to_string(),
+            EncodingSource::CharLine => format!(
+                "from the CHAR line {:?} (line {})",
+                info.char_value.as_deref().unwrap_or(""),
+                info.char_line.unwrap_or(0)
+            ),
+            _ => "the GEDCOM default (no CHAR line, no byte-order mark)".to_string(),
+        };
+        println!("encoding:    {} ({how})", info.encoding);
+        if let Some(d) = info.detected {
+            println!("  detected:  {d}");
+        }
+        if let Some(c) = &info.char_value {
+            println!("  specified: CHAR {c}");
+        }
     }
     println!("lines:       {}", stats.lines);
     println!("structures:  {}", stats.structures);
@@ -87,7 +107,12 @@ pub fn run(opts: &Options, input: &Input) -> ExitCode {
         }
     }
     if elapsed > 0.0 {
-        println!("time:        {:.3} s ({:.1} MB/s)", elapsed, mb / elapsed);
+        println!(
+            "time:        {:.3} s ({:.1} MB/s, {} jobs)",
+            elapsed,
+            done.bytes as f64 / 1e6 / elapsed,
+            opts.jobs
+        );
     }
     ExitCode::SUCCESS
 }

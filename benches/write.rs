@@ -1,0 +1,119 @@
+//! Writer and editor throughput on generated GEDCOM.
+//!
+//! * `events`: reader event iteration alone (the reference the others are compared with);
+//! * `events_to_writer`: the same events re-serialised (`fmt`);
+//! * `tree_to_writer`: an owned tree of [`Node`]s (built once, outside the timing)
+//!   written out: the writer alone;
+//! * `edit_copy_through`: the editor with no changes.
+//!
+//! Throughput is in input bytes. `GEDCOM_BENCH_MB` sets the size (default 64).
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use gedcom_elf::edit::{edit, Action};
+use gedcom_elf::write::{Node, Writer};
+use gedcom_elf::{Encoding, Event, Reader, Value};
+
+#[path = "support/generate.rs"]
+mod generate;
+
+fn input() -> Vec<u8> {
+    let mb: u64 = std::env::var("GEDCOM_BENCH_MB")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(64);
+    let mut bytes = Vec::new();
+    generate::generate_bytes(mb << 20, 42, &mut bytes).expect("generate");
+    bytes
+}
+
+/// The records of `bytes` as owned trees (built without recursion).
+fn tree(bytes: &[u8]) -> Vec<Node> {
+    let mut records = Vec::new();
+    let mut stack: Vec<Node> = Vec::new();
+    for e in Reader::from_slice(bytes) {
+        match e.unwrap() {
+            Event::Begin(b) => {
+                let mut n = Node::new(b.tag.as_ref());
+                n.xref = b.xref.as_ref().map(|x| x.to_str_lossy().into_owned());
+                match &b.value {
+                    Some(Value::Text(t)) => n = n.text(t.text().into_owned()),
+                    Some(Value::Pointer(p)) => n = n.pointer(p.to_str_lossy().into_owned()),
+                    None => {}
+                }
+                stack.push(n);
+            }
+            Event::End(_) => {
+                let n = stack.pop().unwrap();
+                match stack.last_mut() {
+                    Some(parent) => parent.children.push(n),
+                    None => records.push(n),
+                }
+            }
+        }
+    }
+    records
+}
+
+fn write(c: &mut Criterion) {
+    let bytes = input();
+    let records = tree(&bytes);
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len() + bytes.len() / 8);
+    let mut g = c.benchmark_group("write");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+
+    g.bench_function("events", |b| {
+        b.iter(|| {
+            let mut n = 0u64;
+            for e in Reader::from_slice(black_box(&bytes)) {
+                black_box(&e);
+                n += 1;
+            }
+            black_box(n);
+        })
+    });
+
+    g.bench_function("events_to_writer", |b| {
+        b.iter(|| {
+            out.clear();
+            let mut reader = Reader::from_slice(black_box(&bytes));
+            let mut first = true;
+            let mut w = Writer::new(&mut out);
+            while let Some(e) = reader.next_event().unwrap() {
+                if first {
+                    w.set_escapes(reader.escape_table().clone());
+                    first = false;
+                }
+                w.write_event(&e, Encoding::Utf8).unwrap();
+            }
+            w.finish().unwrap();
+            black_box(out.len());
+        })
+    });
+
+    g.bench_function("tree_to_writer", |b| {
+        b.iter(|| {
+            out.clear();
+            let mut w = Writer::new(&mut out);
+            for r in black_box(&records) {
+                w.write_structure(r).unwrap();
+            }
+            w.finish().unwrap();
+            black_box(out.len());
+        })
+    });
+
+    g.bench_function("edit_copy_through", |b| {
+        b.iter(|| {
+            out.clear();
+            edit(black_box(&bytes), None, &mut out, |_| Action::Keep).unwrap();
+            assert_eq!(out.len(), bytes.len());
+        })
+    });
+    g.finish();
+    // The tree is deep only a few levels: the derived Drop is fine here.
+    drop(records);
+}
+
+criterion_group!(benches, write);
+criterion_main!(benches);

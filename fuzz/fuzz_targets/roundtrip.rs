@@ -1,0 +1,142 @@
+//! Arbitrary structures through the writer and back through the reader: whatever the
+//! writer accepts must read back as the same structures (texts compared in NFC for
+//! ANSEL, whose reader composes), with no error diagnostic; what it refuses must leave
+//! its state as it was.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use gedcom_elf::encoding::ALL_ENCODINGS;
+use gedcom_elf::write::{LineEnding, WriteValue, Writer, WriterConfig};
+use gedcom_elf::{Encoding, Event, Input, Severity, Value};
+use libfuzzer_sys::fuzz_target;
+use unicode_normalization::UnicodeNormalization;
+
+const TAGS: &[&str] = &["NOTE", "DATE", "NAME", "_X", "ERROR", "CONT", "CONC", "TRLR"];
+
+#[derive(Arbitrary, Debug)]
+struct Item {
+    /// Structures to end before this one begins.
+    up: u8,
+    tag: u8,
+    xref: Option<u8>,
+    value: Option<Payload>,
+}
+
+#[derive(Arbitrary, Debug)]
+enum Payload {
+    Text(String),
+    Pointer(u8),
+}
+
+#[derive(Arbitrary, Debug)]
+struct Doc {
+    encoding: u8,
+    line_ending: u8,
+    max: u8,
+    cr: bool,
+    items: Vec<Item>,
+}
+
+fn render_text(t: &str, nfc: bool) -> String {
+    if nfc {
+        format!("{:?}", t.nfc().collect::<String>())
+    } else {
+        format!("{t:?}")
+    }
+}
+
+fuzz_target!(|doc: Doc| {
+    let enc = ALL_ENCODINGS[doc.encoding as usize % ALL_ENCODINGS.len()];
+    let le = [LineEnding::Lf, LineEnding::CrLf, LineEnding::Cr][doc.line_ending as usize % 3];
+    let config = WriterConfig::new()
+        .encoding(enc)
+        .line_ending(le)
+        .max_line_bytes(usize::from(doc.max).max(1))
+        .cr_is_line_break(doc.cr);
+    let nfc = enc == Encoding::Ansel;
+    let mut w = Writer::with_config(Vec::new(), config);
+    let mut want = Vec::new();
+    let mut open: Vec<&str> = Vec::new();
+    w.begin("HEAD", None, None).unwrap();
+    w.end().unwrap();
+    for item in doc.items.iter().take(200) {
+        for _ in 0..(item.up as usize).min(open.len()) {
+            w.end().unwrap();
+            let tag = open.pop().unwrap();
+            want.push(format!("-{} {tag}", open.len()));
+        }
+        let tag = TAGS[item.tag as usize % TAGS.len()];
+        let xref = item.xref.map(|x| format!("@X{x}@"));
+        let pointer;
+        let value = match &item.value {
+            None => None,
+            Some(Payload::Text(t)) => Some(WriteValue::Text(t)),
+            Some(Payload::Pointer(p)) => {
+                pointer = format!("@P{p}@");
+                Some(WriteValue::Pointer(&pointer))
+            }
+        };
+        if w.begin(tag, xref.as_deref(), value).is_err() {
+            continue;
+        }
+        let mut s = format!("+{} {tag}", open.len());
+        if let Some(x) = &xref {
+            s += &format!(" {x}");
+        }
+        match value {
+            None => {}
+            Some(WriteValue::Pointer(p)) => s += &format!(" ={p}"),
+            Some(WriteValue::Text(t)) => {
+                let t = if doc.cr {
+                    t.replace("\r\n", "\n").replace('\r', "\n")
+                } else {
+                    t.to_string()
+                };
+                s += &format!(" {}", render_text(&t, nfc));
+            }
+        }
+        want.push(s);
+        open.push(tag);
+    }
+    while let Some(tag) = open.pop() {
+        want.push(format!("-{} {tag}", open.len()));
+    }
+    let out = w.finish().unwrap();
+
+    let input = Input::new(&out).unwrap();
+    assert_eq!(input.encoding_info().encoding, enc);
+    let mut reader = input.reader();
+    let mut got = Vec::new();
+    let mut in_head = false;
+    while let Some(e) = reader.next_event().unwrap() {
+        match e {
+            Event::Begin(b) => {
+                if b.level == 0 {
+                    in_head = b.tag.eq_ignore_ascii_case("HEAD");
+                }
+                if in_head {
+                    continue;
+                }
+                let mut s = format!("+{} {}", b.level, b.tag);
+                if let Some(x) = &b.xref {
+                    s += &format!(" {x}");
+                }
+                match &b.value {
+                    Some(Value::Pointer(p)) => s += &format!(" ={p}"),
+                    Some(Value::Text(t)) => s += &format!(" {}", render_text(&t.text(), nfc)),
+                    None => {}
+                }
+                got.push(s);
+            }
+            Event::End(e) => {
+                if !in_head {
+                    got.push(format!("-{} {}", e.level, e.tag));
+                }
+            }
+        }
+    }
+    assert_eq!(got, want);
+    assert!(reader
+        .drain_diagnostics()
+        .all(|d| d.severity() != Severity::Error));
+});

@@ -1,0 +1,394 @@
+//! Streaming input: read any [`BufRead`] (stdin, pipes, sockets) in
+//! batches of whole records, with bounded memory.
+//!
+//! [`StreamReader::read_batch_into`] fills a buffer the caller lends with the
+//! next batch of whole records and returns a [`Batch`]: a reader whose events
+//! borrow that buffer. Batches are cut just before level-0 lines, and the
+//! reader's small carried state crosses each cut, so the events, diagnostics
+//! and line numbers are exactly those of [`Reader`] over the whole input.
+//! Memory stays at about one batch (64 KiB by default) plus the largest
+//! record.
+//!
+//! # Why not an `Iterator`, and why batches
+//! An event borrows the buffer it was read into. An iterator cannot hand out
+//! items that borrow from itself, and a buffer refilled for every event would
+//! make each event copy its bytes. A batch borrows the caller's buffer for
+//! many events at once, so reading stays zero-copy inside the batch.
+//!
+//! ```
+//! use gedcom_elf::stream::StreamReader;
+//! use gedcom_elf::Event;
+//!
+//! let text = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ada\n0 @I2@ INDI\n1 NAME Bo\n0 TRLR\n";
+//! // Any BufRead will do: a file, stdin, a socket.
+//! let mut stream = StreamReader::new(std::io::BufReader::with_capacity(8, text.as_bytes()))
+//!     .batch_size(16);
+//! let mut buf = Vec::new();
+//! let mut names = Vec::new();
+//! while let Some(mut batch) = stream.read_batch_into(&mut buf)? {
+//!     while let Some(event) = batch.next_event()? {
+//!         if let Event::Begin(b) = event {
+//!             if b.tag == "NAME" {
+//!                 names.push(b.text().unwrap().into_owned());
+//!             }
+//!         }
+//!     }
+//!     for d in batch.drain_diagnostics() {
+//!         eprintln!("{d}");
+//!     }
+//! }
+//! assert_eq!(names, ["Ada", "Bo"]);
+//! assert_eq!(stream.drain_diagnostics().count(), 0); // TRLR was there
+//! # Ok::<(), gedcom_elf::Error>(())
+//! ```
+
+use std::io::BufRead;
+
+use crate::diag::{Diagnostic, Error};
+use crate::encoding::{self, Encoding, Utf16Decoder};
+use crate::event::Event;
+use crate::read::{Carry, ReadStats, Reader, ReaderConfig};
+
+/// The default batch size: 64 KiB.
+pub const DEFAULT_BATCH: usize = 64 << 10;
+
+/// How many bytes are read before the encoding is decided (the HEAD must
+/// fit, as in [`encoding::HEAD_SCAN_LIMIT`]).
+const DETECT_BYTES: usize = 64 << 10;
+
+/// A reader over any [`BufRead`], batch by batch. See the [module
+/// docs](self).
+#[derive(Debug)]
+pub struct StreamReader<R> {
+    source: R,
+    config: ReaderConfig,
+    batch: usize,
+    /// Bytes already read (and transcoded); `pending[head..]` are not yet
+    /// handed out.
+    pending: Vec<u8>,
+    head: usize,
+    /// Where the search for the next cut resumes (an offset in `pending`).
+    search: usize,
+    /// Offset of `pending[0]` in the decoded stream.
+    offset: u64,
+    eof: bool,
+    utf16: Option<Utf16Decoder>,
+    payload_encoding: Encoding,
+    carry: Option<Carry>,
+    started: bool,
+    done: bool,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<R: BufRead> StreamReader<R> {
+    /// A stream reader with the default [`ReaderConfig`].
+    pub fn new(source: R) -> Self {
+        StreamReader::with_config(source, ReaderConfig::default())
+    }
+
+    /// A stream reader with `config` ([`ReaderConfig::encoding`] included).
+    pub fn with_config(source: R, config: ReaderConfig) -> Self {
+        StreamReader {
+            source,
+            config,
+            batch: DEFAULT_BATCH,
+            pending: Vec::new(),
+            head: 0,
+            search: 0,
+            offset: 0,
+            eof: false,
+            utf16: None,
+            payload_encoding: Encoding::Utf8,
+            carry: None,
+            started: false,
+            done: false,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Sets the batch size in bytes (at least 1): a batch ends at the first
+    /// record boundary at least this many bytes after its start. Default
+    /// [`DEFAULT_BATCH`].
+    pub fn batch_size(mut self, bytes: usize) -> Self {
+        self.batch = bytes.max(1);
+        self
+    }
+
+    /// Diagnostics that belong to no batch (the end-of-input `missing-trlr`).
+    pub fn drain_diagnostics(&mut self) -> std::vec::Drain<'_, Diagnostic> {
+        self.diagnostics.drain(..)
+    }
+
+    /// Counters over the batches read so far.
+    pub fn stats(&self) -> Option<&ReadStats> {
+        self.carry.as_ref().map(Carry::stats)
+    }
+
+    /// The encoding of the stream and how it was decided, once the first
+    /// batch was read.
+    pub fn encoding_info(&self) -> Option<&crate::EncodingInfo> {
+        self.carry.as_ref().map(Carry::info)
+    }
+
+    /// Reads raw bytes from the source into `pending`, transcoding UTF-16.
+    /// Returns `false` at end of input.
+    fn fill(&mut self) -> Result<bool, Error> {
+        if self.eof {
+            return Ok(false);
+        }
+        let chunk = match self.source.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Ok(true),
+            Err(e) => return Err(e.into()),
+        };
+        let n = chunk.len();
+        if n == 0 {
+            self.eof = true;
+            if let Some(d) = self.utf16.as_mut() {
+                d.decode_chunk(&[], true, &mut self.pending, &mut |_| {});
+            }
+            return Ok(false);
+        }
+        match self.utf16.as_mut() {
+            Some(d) => d.decode_chunk(chunk, false, &mut self.pending, &mut |_| {}),
+            None => self.pending.extend_from_slice(chunk),
+        }
+        self.source.consume(n);
+        Ok(true)
+    }
+
+    /// Decides the encoding from the first bytes (seed §3.1-§3.2).
+    fn detect(&mut self) -> Result<encoding::Detection, Error> {
+        while self.pending.len() < DETECT_BYTES && self.fill()? {}
+        let info = crate::input::detect(&self.pending, self.config.forced_encoding())?;
+        let raw = std::mem::take(&mut self.pending);
+        let body = &raw[info.bom_len.min(raw.len())..];
+        if info.encoding.is_utf16() {
+            let mut d = Utf16Decoder::new(info.encoding == Encoding::Utf16Be);
+            d.decode_chunk(body, self.eof, &mut self.pending, &mut |_| {});
+            self.utf16 = Some(d);
+            self.payload_encoding = Encoding::Utf8;
+        } else {
+            self.pending.extend_from_slice(body);
+            self.payload_encoding = info.encoding;
+        }
+        Ok(info)
+    }
+
+    /// Reads the next batch of whole records into `buf` (its old content is
+    /// discarded) and returns a reader over it, or `None` at the end.
+    ///
+    /// # Errors
+    /// I/O errors of the source; an unsupported encoding; the errors of
+    /// [`Reader::next_event`] for the first batch are returned by the
+    /// batch's `next_event`.
+    pub fn read_batch_into<'b>(
+        &'b mut self,
+        buf: &'b mut Vec<u8>,
+    ) -> Result<Option<Batch<'b>>, Error> {
+        if self.done {
+            return Ok(None);
+        }
+        let info = if self.started {
+            None
+        } else {
+            self.started = true;
+            Some(self.detect()?)
+        };
+        // Gather at least a batch, ending at a record boundary.
+        let cut = loop {
+            let live = &self.pending[self.head..];
+            let from = self.search.max(self.batch);
+            match next_boundary(live, from, self.eof) {
+                Search::Found(c) => break c,
+                Search::NeedMore(resume) => self.search = resume,
+                Search::End => break live.len(),
+            }
+            if !self.fill()? && self.eof && self.pending.len() == self.head {
+                break 0;
+            }
+        };
+        self.search = 0;
+        if cut == 0 && info.is_none() {
+            self.done = true;
+            if let Some(d) = self.carry.as_mut().and_then(Carry::finish) {
+                self.diagnostics.push(d);
+            }
+            return Ok(None);
+        }
+        buf.clear();
+        buf.extend_from_slice(&self.pending[self.head..self.head + cut]);
+        self.head += cut;
+        if self.head > (64 << 10) && self.head * 2 > self.pending.len() {
+            self.pending.drain(..self.head);
+            self.head = 0;
+        }
+        let base = self.offset;
+        self.offset += cut as u64;
+        let reader = match (info, self.carry.take()) {
+            (Some(info), _) => {
+                let enc = self.payload_encoding;
+                Reader::prepared(buf, self.config.clone(), info, enc).first_chunk(buf.len())
+            }
+            (None, Some(carry)) => Reader::resume(buf, 0, buf.len(), carry, base),
+            (None, None) => {
+                self.done = true;
+                return Ok(None);
+            }
+        };
+        Ok(Some(Batch {
+            reader: Some(reader),
+            leftover: Vec::new(),
+            carry: &mut self.carry,
+            done: &mut self.done,
+        }))
+    }
+}
+
+/// The outcome of a search for a cut.
+#[derive(Debug, PartialEq, Eq)]
+enum Search {
+    /// Cut here.
+    Found(usize),
+    /// No cut yet; resume the search at this offset once more bytes arrive.
+    NeedMore(usize),
+    /// End of input: the rest is the last batch.
+    End,
+}
+
+/// The first line start at or after `from` (and after the first line) where
+/// a batch may be cut: a complete, well-formed level-0 line not tagged
+/// `CONT`, `CONC` or `ERROR`. At end of input the last line counts as
+/// complete.
+fn next_boundary(buf: &[u8], from: usize, eof: bool) -> Search {
+    // Not before the end of the first line string (blank lines aside).
+    let first_end = crate::scan::Lines::new(buf)
+        .next()
+        .map_or(buf.len(), |l| l.end());
+    let from = from.max(first_end + 1);
+    if from > buf.len() {
+        return if eof {
+            Search::End
+        } else {
+            Search::NeedMore(from)
+        };
+    }
+    let mut breaks = memchr::memchr2_iter(b'\n', b'\r', &buf[from - 1..])
+        .map(|k| from - 1 + k)
+        .peekable();
+    while let Some(q) = breaks.next() {
+        if buf[q] == b'\r' && buf.get(q + 1) == Some(&b'\n') {
+            continue; // the LF that follows ends this break
+        }
+        let start = q + 1;
+        let end = match breaks.peek() {
+            Some(&e) => e,
+            None if eof => buf.len(),
+            // The line is not complete yet: look at it again later.
+            None => return Search::NeedMore(start),
+        };
+        let text = &buf[start..end];
+        let text = &text[text
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count()..];
+        if crate::par::starts_record(text) {
+            return Search::Found(start);
+        }
+    }
+    if eof {
+        Search::End
+    } else {
+        Search::NeedMore(buf.len().max(from))
+    }
+}
+
+/// A reader over one batch of whole records. Its events borrow the buffer
+/// given to [`StreamReader::read_batch_into`]. Dropping it early reads the
+/// rest of the batch, so that the stream's state stays exact.
+#[derive(Debug)]
+pub struct Batch<'b> {
+    reader: Option<Reader<'b>>,
+    /// Diagnostics not yet drained when the reader was closed.
+    leftover: Vec<Diagnostic>,
+    carry: &'b mut Option<Carry>,
+    done: &'b mut bool,
+}
+
+impl<'b> Batch<'b> {
+    /// The next event of this batch, or `None` at its end.
+    ///
+    /// # Errors
+    /// As [`Reader::next_event`].
+    pub fn next_event(&mut self) -> Result<Option<Event<'b>>, Error> {
+        let Some(reader) = self.reader.as_mut() else {
+            return Ok(None);
+        };
+        match reader.next_event() {
+            Ok(Some(e)) => Ok(Some(e)),
+            Ok(None) => {
+                self.close();
+                Ok(None)
+            }
+            Err(e) => {
+                *self.done = true;
+                self.close();
+                Err(e)
+            }
+        }
+    }
+
+    /// Diagnostics reported in this batch and not yet drained.
+    pub fn drain_diagnostics(&mut self) -> impl Iterator<Item = Diagnostic> + use<'_, 'b> {
+        self.leftover.drain(..).chain(
+            self.reader
+                .as_mut()
+                .into_iter()
+                .flat_map(|r| r.drain_diagnostics()),
+        )
+    }
+
+    /// The batch's reader (for its stats, encoding, escape table).
+    pub fn reader(&self) -> Option<&Reader<'b>> {
+        self.reader.as_ref()
+    }
+
+    fn close(&mut self) {
+        if let Some(mut reader) = self.reader.take() {
+            self.leftover.extend(reader.drain_diagnostics());
+            *self.carry = Some(reader.into_carry());
+        }
+    }
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        if let Some(reader) = self.reader.as_mut() {
+            while let Ok(Some(_)) = reader.next_event() {}
+            if !reader.is_done() {
+                *self.done = true;
+            }
+        }
+        self.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boundaries_need_complete_regular_level_zero_lines() {
+        use Search::*;
+        let b = b"0 HEAD\n0 @I1@ INDI\n1 X\n0 TRLR";
+        assert_eq!(next_boundary(b, 0, false), Found(7));
+        assert_eq!(next_boundary(b, 8, false), NeedMore(23));
+        assert_eq!(next_boundary(b, 8, true), Found(23));
+        assert_eq!(next_boundary(b"0 HEAD\n0 CONC x\n0 @I1@x\n", 1, true), End);
+        assert_eq!(next_boundary(b"0 HEAD\r\n\t0 TRLR\r\n", 1, false), Found(8));
+        assert_eq!(next_boundary(b"0 HEAD\r", 1, false), NeedMore(7));
+        assert_eq!(next_boundary(b"0 HEAD", 1, true), End);
+        assert_eq!(next_boundary(b"", 1, true), End);
+        assert_eq!(next_boundary(b"\n\n0 HEAD\n0 TRLR\n", 1, false), Found(9));
+    }
+}

@@ -1,0 +1,1301 @@
+//! The writer: structures in, ELF octets out (seed §2.3, §3.5, §4.4-§4.5, §5, §6).
+//!
+//! [`Writer`] is push style: [`Writer::begin`] a structure (tag, optional xref, optional
+//! payload), write its substructures, [`Writer::end`] it. Levels are computed. Each call
+//! writes the structure's lines at once:
+//!
+//! * **`@` signs** (§5): every `@` of a text payload becomes `@@`, except the `@` signs of
+//!   an escape its tag preserves ([`WriterConfig::escapes`]; by default `DATE` keeps
+//!   `@#D...@ `); pointers are written as they are.
+//! * **Characters the output encoding lacks** become unicode escapes `@#U<hex>@ `
+//!   (§5.3); for ANSEL, letters are decomposed into base and marks where ANSEL can
+//!   express them, and marks are written before their base.
+//! * **Line breaks** in text (LF, CRLF, CR) become `CONT` lines; **`CONC` lines** keep every
+//!   line within [`WriterConfig::max_line_bytes`] (255 by default, level, tag and
+//!   terminator included, counted in output octets), splitting only between characters
+//!   (never inside a UTF-8 sequence, a combining sequence, an `@@` pair or an escape) and
+//!   next to whitespace only when the line has no other split point (§4.5). Additional
+//!   lines come before substructures.
+//! * **Serialisation metadata** (§6): the `HEAD` gets a `CHAR` line naming the output
+//!   encoding as its first substructure ([`WriterConfig::set_head_char`]); [`Writer::begin_head`] writes a
+//!   `HEAD` with `GEDC`, `CHAR` and the caller's `SCHMA`; [`Writer::trailer`] writes
+//!   `TRLR`.
+//! * **One line terminator** for the whole output ([`LineEnding`]), an optional byte-order
+//!   mark, and never a line this crate's reader would call unparsable or too deep: input
+//!   that cannot be represented is refused with a [`WriteError`] before anything of it is
+//!   written.
+//!
+//! ```
+//! use gedcom_elf::write::{Writer, WriteValue};
+//!
+//! let mut w = Writer::new(Vec::new());
+//! w.begin("HEAD", None, None)?;
+//! w.end()?;
+//! w.begin("INDI", Some("@I1@"), None)?;
+//! w.leaf("NAME", Some(WriteValue::Text("Ada /Lovelace/")))?;
+//! w.leaf("EMAIL", Some(WriteValue::Text("ada@example.org")))?;
+//! w.leaf("NOTE", Some(WriteValue::Text("First line\nsecond line")))?;
+//! w.leaf("FAMS", Some(WriteValue::Pointer("@F1@")))?;
+//! w.end()?;
+//! w.trailer()?;
+//! let out = w.finish()?;
+//! assert_eq!(
+//!     String::from_utf8(out).unwrap(),
+//!     "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ada /Lovelace/\n\
+//!      1 EMAIL ada@@example.org\n1 NOTE First line\n2 CONT second line\n\
+//!      1 FAMS @F1@\n0 TRLR\n"
+//! );
+//! # Ok::<(), gedcom_elf::write::WriteError>(())
+//! ```
+
+mod text;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::{self, Write};
+
+use crate::encoding::{self, Encoder, Encoding};
+use crate::escape::EscapeTable;
+use crate::event::{Event, Value};
+use crate::scan::{is_pointer, is_valid_xref};
+
+/// The line terminator written after every line (seed §3.5: one form for the whole file).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LineEnding {
+    /// U+000A, as on Unix, Linux and modern Mac OS. The default.
+    #[default]
+    Lf,
+    /// U+000D U+000A, as on Windows.
+    CrLf,
+    /// U+000D, as on traditional Mac OS.
+    Cr,
+}
+
+impl LineEnding {
+    /// The terminator's characters.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LineEnding::Lf => "\n",
+            LineEnding::CrLf => "\r\n",
+            LineEnding::Cr => "\r",
+        }
+    }
+
+    /// Looks a terminator up by name: `lf`, `crlf` or `cr` (case ignored).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<LineEnding> {
+        match name.to_ascii_lowercase().as_str() {
+            "lf" => Some(LineEnding::Lf),
+            "crlf" => Some(LineEnding::CrLf),
+            "cr" => Some(LineEnding::Cr),
+            _ => None,
+        }
+    }
+}
+
+/// Configuration of a [`Writer`]. Build it with the chained setters;
+/// [`WriterConfig::default`] documents each default.
+///
+/// ```
+/// use gedcom_elf::Encoding;
+/// use gedcom_elf::write::{LineEnding, WriterConfig};
+///
+/// let config = WriterConfig::new()
+///     .encoding(Encoding::Ansel)
+///     .line_ending(LineEnding::CrLf)
+///     .max_line_bytes(80);
+/// assert_eq!(config.get_encoding(), Encoding::Ansel);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WriterConfig {
+    encoding: Encoding,
+    bom: Option<bool>,
+    line_ending: LineEnding,
+    max_line_bytes: usize,
+    escapes: EscapeTable,
+    set_head_char: bool,
+    headless: bool,
+    cr_is_line_break: bool,
+}
+
+impl Default for WriterConfig {
+    /// * encoding: UTF-8 (seed §3.5: the recommended default);
+    /// * byte-order mark: written for UTF-16 only (§3.5 recommends one for UTF-16 and
+    ///   none for UTF-8);
+    /// * line ending: [`LineEnding::Lf`];
+    /// * line limit: 255 octets, level, tag and terminator included (§4.5);
+    /// * escape-preserving tags: the default schema's (`DATE` preserves `D`); must agree
+    ///   with the `ESC` lines of the `SCHMA` written, if any (see [`Writer::begin_head`]);
+    /// * the `HEAD`'s `CHAR` line is the writer's, naming the output encoding: on;
+    /// * headless output (no `HEAD` first): refused;
+    /// * a CR in text is a line break (as are LF and CRLF).
+    fn default() -> Self {
+        WriterConfig {
+            encoding: Encoding::Utf8,
+            bom: None,
+            line_ending: LineEnding::Lf,
+            max_line_bytes: 255,
+            escapes: EscapeTable::default(),
+            set_head_char: true,
+            headless: false,
+            cr_is_line_break: true,
+        }
+    }
+}
+
+impl WriterConfig {
+    /// The default configuration.
+    #[must_use]
+    pub fn new() -> Self {
+        WriterConfig::default()
+    }
+
+    /// The output encoding. Default UTF-8. Every [`Encoding`] this crate reads can be
+    /// written; characters it lacks become unicode escapes.
+    #[must_use]
+    pub fn encoding(mut self, encoding: Encoding) -> Self {
+        self.encoding = encoding;
+        self
+    }
+
+    /// Write a byte-order mark (`Some(true)`), never (`Some(false)`), or only for UTF-16
+    /// (`None`, the default). Encodings without one ignore this.
+    #[must_use]
+    pub fn bom(mut self, bom: Option<bool>) -> Self {
+        self.bom = bom;
+        self
+    }
+
+    /// The line terminator. Default [`LineEnding::Lf`].
+    #[must_use]
+    pub fn line_ending(mut self, line_ending: LineEnding) -> Self {
+        self.line_ending = line_ending;
+        self
+    }
+
+    /// The most octets a line should take, level, tag and terminator included. Default
+    /// 255. Text payloads are split with `CONC` to fit; a line that cannot be made to fit
+    /// (a long xref, tag or pointer, or an escape longer than the room left) is written
+    /// whole, the unit that does not fit on a line of its own.
+    #[must_use]
+    pub fn max_line_bytes(mut self, n: usize) -> Self {
+        self.max_line_bytes = n;
+        self
+    }
+
+    /// Which tags preserve which escapes (seed §5.2). Default: `DATE` preserves `D`.
+    #[must_use]
+    pub fn escapes(mut self, table: EscapeTable) -> Self {
+        self.escapes = table;
+        self
+    }
+
+    /// Make the `CHAR` line of the `HEAD` name the output encoding. Default `true`: a
+    /// level-0 `HEAD` gets `1 CHAR <encoding>` as its first substructure (with `2 VERS
+    /// 125N` or `2 VERS 850` where the encoding needs one), and a `CHAR` the caller
+    /// writes directly under it is dropped with its substructures. (Tags compared without
+    /// regard to case, as encoding detection does.)
+    #[must_use]
+    pub fn set_head_char(mut self, yes: bool) -> Self {
+        self.set_head_char = yes;
+        self
+    }
+
+    /// Allow output whose first structure is not a bare `HEAD` (a fragment this crate's
+    /// reader reads only with `ReaderConfig::headless`). Default `false`.
+    #[must_use]
+    pub fn headless(mut self, yes: bool) -> Self {
+        self.headless = yes;
+        self
+    }
+
+    /// Treat a CR (U+000D) in text, alone or before an LF, as a line break (`true`, the
+    /// default: `"a\r\nb"` and `"a\rb"` give a `CONT` line like `"a\nb"`), or (`false`)
+    /// only LF, a CR being written as the unicode escape `@#UD@ ` so that it reads back
+    /// as a CR. Texts from a reader hold LF as their only line break, so [`rewrite`] uses
+    /// `false`.
+    #[must_use]
+    pub fn cr_is_line_break(mut self, yes: bool) -> Self {
+        self.cr_is_line_break = yes;
+        self
+    }
+
+    /// The output encoding.
+    #[must_use]
+    pub fn get_encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The line terminator.
+    #[must_use]
+    pub fn get_line_ending(&self) -> LineEnding {
+        self.line_ending
+    }
+
+    /// The line limit in octets.
+    #[must_use]
+    pub fn get_max_line_bytes(&self) -> usize {
+        self.max_line_bytes
+    }
+
+    /// The escape-preservation table.
+    #[must_use]
+    pub fn get_escapes(&self) -> &EscapeTable {
+        &self.escapes
+    }
+
+    /// Whether a byte-order mark is written.
+    #[must_use]
+    pub fn writes_bom(&self) -> bool {
+        self.bom.unwrap_or(self.encoding.is_utf16())
+            && !Encoder::new(self.encoding).bom().is_empty()
+    }
+}
+
+/// What went wrong in a [`Writer`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WriteErrorKind {
+    /// Writing to the underlying writer failed.
+    Io,
+    /// A tag does not match `[0-9A-Za-z_]+`.
+    InvalidTag,
+    /// An xref does not match `XRefID` (`"@" [a-zA-Z0-9_] [^@:!]* "@"`), holds a line
+    /// break, or holds a character the output encoding lacks.
+    InvalidXref,
+    /// A pointer does not match `Pointer` (`"@" [a-zA-Z0-9_] [^@]* "@"`), holds a line
+    /// break, or holds a character the output encoding lacks.
+    InvalidPointer,
+    /// An event's level is not the level the writer is at.
+    LevelJump,
+    /// [`Writer::end`] with no structure open.
+    NothingOpen,
+    /// A `CONT` or `CONC` structure as the first substructure: a reader would take it for
+    /// an additional line of its superstructure (seed §4.5).
+    ContinuationTag,
+    /// The line would be too deep for a reader (seed §4.1): its level would exceed the
+    /// level of the last line not tagged `CONT`, `CONC` or `ERROR` by more than one (a
+    /// substructure of an `ERROR`, `CONT` or `CONC` structure that follows a shallower
+    /// line).
+    TooDeep,
+    /// The first structure is not a bare `HEAD` (see [`WriterConfig::headless`]).
+    MissingHead,
+    /// [`rewrite`] could not read its input (not GEDCOM, unsupported encoding).
+    Read,
+}
+
+/// An error from a [`Writer`]. Nothing of the refused structure was written.
+#[derive(Debug)]
+pub struct WriteError {
+    kind: WriteErrorKind,
+    message: String,
+    io: Option<io::Error>,
+}
+
+impl WriteError {
+    fn new(kind: WriteErrorKind, message: impl Into<String>) -> Self {
+        WriteError {
+            kind,
+            message: message.into(),
+            io: None,
+        }
+    }
+
+    /// What went wrong.
+    #[must_use]
+    pub fn kind(&self) -> WriteErrorKind {
+        self.kind
+    }
+
+    /// A lowercase description.
+    #[must_use]
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for WriteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.io
+            .as_ref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl From<io::Error> for WriteError {
+    fn from(e: io::Error) -> Self {
+        WriteError {
+            kind: WriteErrorKind::Io,
+            message: format!("cannot write: {e}"),
+            io: Some(e),
+        }
+    }
+}
+
+/// A payload to write: text (decoded, as [`Payload::text`](crate::Payload::text) gives
+/// it) or a pointer (`@` signs included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WriteValue<'v> {
+    /// A string payload; escaped, split and encoded by the writer.
+    Text(&'v str),
+    /// A pointer such as `@I1@`, written as it is.
+    Pointer(&'v str),
+}
+
+/// One step of a preorder walk over structures, for [`Writer::write_steps`]: the thin
+/// adapter any tree can offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Step<'v> {
+    /// A structure begins.
+    Begin {
+        /// Its tag.
+        tag: &'v str,
+        /// Its xref, `@` signs included.
+        xref: Option<&'v str>,
+        /// Its payload.
+        value: Option<WriteValue<'v>>,
+    },
+    /// The most recently begun open structure ends.
+    End,
+}
+
+/// A structure with substructures, for [`Writer::write_structure`].
+pub trait Structure {
+    /// The tag.
+    fn tag(&self) -> &str;
+    /// The xref, `@` signs included.
+    fn xref(&self) -> Option<&str>;
+    /// The payload.
+    fn value(&self) -> Option<WriteValue<'_>>;
+    /// The substructures, in order.
+    fn children(&self) -> impl Iterator<Item = &Self>;
+}
+
+/// An owned structure: the simplest [`Structure`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Node {
+    /// The tag.
+    pub tag: String,
+    /// The xref, `@` signs included.
+    pub xref: Option<String>,
+    /// The payload: text, or a pointer when `pointer` is set.
+    pub value: Option<String>,
+    /// Whether `value` is a pointer.
+    pub pointer: bool,
+    /// The substructures.
+    pub children: Vec<Node>,
+}
+
+impl Node {
+    /// A structure with a tag only.
+    #[must_use]
+    pub fn new(tag: impl Into<String>) -> Self {
+        Node {
+            tag: tag.into(),
+            ..Node::default()
+        }
+    }
+
+    /// Sets a text payload.
+    #[must_use]
+    pub fn text(mut self, text: impl Into<String>) -> Self {
+        self.value = Some(text.into());
+        self.pointer = false;
+        self
+    }
+
+    /// Sets a pointer payload.
+    #[must_use]
+    pub fn pointer(mut self, xref: impl Into<String>) -> Self {
+        self.value = Some(xref.into());
+        self.pointer = true;
+        self
+    }
+
+    /// Sets the xref.
+    #[must_use]
+    pub fn xref(mut self, xref: impl Into<String>) -> Self {
+        self.xref = Some(xref.into());
+        self
+    }
+
+    /// Appends a substructure.
+    #[must_use]
+    pub fn child(mut self, child: Node) -> Self {
+        self.children.push(child);
+        self
+    }
+}
+
+impl Structure for Node {
+    fn tag(&self) -> &str {
+        &self.tag
+    }
+    fn xref(&self) -> Option<&str> {
+        self.xref.as_deref()
+    }
+    fn value(&self) -> Option<WriteValue<'_>> {
+        self.value.as_deref().map(|v| {
+            if self.pointer {
+                WriteValue::Pointer(v)
+            } else {
+                WriteValue::Text(v)
+            }
+        })
+    }
+    fn children(&self) -> impl Iterator<Item = &Self> {
+        self.children.iter()
+    }
+}
+
+/// An ELF schema to write under `HEAD` (seed §6.2), for [`Writer::begin_head`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schema {
+    /// External schema IRIs (`2 SCHMA IRI`).
+    pub external: Vec<String>,
+    /// Prefix abbreviations (`2 PRFX prefix IRI`).
+    pub prefixes: Vec<(String, String)>,
+    /// Escape-preserving tags (`2 ESC TAG TYPES`); the writer preserves exactly these.
+    pub escapes: EscapeTable,
+    /// IRI definitions (`2 IRI`, with `3 ISA` and `3 TAG` lines).
+    pub iris: Vec<IriDefinition>,
+}
+
+impl Default for Schema {
+    /// No external schema, prefix or IRI; `ESC DATE D`, as in the default schema.
+    fn default() -> Self {
+        Schema {
+            external: Vec::new(),
+            prefixes: Vec::new(),
+            escapes: EscapeTable::default(),
+            iris: Vec::new(),
+        }
+    }
+}
+
+/// One IRI definition structure of a [`Schema`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IriDefinition {
+    /// The structure type identifier (prefix shortened or not).
+    pub iri: String,
+    /// Supertypes (`3 ISA`).
+    pub supertypes: Vec<String>,
+    /// Tag definitions (`3 TAG tag superstructure...`).
+    pub tags: Vec<(String, Vec<String>)>,
+}
+
+/// What [`Writer::begin_head`] writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeadOptions {
+    /// Write `1 GEDC` with `2 VERS 5.5.1`, `2 FORM LINEAGE-LINKED` and, when `elf` is
+    /// set, `2 ELF` with that version. Default on, ELF `1.0.0`.
+    pub gedc: bool,
+    /// The ELF version under `GEDC`. Default `Some("1.0.0")`.
+    pub elf: Option<String>,
+    /// The schema; `None` (the default) writes none, and readers use the default schema.
+    pub schema: Option<Schema>,
+}
+
+impl Default for HeadOptions {
+    fn default() -> Self {
+        HeadOptions {
+            gedc: true,
+            elf: Some("1.0.0".into()),
+            schema: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Plain,
+    /// A level-0 HEAD whose CHAR line the writer wrote.
+    Head,
+    /// Being dropped.
+    Skip,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    kind: Kind,
+    has_children: bool,
+}
+
+/// Flush the buffer to the underlying writer once it holds this much.
+const FLUSH_AT: usize = 1 << 16;
+
+/// The push-style ELF writer. See the [module documentation](self).
+///
+/// Output is buffered; [`Writer::finish`] ends the open structures, flushes and hands the
+/// underlying writer back (dropping the writer flushes too, ignoring errors).
+///
+/// # Memory
+/// O(depth): one small frame per open structure, no recursion (100,000 levels are fine),
+/// a 64 KiB output buffer and scratch space for the longest payload.
+pub struct Writer<W: Write> {
+    out: Option<W>,
+    buf: Vec<u8>,
+    config: WriterConfig,
+    enc: Encoder,
+    stack: Vec<Frame>,
+    /// Level of the last line not tagged CONT, CONC or ERROR (as a reader computes it).
+    previous_level: Option<u32>,
+    started: bool,
+    scratch: String,
+    lines: Vec<(usize, usize)>,
+}
+
+impl<W: Write> fmt::Debug for Writer<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Writer")
+            .field("config", &self.config)
+            .field("depth", &self.stack.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// `true` when `tag` matches `[0-9A-Za-z_]+`.
+fn valid_tag(tag: &str) -> bool {
+    !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+impl<W: Write> Writer<W> {
+    /// A writer with the default [`WriterConfig`] (UTF-8, LF, 255-octet lines).
+    pub fn new(out: W) -> Self {
+        Writer::with_config(out, WriterConfig::default())
+    }
+
+    /// A writer with `config`.
+    pub fn with_config(out: W, config: WriterConfig) -> Self {
+        Writer {
+            out: Some(out),
+            buf: Vec::with_capacity(FLUSH_AT + 4096),
+            enc: Encoder::new(config.encoding),
+            config,
+            stack: Vec::new(),
+            previous_level: None,
+            started: false,
+            scratch: String::new(),
+            lines: Vec::new(),
+        }
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &WriterConfig {
+        &self.config
+    }
+
+    /// Replaces the escape-preservation table (for instance with
+    /// [`Reader::escape_table`](crate::Reader::escape_table) when copying a file).
+    pub fn set_escapes(&mut self, table: EscapeTable) {
+        self.config.escapes = table;
+    }
+
+    /// The number of open structures (the level the next structure gets).
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// Begins a structure one level below the innermost open one (a record when none is
+    /// open) and writes its lines: the first line, then `CONT`/`CONC` lines for a text
+    /// payload.
+    ///
+    /// # Errors
+    /// A [`WriteError`], with nothing written, when the structure cannot be represented:
+    /// [`WriteErrorKind::InvalidTag`], [`InvalidXref`](WriteErrorKind::InvalidXref),
+    /// [`InvalidPointer`](WriteErrorKind::InvalidPointer),
+    /// [`ContinuationTag`](WriteErrorKind::ContinuationTag),
+    /// [`TooDeep`](WriteErrorKind::TooDeep), [`MissingHead`](WriteErrorKind::MissingHead);
+    /// [`WriteErrorKind::Io`] when the underlying writer fails.
+    pub fn begin(
+        &mut self,
+        tag: &str,
+        xref: Option<&str>,
+        value: Option<WriteValue<'_>>,
+    ) -> Result<(), WriteError> {
+        if !valid_tag(tag) {
+            return Err(WriteError::new(
+                WriteErrorKind::InvalidTag,
+                format!("invalid tag {tag:?}: tags are [0-9A-Za-z_]+"),
+            ));
+        }
+        let depth = self.stack.len();
+        let parent = self.stack.last().copied();
+        if let Some(p) = parent {
+            // Substructures of a dropped structure, and a CHAR of the caller's under a
+            // HEAD that got the writer's own.
+            let own_char = p.kind == Kind::Head && tag.eq_ignore_ascii_case("CHAR");
+            if p.kind == Kind::Skip || own_char {
+                self.stack.push(Frame {
+                    kind: Kind::Skip,
+                    has_children: false,
+                });
+                return Ok(());
+            }
+        }
+        let level = u32::try_from(depth).map_err(|_| {
+            WriteError::new(WriteErrorKind::TooDeep, "more than 2^32 levels of nesting")
+        })?;
+        if !self.started && !self.config.headless {
+            // A text payload is fine: it goes on additional lines (see `write_text`).
+            let bare_head = depth == 0
+                && tag.eq_ignore_ascii_case("HEAD")
+                && xref.is_none()
+                && !matches!(value, Some(WriteValue::Pointer(_)));
+            if !bare_head {
+                return Err(WriteError::new(
+                    WriteErrorKind::MissingHead,
+                    format!(
+                        "the first line must be a bare 0 HEAD, not a {tag} (with xref or pointer)"
+                    ),
+                ));
+            }
+        }
+        let continuation = tag == "CONT" || tag == "CONC";
+        if continuation && parent.is_some_and(|p| !p.has_children) {
+            return Err(WriteError::new(
+                WriteErrorKind::ContinuationTag,
+                format!("a {tag} structure cannot be the first substructure: it would be read as an additional line"),
+            ));
+        }
+        if depth > 0 {
+            let prev = self.previous_level.unwrap_or(0);
+            if level > prev.saturating_add(1) {
+                return Err(WriteError::new(
+                    WriteErrorKind::TooDeep,
+                    format!("a level-{level} {tag} after a level-{prev} line would be read as too deep (its superstructure is tagged ERROR, CONT or CONC)"),
+                ));
+            }
+        }
+        if let Some(x) = xref {
+            self.check_xref(x, WriteErrorKind::InvalidXref)?;
+        }
+        if let Some(WriteValue::Pointer(p)) = value {
+            self.check_xref(p, WriteErrorKind::InvalidPointer)?;
+        }
+        let first_line = !self.started && !self.config.headless;
+        self.start_output();
+
+        self.write_lines(level, xref, tag, value, first_line)?;
+        if !continuation && tag != "ERROR" {
+            self.previous_level = Some(level);
+        }
+        if let Some(top) = self.stack.last_mut() {
+            top.has_children = true;
+        }
+        let head = self.config.set_head_char && depth == 0 && tag.eq_ignore_ascii_case("HEAD");
+        self.stack.push(Frame {
+            kind: if head { Kind::Head } else { Kind::Plain },
+            has_children: head,
+        });
+        if head {
+            self.write_char_lines();
+        }
+        self.flush_if_full()
+    }
+
+    /// Ends the innermost open structure.
+    ///
+    /// # Errors
+    /// [`WriteErrorKind::NothingOpen`] when no structure is open; [`WriteErrorKind::Io`].
+    pub fn end(&mut self) -> Result<(), WriteError> {
+        if self.stack.pop().is_none() {
+            return Err(WriteError::new(
+                WriteErrorKind::NothingOpen,
+                "end with no structure open",
+            ));
+        }
+        self.flush_if_full()
+    }
+
+    /// Begins and ends a structure with no substructures.
+    ///
+    /// # Errors
+    /// As [`Writer::begin`].
+    pub fn leaf(&mut self, tag: &str, value: Option<WriteValue<'_>>) -> Result<(), WriteError> {
+        self.begin(tag, None, value)?;
+        self.end()
+    }
+
+    /// Writes a `HEAD` record per seed §6 and leaves it open for more substructures:
+    /// `0 HEAD`, `1 CHAR` naming the output encoding (see
+    /// [`WriterConfig::set_head_char`]), `1 GEDC` (with `2 VERS 5.5.1`, `2 FORM
+    /// LINEAGE-LINKED`, `2 ELF`), and the schema as `1 SCHMA`, whose `ESC` lines become
+    /// the writer's escape table.
+    ///
+    /// ```
+    /// use gedcom_elf::write::{HeadOptions, Schema, Writer};
+    ///
+    /// let mut w = Writer::new(Vec::new());
+    /// w.begin_head(&HeadOptions { schema: Some(Schema::default()), ..HeadOptions::default() })?;
+    /// w.end()?;
+    /// w.trailer()?;
+    /// assert_eq!(
+    ///     String::from_utf8(w.finish()?).unwrap(),
+    ///     "0 HEAD\n1 CHAR UTF-8\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n\
+    ///      2 ELF 1.0.0\n1 SCHMA\n2 ESC DATE D\n0 TRLR\n"
+    /// );
+    /// # Ok::<(), gedcom_elf::write::WriteError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Writer::begin`]; [`WriteErrorKind::MissingHead`] when something was written
+    /// already or a structure is open.
+    pub fn begin_head(&mut self, opts: &HeadOptions) -> Result<(), WriteError> {
+        if !self.stack.is_empty() {
+            return Err(WriteError::new(
+                WriteErrorKind::MissingHead,
+                "a HEAD must be a record",
+            ));
+        }
+        self.begin("HEAD", None, None)?;
+        if opts.gedc {
+            self.begin("GEDC", None, None)?;
+            self.leaf("VERS", Some(WriteValue::Text("5.5.1")))?;
+            self.leaf("FORM", Some(WriteValue::Text("LINEAGE-LINKED")))?;
+            if let Some(v) = &opts.elf {
+                self.leaf("ELF", Some(WriteValue::Text(v)))?;
+            }
+            self.end()?;
+        }
+        if !self.config.set_head_char {
+            let enc = self.config.encoding;
+            self.leaf("CHAR", Some(WriteValue::Text(enc.char_value())))?;
+        }
+        if let Some(schema) = &opts.schema {
+            self.config.escapes = schema.escapes.clone();
+            self.begin("SCHMA", None, None)?;
+            for iri in &schema.external {
+                self.leaf("SCHMA", Some(WriteValue::Text(iri)))?;
+            }
+            for (prefix, iri) in &schema.prefixes {
+                self.leaf("PRFX", Some(WriteValue::Text(&format!("{prefix} {iri}"))))?;
+            }
+            for (tag, set) in schema.escapes.iter() {
+                let types: String = (b'A'..=b'Z')
+                    .filter(|&t| set.contains(t))
+                    .map(char::from)
+                    .collect();
+                let tag = String::from_utf8_lossy(tag);
+                self.leaf("ESC", Some(WriteValue::Text(&format!("{tag} {types}"))))?;
+            }
+            for def in &schema.iris {
+                self.begin("IRI", None, Some(WriteValue::Text(&def.iri)))?;
+                for s in &def.supertypes {
+                    self.leaf("ISA", Some(WriteValue::Text(s)))?;
+                }
+                for (tag, supers) in &def.tags {
+                    let mut payload = tag.clone();
+                    for s in supers {
+                        payload.push(' ');
+                        payload.push_str(s);
+                    }
+                    self.leaf("TAG", Some(WriteValue::Text(&payload)))?;
+                }
+                self.end()?;
+            }
+            self.end()?;
+        }
+        Ok(())
+    }
+
+    /// Ends every open structure and writes `0 TRLR`.
+    ///
+    /// # Errors
+    /// As [`Writer::begin`].
+    pub fn trailer(&mut self) -> Result<(), WriteError> {
+        while !self.stack.is_empty() {
+            self.end()?;
+        }
+        self.begin("TRLR", None, None)?;
+        self.end()
+    }
+
+    /// Writes a structure and all its substructures (iteratively: any depth is fine).
+    ///
+    /// # Errors
+    /// As [`Writer::begin`]; structures begun before the error stay open.
+    pub fn write_structure<S: Structure>(&mut self, s: &S) -> Result<(), WriteError> {
+        let base = self.stack.len();
+        self.begin(s.tag(), s.xref(), s.value())?;
+        let mut stack = vec![s.children()];
+        while let Some(top) = stack.last_mut() {
+            match top.next() {
+                Some(child) => {
+                    self.begin(child.tag(), child.xref(), child.value())?;
+                    stack.push(child.children());
+                }
+                None => {
+                    stack.pop();
+                    self.end()?;
+                }
+            }
+        }
+        debug_assert_eq!(self.stack.len(), base);
+        Ok(())
+    }
+
+    /// Writes a preorder walk of structures (the adapter for any tree).
+    ///
+    /// # Errors
+    /// As [`Writer::begin`] and [`Writer::end`].
+    pub fn write_steps<'v>(
+        &mut self,
+        steps: impl IntoIterator<Item = Step<'v>>,
+    ) -> Result<(), WriteError> {
+        for step in steps {
+            match step {
+                Step::Begin { tag, xref, value } => self.begin(tag, xref, value)?,
+                Step::End => self.end()?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes one reader event: the way to copy (re-serialise) a file. Text payloads are
+    /// written from [`Payload::text`](crate::Payload::text); xrefs and pointers, which
+    /// the reader hands over as raw octets, are decoded from `source` (the reader's
+    /// [`Reader::encoding`](crate::Reader::encoding); UTF-8 for UTF-16 input, which
+    /// [`Input`](crate::Input) transcodes).
+    ///
+    /// # Errors
+    /// [`WriteErrorKind::LevelJump`] when the event's level is not the writer's depth;
+    /// otherwise as [`Writer::begin`] and [`Writer::end`].
+    pub fn write_event(&mut self, event: &Event<'_>, source: Encoding) -> Result<(), WriteError> {
+        match event {
+            Event::Begin(b) => {
+                if b.level as usize != self.stack.len() {
+                    return Err(WriteError::new(
+                        WriteErrorKind::LevelJump,
+                        format!(
+                            "a level-{} {} begins at depth {}",
+                            b.level,
+                            b.tag,
+                            self.stack.len()
+                        ),
+                    ));
+                }
+                let xref = b.xref.as_ref().map(|x| decode_xref(x.as_bytes(), source));
+                let text;
+                let pointer;
+                let value = match &b.value {
+                    None => None,
+                    Some(Value::Text(p)) => {
+                        text = p.text();
+                        Some(WriteValue::Text(&text))
+                    }
+                    Some(Value::Pointer(x)) => {
+                        pointer = decode_xref(x.as_bytes(), source);
+                        Some(WriteValue::Pointer(&pointer))
+                    }
+                };
+                self.begin(&b.tag, xref.as_deref(), value)
+            }
+            Event::End(e) => {
+                if (e.level as usize).checked_add(1) != Some(self.stack.len()) {
+                    return Err(WriteError::new(
+                        WriteErrorKind::LevelJump,
+                        format!(
+                            "a level-{} {} ends at depth {}",
+                            e.level,
+                            e.tag,
+                            self.stack.len()
+                        ),
+                    ));
+                }
+                self.end()
+            }
+        }
+    }
+
+    /// Ends every open structure, flushes, and returns the underlying writer.
+    ///
+    /// # Errors
+    /// [`WriteErrorKind::Io`] when writing or flushing fails.
+    pub fn finish(mut self) -> Result<W, WriteError> {
+        while !self.stack.is_empty() {
+            self.end()?;
+        }
+        self.flush_buf()?;
+        let mut out = self.out.take().ok_or_else(|| {
+            WriteError::new(WriteErrorKind::Io, "the writer was finished already")
+        })?;
+        out.flush()?;
+        Ok(out)
+    }
+
+    fn check_xref(&self, x: &str, kind: WriteErrorKind) -> Result<(), WriteError> {
+        let grammar = match kind {
+            WriteErrorKind::InvalidPointer => is_pointer(x.as_bytes()),
+            _ => is_valid_xref(x.as_bytes()),
+        };
+        if grammar && !x.contains(['\n', '\r']) && self.enc.can_encode_verbatim(x) {
+            return Ok(());
+        }
+        let what = if kind == WriteErrorKind::InvalidPointer {
+            "pointer"
+        } else {
+            "xref"
+        };
+        Err(WriteError::new(
+            kind,
+            format!(
+                "invalid {what} {x:?}: not of the {} production, or not representable in {}",
+                if what == "xref" { "XRefID" } else { "Pointer" },
+                self.config.encoding
+            ),
+        ))
+    }
+
+    fn start_output(&mut self) {
+        if !self.started {
+            self.started = true;
+            if self.config.writes_bom() {
+                self.buf.extend_from_slice(self.enc.bom());
+            }
+        }
+    }
+
+    /// Writes `1 CHAR <encoding>` (and `2 VERS` when the encoding needs it).
+    fn write_char_lines(&mut self) {
+        let enc = self.config.encoding;
+        self.emit_line(1, None, "CHAR", Some(enc.char_value()));
+        let vers = match enc {
+            Encoding::Windows1250 => Some("1250"),
+            Encoding::Windows1251 => Some("1251"),
+            Encoding::Windows1253 => Some("1253"),
+            Encoding::Windows1254 => Some("1254"),
+            Encoding::Windows1255 => Some("1255"),
+            Encoding::Windows1256 => Some("1256"),
+            Encoding::Windows1257 => Some("1257"),
+            Encoding::Windows1258 => Some("1258"),
+            Encoding::Ibm850 => Some("850"),
+            _ => None,
+        };
+        self.previous_level = Some(1);
+        if let Some(v) = vers {
+            self.emit_line(2, None, "VERS", Some(v));
+            self.previous_level = Some(2);
+        }
+    }
+
+    fn write_lines(
+        &mut self,
+        level: u32,
+        xref: Option<&str>,
+        tag: &str,
+        value: Option<WriteValue<'_>>,
+        bare_first: bool,
+    ) -> Result<(), WriteError> {
+        match value {
+            None => self.emit_line(level, xref, tag, None),
+            Some(WriteValue::Pointer(p)) => self.emit_line(level, xref, tag, Some(p)),
+            Some(WriteValue::Text(t)) => self.write_text(level, xref, tag, t, bare_first),
+        }
+        Ok(())
+    }
+
+    /// Writes the lines of a text payload; `bare_first`: none of it on the first line
+    /// (which must read `0 HEAD` exactly), all on additional lines.
+    fn write_text(
+        &mut self,
+        level: u32,
+        xref: Option<&str>,
+        tag: &str,
+        text: &str,
+        bare_first: bool,
+    ) {
+        let term = self.enc.width(self.config.line_ending.as_str());
+        let max = self.config.max_line_bytes;
+        // Fast path: a short single-line text with no `@`, in an encoding that takes it
+        // octet for octet.
+        let verbatim = match self.config.encoding {
+            Encoding::Utf8 => true,
+            Encoding::Ascii => text.is_ascii(),
+            _ => false,
+        };
+        if verbatim && !bare_first {
+            if let Some(&last) = text.as_bytes().last() {
+                let plain = !text.bytes().any(|b| b == b'@' || b == b'\n' || b == b'\r');
+                if plain
+                    && last.is_ascii()
+                    && last != b' '
+                    && last != b'\t'
+                    && self.prefix_width(level, xref, tag) + text.len() + term <= max
+                {
+                    self.emit_line(level, xref, tag, Some(text));
+                    return;
+                }
+            }
+        }
+        let preserve = self.config.escapes.lookup(tag.as_bytes());
+        let sub = level.saturating_add(1);
+        let conc_budget = max.saturating_sub(self.prefix_width(sub, None, "CONC") + term);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut lines = std::mem::take(&mut self.lines);
+        for (i, seg) in text::Segments::new(text, self.config.cr_is_line_break).enumerate() {
+            let (x, t) = if i == 0 { (xref, tag) } else { (None, "CONT") };
+            let l = if i == 0 { level } else { sub };
+            scratch.clear();
+            text::prepare(seg, preserve, &self.enc, &mut scratch);
+            if scratch.is_empty() {
+                self.emit_line(l, x, t, None);
+                if i == 0 && text.is_empty() {
+                    // An empty text, not an absent payload.
+                    self.emit_line(sub, None, "CONC", None);
+                }
+                continue;
+            }
+            let mut first_budget = max.saturating_sub(self.prefix_width(l, x, t) + term);
+            let bare = i == 0 && bare_first;
+            if bare {
+                self.emit_line(l, x, t, None);
+                first_budget = conc_budget;
+            }
+            lines.clear();
+            text::split(&scratch, &self.enc, first_budget, conc_budget, |a, b| {
+                lines.push((a, b));
+            });
+            for (k, &(a, b)) in lines.iter().enumerate() {
+                let chunk = &scratch[a..b];
+                if k == 0 && !bare {
+                    self.emit_line(l, x, t, Some(chunk));
+                } else {
+                    self.emit_line(sub, None, "CONC", Some(chunk));
+                }
+            }
+            if text::ends_in_whitespace(&scratch) {
+                // Readers remove trailing whitespace, except (as this crate's does) on a
+                // line followed by a CONC line: an empty one keeps it.
+                self.emit_line(sub, None, "CONC", None);
+            }
+        }
+        self.scratch = scratch;
+        self.lines = lines;
+    }
+
+    /// The width of `LEVEL [XREF ]TAG ` (the space before a payload included) in output
+    /// octets.
+    fn prefix_width(&self, level: u32, xref: Option<&str>, tag: &str) -> usize {
+        let digits = level.checked_ilog10().map_or(1, |d| d as usize + 1);
+        let unit = if self.config.encoding.is_utf16() {
+            2
+        } else {
+            1
+        };
+        // Level, space, tag, space before the payload, and the space after an xref.
+        let ascii = digits + 1 + tag.len() + 1 + usize::from(xref.is_some());
+        unit * ascii + xref.map_or(0, |x| self.enc.width(x))
+    }
+
+    /// Appends one line: `LEVEL [XREF ]TAG[ PAYLOAD]` and the terminator.
+    fn emit_line(&mut self, level: u32, xref: Option<&str>, tag: &str, payload: Option<&str>) {
+        let mut digits = [0u8; 10];
+        let mut n = level;
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let term = self.config.line_ending.as_str();
+        if self.config.encoding.is_utf16() {
+            let mut line = String::with_capacity(64);
+            line.push_str(std::str::from_utf8(&digits[i..]).unwrap_or("0"));
+            line.push(' ');
+            if let Some(x) = xref {
+                line.push_str(x);
+                line.push(' ');
+            }
+            line.push_str(tag);
+            if let Some(p) = payload {
+                line.push(' ');
+                line.push_str(p);
+            }
+            line.push_str(term);
+            self.enc.encode(&line, &mut self.buf);
+            return;
+        }
+        let buf = &mut self.buf;
+        buf.extend_from_slice(&digits[i..]);
+        buf.push(b' ');
+        if let Some(x) = xref {
+            self.enc.encode(x, buf);
+            buf.push(b' ');
+        }
+        buf.extend_from_slice(tag.as_bytes());
+        if let Some(p) = payload {
+            buf.push(b' ');
+            self.enc.encode(p, buf);
+        }
+        buf.extend_from_slice(term.as_bytes());
+    }
+
+    #[inline]
+    fn flush_if_full(&mut self) -> Result<(), WriteError> {
+        if self.buf.len() >= FLUSH_AT {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    fn flush_buf(&mut self) -> Result<(), WriteError> {
+        if let Some(out) = self.out.as_mut() {
+            if !self.buf.is_empty() {
+                out.write_all(&self.buf)?;
+            }
+        }
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+impl<W: Write> Drop for Writer<W> {
+    fn drop(&mut self) {
+        if self.out.is_some() {
+            let _ = self.flush_buf();
+            if let Some(out) = self.out.as_mut() {
+                let _ = out.flush();
+            }
+        }
+    }
+}
+
+/// What [`rewrite`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RewriteStats {
+    /// Structures written.
+    pub structures: u64,
+    /// Error-severity diagnostics of the reader.
+    pub read_errors: u64,
+    /// Warning-severity diagnostics of the reader.
+    pub read_warnings: u64,
+    /// The input's encoding.
+    pub input_encoding: Option<Encoding>,
+}
+
+/// Reads `input` and writes it again with `config`: the canonical form (single spaces,
+/// `@` escaping, `CONC` splits, one line terminator) in the configured encoding, with the
+/// `HEAD`'s `CHAR` naming it. The input's escape table (from its schema) is kept, so
+/// preserved escapes stay preserved. `input_encoding` overrides the detected encoding.
+///
+/// ```
+/// use gedcom_elf::Encoding;
+/// use gedcom_elf::write::{rewrite, LineEnding, WriterConfig};
+///
+/// let input = b"0 HEAD\r\n1 CHAR ANSEL\r\n0  @I1@  INDI\r\n1 NAME Ren\xE2ee\r\n0 TRLR\r\n";
+/// let mut out = Vec::new();
+/// rewrite(input, None, WriterConfig::new(), &mut out)?;
+/// assert_eq!(out, "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Renée\n0 TRLR\n".as_bytes());
+///
+/// let mut ascii = Vec::new();
+/// let config = WriterConfig::new().encoding(Encoding::Ascii).line_ending(LineEnding::CrLf);
+/// rewrite(input, None, config, &mut ascii)?;
+/// assert_eq!(ascii, b"0 HEAD\r\n1 CHAR ASCII\r\n0 @I1@ INDI\r\n1 NAME Ren@#UE9@ e\r\n0 TRLR\r\n");
+/// # Ok::<(), gedcom_elf::write::WriteError>(())
+/// ```
+///
+/// # Errors
+/// [`WriteErrorKind::Read`] when the input cannot be read (nothing is written); any error
+/// of [`Writer::write_event`] (for instance [`WriteErrorKind::TooDeep`] for substructures
+/// of an `ERROR` structure the reader made from a too-deep line, which no writer can
+/// reproduce).
+pub fn rewrite<W: Write>(
+    input: &[u8],
+    input_encoding: Option<Encoding>,
+    config: WriterConfig,
+    out: W,
+) -> Result<RewriteStats, WriteError> {
+    let read_error = |e: crate::Error| WriteError::new(WriteErrorKind::Read, e.to_string());
+    let prepared = crate::Input::with_encoding(input, input_encoding).map_err(read_error)?;
+    let enc = prepared.encoding_info().encoding;
+    let source = if enc.is_utf16() { Encoding::Utf8 } else { enc };
+    let mut reader = prepared.reader();
+    let mut stats = RewriteStats {
+        input_encoding: Some(enc),
+        ..RewriteStats::default()
+    };
+    let mut writer: Option<Writer<W>> = None;
+    let mut out = Some(out);
+    loop {
+        let event = reader.next_event().map_err(read_error)?;
+        for d in reader.drain_diagnostics() {
+            match d.severity() {
+                crate::Severity::Error => stats.read_errors += 1,
+                _ => stats.read_warnings += 1,
+            }
+        }
+        let Some(event) = event else { break };
+        let w = match writer.as_mut() {
+            Some(w) => w,
+            None => {
+                // The escape table is complete once the first event was read.
+                let config = config
+                    .clone()
+                    .escapes(reader.escape_table().clone())
+                    .cr_is_line_break(false);
+                let o = out
+                    .take()
+                    .ok_or_else(|| WriteError::new(WriteErrorKind::Io, "no output"))?;
+                writer.insert(Writer::with_config(o, config))
+            }
+        };
+        if matches!(event, Event::Begin(_)) {
+            stats.structures += 1;
+        }
+        w.write_event(&event, source)?;
+    }
+    if let Some(w) = writer {
+        w.finish()?;
+    }
+    Ok(stats)
+}
+
+/// An xref or pointer as the reader hands it over (raw octets, `@` signs included) as
+/// text: as it is when it is UTF-8 (or ASCII), else decoded from `source`. The part
+/// between the `@` signs is decoded on its own and without normalisation, so that ANSEL
+/// combining marks can neither move past the closing `@` nor compose into the first
+/// character: what matched `XRefID` or `Pointer` as octets still matches as text.
+///
+/// ```
+/// use gedcom_elf::Encoding;
+/// use gedcom_elf::write::decode_xref;
+///
+/// assert_eq!(decode_xref(b"@I1@", Encoding::Ansel), "@I1@");
+/// assert_eq!(decode_xref(b"@I\xE2e@", Encoding::Ansel), "@Ie\u{301}@");
+/// assert_eq!(decode_xref(b"@I1\xE2@", Encoding::Ansel), "@I1\u{301}@");
+/// ```
+#[must_use]
+pub fn decode_xref(bytes: &[u8], source: Encoding) -> Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        if s.is_ascii() || matches!(source, Encoding::Utf8) {
+            return Cow::Borrowed(s);
+        }
+    }
+    let (open, inner, close) = match bytes {
+        [b'@', inner @ .., b'@'] => ("@", inner, "@"),
+        _ => ("", bytes, ""),
+    };
+    let mut out = String::with_capacity(bytes.len() + 8);
+    out.push_str(open);
+    encoding::decode_into(
+        source,
+        inner,
+        encoding::DecodeOptions { decomposed: true },
+        &mut out,
+        &mut |_| {},
+    );
+    out.push_str(close);
+    Cow::Owned(out)
+}

@@ -1,0 +1,324 @@
+//! Payload text to line payloads: `@` escaping (seed §5), unrepresentable characters
+//! (§5.3), line breaks (CONT) and CONC split points (§4.5).
+
+use memchr::{memchr, memchr2, memchr3};
+use unicode_normalization::char::canonical_combining_class;
+
+use crate::encoding::Encoder;
+use crate::escape::EscapeSet;
+
+/// The segments of `text` between line breaks (LF, CRLF, CR). Always at least one.
+pub(super) struct Segments<'t> {
+    rest: Option<&'t str>,
+    cr: bool,
+}
+
+impl<'t> Segments<'t> {
+    /// Segments split at LF, CRLF and CR, or (`cr` false) at LF only.
+    pub(super) fn new(text: &'t str, cr: bool) -> Self {
+        Segments {
+            rest: Some(text),
+            cr,
+        }
+    }
+}
+
+impl<'t> Iterator for Segments<'t> {
+    type Item = &'t str;
+
+    fn next(&mut self) -> Option<&'t str> {
+        let rest = self.rest?;
+        let b = rest.as_bytes();
+        let found = if self.cr {
+            memchr2(b'\n', b'\r', b)
+        } else {
+            memchr(b'\n', b)
+        };
+        match found {
+            None => {
+                self.rest = None;
+                Some(rest)
+            }
+            Some(i) => {
+                let next = if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                self.rest = Some(&rest[next..]);
+                Some(&rest[..i])
+            }
+        }
+    }
+}
+
+/// The end of a preserved escape `"@#" T [^\n\r@]* "@ "` starting at `at`, when its type
+/// `T` is in `preserve` (never `U`: unicode escapes are always decoded by readers) and it
+/// can be written verbatim in the output encoding.
+fn preserved_escape_end(seg: &str, at: usize, preserve: EscapeSet, enc: &Encoder) -> Option<usize> {
+    let b = seg.as_bytes();
+    if preserve.is_empty() || b.get(at + 1) != Some(&b'#') {
+        return None;
+    }
+    let t = *b.get(at + 2)?;
+    if t == b'U' || !preserve.contains(t) {
+        return None;
+    }
+    let body = at + 3;
+    let close = body + memchr3(b'@', b'\n', b'\r', &b[body..])?;
+    if b[close] != b'@' || b.get(close + 1) != Some(&b' ') {
+        return None;
+    }
+    let end = close + 2;
+    enc.can_encode_verbatim(&seg[at..end]).then_some(end)
+}
+
+/// Appends the line-payload form of `seg` (one segment, no line breaks) to `out`: each
+/// `@` doubled unless it belongs to an escape `preserve` keeps; each character `enc`
+/// cannot hold replaced by a unicode escape. Both happen in one pass, so neither is
+/// applied to the other's `@` signs (seed §2.3 step 3).
+pub(super) fn prepare(seg: &str, preserve: EscapeSet, enc: &Encoder, out: &mut String) {
+    let b = seg.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let Some(k) = memchr2(b'@', b'\r', &b[i..]) else {
+            enc.push_representable(&seg[i..], out);
+            return;
+        };
+        let at = i + k;
+        if at > i {
+            enc.push_representable(&seg[i..at], out);
+        }
+        if b[at] == b'\r' {
+            // A carriage return that is not a line break: no line may hold one.
+            out.push_str("@#UD@ ");
+            i = at + 1;
+            continue;
+        }
+        match preserved_escape_end(seg, at, preserve, enc) {
+            Some(end) => {
+                out.push_str(&seg[at..end]);
+                i = end;
+            }
+            None => {
+                out.push_str("@@");
+                i = at + 1;
+            }
+        }
+    }
+}
+
+/// `true` for the whitespace of the line grammar (space and tab).
+#[inline]
+fn is_ws(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// The end of the split unit that starts at `i` in a prepared payload: an `@@` pair, a
+/// whole escape (`@#...@ `), or a character with the combining marks that follow it.
+fn unit_end(p: &str, i: usize) -> usize {
+    let b = p.as_bytes();
+    let mut j = match b[i] {
+        b'@' => {
+            return match b.get(i + 1) {
+                Some(b'@') => i + 2,
+                Some(b'#') => match memchr(b'@', &b[i + 2..]) {
+                    Some(k) => {
+                        let close = i + 2 + k;
+                        if b.get(close + 1) == Some(&b' ') {
+                            close + 2
+                        } else {
+                            close + 1
+                        }
+                    }
+                    None => b.len(),
+                },
+                _ => i + 1,
+            }
+        }
+        c if c < 0x80 => i + 1,
+        _ => i + p[i..].chars().next().map_or(1, char::len_utf8),
+    };
+    while j < b.len() && b[j] >= 0x80 {
+        match p[j..].chars().next() {
+            Some(c) if canonical_combining_class(c) != 0 => j += c.len_utf8(),
+            _ => break,
+        }
+    }
+    j
+}
+
+/// Splits a prepared payload `p` into line payloads: the first at most `first_budget`
+/// octets, the others at most `conc_budget` (widths as `enc` writes them). Splits fall
+/// between units only (never inside a UTF-8 sequence, a combining sequence, an `@@` pair or
+/// an escape), and next to whitespace only when the line offers no other split point. A
+/// unit wider than the budget gets a line of its own. Calls `emit` with the range of each
+/// line payload.
+pub(super) fn split(
+    p: &str,
+    enc: &Encoder,
+    first_budget: usize,
+    conc_budget: usize,
+    mut emit: impl FnMut(usize, usize),
+) {
+    let b = p.as_bytes();
+    let mut start = 0;
+    let mut budget = first_budget;
+    loop {
+        // Fast path: the rest fits.
+        let rest = &p[start..];
+        // (Every encoding takes at least one octet per four UTF-8 octets.)
+        if rest.len() <= budget.saturating_mul(4) && enc.width(rest) <= budget {
+            emit(start, b.len());
+            return;
+        }
+        let mut i = start;
+        let mut w = 0;
+        let mut good = None;
+        let mut any = None;
+        while i < b.len() {
+            let j = unit_end(p, i);
+            let uw = enc.width(&p[i..j]);
+            if w + uw > budget {
+                break;
+            }
+            w += uw;
+            // A unit ending in whitespace (an escape), starting with it (a space carrying
+            // combining marks, which ANSEL writes after them), or followed by it.
+            let ws_unit = is_ws(b[i]) || is_ws(b[j - 1]);
+            i = j;
+            if i < b.len() {
+                any = Some(i);
+                if !ws_unit && !is_ws(b[i]) {
+                    good = Some(i);
+                }
+            }
+        }
+        if i >= b.len() {
+            emit(start, b.len());
+            return;
+        }
+        let cut = good.or(any).unwrap_or_else(|| unit_end(p, start));
+        emit(start, cut);
+        if cut >= b.len() {
+            return;
+        }
+        start = cut;
+        budget = conc_budget;
+    }
+}
+
+/// `true` when a line ending with `chunk` would end in whitespace in some encoding: its
+/// last character is a space or tab, or is one followed only by combining marks (which
+/// ANSEL writes before it).
+pub(super) fn ends_in_whitespace(chunk: &str) -> bool {
+    for c in chunk.chars().rev() {
+        if c.is_ascii() || canonical_combining_class(c) == 0 {
+            return c == ' ' || c == '\t';
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoding::Encoding;
+
+    fn prep(s: &str, preserve: &[u8], e: Encoding) -> String {
+        let mut out = String::new();
+        prepare(
+            s,
+            EscapeSet::from_types(preserve),
+            &Encoder::new(e),
+            &mut out,
+        );
+        out
+    }
+
+    fn lines(p: &str, first: usize, conc: usize) -> Vec<String> {
+        let mut v = Vec::new();
+        split(p, &Encoder::new(Encoding::Utf8), first, conc, |a, b| {
+            v.push(p[a..b].to_string())
+        });
+        v
+    }
+
+    #[test]
+    fn segments() {
+        let v: Vec<_> = Segments::new("a\nb\r\nc\rd", true).collect();
+        assert_eq!(v, ["a", "b", "c", "d"]);
+        let v: Vec<_> = Segments::new("a\r\nb", false).collect();
+        assert_eq!(v, ["a\r", "b"]);
+        let v: Vec<_> = Segments::new("", true).collect();
+        assert_eq!(v, [""]);
+        let v: Vec<_> = Segments::new("\n", true).collect();
+        assert_eq!(v, ["", ""]);
+        let v: Vec<_> = Segments::new("\n\r", true).collect();
+        assert_eq!(v, ["", "", ""]);
+    }
+
+    #[test]
+    fn at_signs() {
+        let u = Encoding::Utf8;
+        assert_eq!(prep("name@example.com", b"", u), "name@@example.com");
+        assert_eq!(prep("ABT @#DJULIAN@ 1540", b"D", u), "ABT @#DJULIAN@ 1540");
+        assert_eq!(prep("ABT @#DJULIAN@ 1540", b"", u), "ABT @@#DJULIAN@@ 1540");
+        // The seed's subtlety: the decoded form of `@@#Dx@@ yz` is an escape in a DATE.
+        assert_eq!(prep("@#Dx@ yz", b"D", u), "@#Dx@ yz");
+        assert_eq!(prep("@@#Dx@ yz", b"D", u), "@@@#Dx@ yz");
+        assert_eq!(prep("@#DA@#DB@ ", b"D", u), "@@#DA@#DB@ ");
+        assert_eq!(prep("@#DX@", b"D", u), "@@#DX@@");
+        // Unicode escapes are never preserved.
+        assert_eq!(prep("@#UE9@ ", b"DU", u), "@@#UE9@@ ");
+        // Escapes and unicode escapes do not touch each other's @ signs.
+        assert_eq!(prep("é@x", b"", Encoding::Ascii), "@#UE9@ @@x");
+        // A carriage return left in a segment is escaped.
+        assert_eq!(prep("a\rb", b"", u), "a@#UD@ b");
+        // A preserved escape the output encoding cannot hold is doubled instead.
+        assert_eq!(
+            prep("@#DJULIÅN@ 1", b"D", Encoding::Ascii),
+            "@@#DJULI@#UC5@ N@@ 1"
+        );
+    }
+
+    #[test]
+    fn whitespace_ends() {
+        assert!(ends_in_whitespace("a "));
+        assert!(ends_in_whitespace("a \u{301}"));
+        assert!(ends_in_whitespace("@#U301@ "));
+        assert!(!ends_in_whitespace("a\u{301}"));
+        assert!(!ends_in_whitespace(""));
+    }
+
+    #[test]
+    fn units() {
+        let p = "a@@b@#DX@ ce\u{301}\u{302}z";
+        let mut i = 0;
+        let mut v = Vec::new();
+        while i < p.len() {
+            let j = unit_end(p, i);
+            v.push(&p[i..j]);
+            i = j;
+        }
+        assert_eq!(v, ["a", "@@", "b", "@#DX@ ", "c", "e\u{301}\u{302}", "z"]);
+    }
+
+    #[test]
+    fn split_prefers_non_space_points() {
+        assert_eq!(lines("abcdef", 10, 10), ["abcdef"]);
+        assert_eq!(lines("abcdef", 4, 4), ["abcd", "ef"]);
+        // "ab cd": the split at 3 or 2 would touch the space; 1 does not.
+        assert_eq!(lines("ab cdef", 3, 10), ["a", "b cdef"]);
+        // Only spaces: split inside them.
+        assert_eq!(lines("      ", 4, 4), ["    ", "  "]);
+        // Never inside @@ or an escape.
+        assert_eq!(lines("a@@b", 2, 10), ["a", "@@b"]);
+        assert_eq!(lines("@#DJULIAN@ x", 4, 20), ["@#DJULIAN@ ", "x"]);
+        // Never inside a UTF-8 sequence or between a base and its marks.
+        assert_eq!(lines("aé", 2, 10), ["a", "é"]);
+        assert_eq!(lines("ae\u{301}b", 3, 10), ["a", "e\u{301}b"]);
+        // Zero budgets still make progress.
+        assert_eq!(lines("abc", 0, 0), ["a", "b", "c"]);
+    }
+}

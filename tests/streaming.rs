@@ -1,0 +1,124 @@
+//! The streaming reader gives the same events, diagnostics and line numbers
+//! as the slice reader, at every buffer and batch size.
+
+mod common;
+
+use std::io::BufReader;
+
+use gedcom_elf::stream::StreamReader;
+use gedcom_elf::{Diagnostic, Event, Input, ReaderConfig};
+
+type Read = (Vec<Event<'static>>, Vec<Diagnostic>, Option<String>);
+
+fn slice_read(bytes: &[u8]) -> Read {
+    let input = match Input::new(bytes) {
+        Ok(i) => i,
+        Err(e) => return (Vec::new(), Vec::new(), Some(e.to_string())),
+    };
+    let mut reader = input.reader();
+    let (mut events, mut diags) = (Vec::new(), Vec::new());
+    loop {
+        let r = reader.next_event();
+        diags.extend(reader.drain_diagnostics());
+        match r {
+            Ok(Some(e)) => events.push(e.into_owned()),
+            Ok(None) => return (events, diags, None),
+            Err(e) => return (events, diags, Some(e.to_string())),
+        }
+    }
+}
+
+fn stream_read(bytes: &[u8], capacity: usize, batch: usize) -> Read {
+    let source = BufReader::with_capacity(capacity, bytes);
+    let mut stream = StreamReader::with_config(source, ReaderConfig::new()).batch_size(batch);
+    let (mut events, mut diags) = (Vec::new(), Vec::new());
+    let mut buf = Vec::new();
+    loop {
+        let mut batch = match stream.read_batch_into(&mut buf) {
+            Ok(Some(b)) => b,
+            Ok(None) => break,
+            Err(e) => return (events, diags, Some(e.to_string())),
+        };
+        loop {
+            let r = batch.next_event();
+            diags.extend(batch.drain_diagnostics());
+            match r {
+                Ok(Some(e)) => events.push(e.into_owned()),
+                Ok(None) => break,
+                Err(e) => return (events, diags, Some(e.to_string())),
+            }
+        }
+    }
+    diags.extend(stream.drain_diagnostics());
+    (events, diags, None)
+}
+
+/// Events are compared without spans (a batch's spans are relative to its
+/// buffer); diagnostics in full (their byte offsets are global).
+fn normalise(mut r: Read) -> Read {
+    for e in &mut r.0 {
+        if let Event::Begin(b) = e {
+            b.span = Default::default();
+        }
+    }
+    r
+}
+
+fn assert_same(name: &str, bytes: &[u8], capacities: &[usize], batches: &[usize]) {
+    let want = normalise(slice_read(bytes));
+    for &cap in capacities {
+        for &batch in batches {
+            let got = normalise(stream_read(bytes, cap, batch));
+            assert_eq!(
+                got.2, want.2,
+                "{name}: error, capacity {cap}, batch {batch}"
+            );
+            assert_eq!(
+                got.0, want.0,
+                "{name}: events, capacity {cap}, batch {batch}"
+            );
+            assert_eq!(
+                got.1, want.1,
+                "{name}: diagnostics, capacity {cap}, batch {batch}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_buffer_size_from_one_byte_on_the_project_corpus() {
+    let caps: Vec<usize> = (1..=9).chain([16, 61, 4096]).collect();
+    for (name, bytes) in common::project_corpus() {
+        assert_same(&name, &bytes, &caps, &[1, 5, 64, 1 << 16]);
+    }
+}
+
+#[test]
+fn shared_corpus_streams_identically_including_ansel_and_utf16() {
+    let Some(dir) = common::shared_corpus() else {
+        return;
+    };
+    for (name, bytes) in common::ged_files(&dir) {
+        assert_same(&name, &bytes, &[61, 8192], &[1, 777, 1 << 16]);
+    }
+}
+
+#[test]
+fn crlf_split_between_reads_keeps_line_numbers() {
+    let bytes = b"0 HEAD\r\n1 CHAR UTF-8\r\n0 @I1@ INDI\r\n1 NOTE a\r\n2 CONT b\r\nbad\r\n0 TRLR\r\n0 X\r\n";
+    let caps: Vec<usize> = (1..=bytes.len()).collect();
+    assert_same("crlf", bytes, &caps, &[1, 2, 3, 10, 1000]);
+}
+
+#[test]
+fn diagnostics_survive_until_the_batch_is_drained() {
+    let bytes = b"0 HEAD\n1 CHAR UTF-8\nbad\n0 @I1@ INDI\n1 NAME n\n2 NOTE a\n1 CONT x\n0 TRLR\n";
+    let mut stream = StreamReader::new(BufReader::with_capacity(4, &bytes[..])).batch_size(1);
+    let mut buf = Vec::new();
+    let mut lines = Vec::new();
+    while let Some(mut batch) = stream.read_batch_into(&mut buf).unwrap() {
+        while batch.next_event().unwrap().is_some() {}
+        lines.extend(batch.drain_diagnostics().map(|d| d.position.line));
+    }
+    assert_eq!(lines, [3, 7]);
+}

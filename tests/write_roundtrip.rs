@@ -1,0 +1,357 @@
+//! Round trips through the writer:
+//!
+//! * every file of `corpus/` and `../shared/corpus/` that reads without an error
+//!   diagnostic: `events(fmt(x)) == events(x)` apart from the HEAD's CHAR, and likewise
+//!   for `convert` to each output encoding (texts compared in NFC for ANSEL, whose reader
+//!   composes);
+//! * a property test: random structure trees, written with random configurations, read
+//!   back equal (`read(write(x)) == x`).
+
+mod write_common;
+
+use gedcom_elf::write::{rewrite, LineEnding, Node, WriteErrorKind, Writer, WriterConfig};
+use gedcom_elf::Encoding;
+use unicode_normalization::UnicodeNormalization;
+use write_common::{corpus_files, events};
+
+/// Output encodings and line endings tried on every corpus file.
+const TARGETS: &[(Encoding, Option<bool>, LineEnding)] = &[
+    (Encoding::Utf8, None, LineEnding::Lf),
+    (Encoding::Utf8, Some(true), LineEnding::CrLf),
+    (Encoding::Ascii, None, LineEnding::Cr),
+    (Encoding::Ansel, None, LineEnding::CrLf),
+    (Encoding::Utf16Le, None, LineEnding::CrLf),
+    (Encoding::Utf16Be, None, LineEnding::Lf),
+    (Encoding::Windows1252, None, LineEnding::CrLf),
+    (Encoding::Windows1250, None, LineEnding::Lf),
+    (Encoding::Windows1251, None, LineEnding::Lf),
+    (Encoding::Ibm850, None, LineEnding::Lf),
+    (Encoding::MacRoman, None, LineEnding::Cr),
+];
+
+/// `true` when no line of `out` (in `enc`) exceeds `max` octets, terminator included.
+fn lines_within(out: &[u8], enc: Encoding, bom: usize, max: usize) -> Result<(), String> {
+    let body = &out[bom..];
+    let unit = if enc.is_utf16() { 2 } else { 1 };
+    let is_break = |i: usize| -> Option<bool> {
+        // Some(true) for CR, Some(false) for LF.
+        let c = match enc {
+            Encoding::Utf16Le => (body[i + 1] == 0).then_some(body[i]),
+            Encoding::Utf16Be => (body[i] == 0).then_some(body[i + 1]),
+            _ => Some(body[i]),
+        }?;
+        match c {
+            b'\r' => Some(true),
+            b'\n' => Some(false),
+            _ => None,
+        }
+    };
+    let mut start = 0;
+    let mut i = 0;
+    while i + unit <= body.len() {
+        if let Some(cr) = is_break(i) {
+            let mut end = i + unit;
+            if cr && end + unit <= body.len() && is_break(end) == Some(false) {
+                end += unit;
+            }
+            if end - start > max {
+                let line = String::from_utf8_lossy(&body[start..end]).into_owned();
+                return Err(format!("line of {} octets: {line:?}", end - start));
+            }
+            start = end;
+            i = end;
+        } else {
+            i += unit;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn corpus_fmt_and_convert_keep_the_events() {
+    let mut checked = 0;
+    for path in corpus_files() {
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.display().to_string();
+        let Ok((original, errors)) = events(&bytes, false) else {
+            continue;
+        };
+        if errors > 0 {
+            continue;
+        }
+        let original_nfc = events(&bytes, true).unwrap().0;
+        for &(enc, bom, le) in TARGETS {
+            let config = WriterConfig::new().encoding(enc).bom(bom).line_ending(le);
+            let writes_bom = config.writes_bom();
+            let mut out = Vec::new();
+            if let Err(e) = rewrite(&bytes, None, config, &mut out) {
+                // Xrefs hold no escapes: one the target lacks a character of is refused.
+                let xref = matches!(
+                    e.kind(),
+                    WriteErrorKind::InvalidXref | WriteErrorKind::InvalidPointer
+                );
+                assert!(
+                    xref && !enc.is_utf16() && enc != Encoding::Utf8,
+                    "{name} -> {enc}: {e}"
+                );
+                eprintln!("{name} -> {enc}: refused as expected: {e}");
+                continue;
+            }
+            let nfc = enc == Encoding::Ansel;
+            let (again, errors) =
+                events(&out, nfc).unwrap_or_else(|e| panic!("{name} -> {enc}: {e}"));
+            assert_eq!(errors, 0, "{name} -> {enc}: errors reading the output");
+            let want = if nfc { &original_nfc } else { &original };
+            if &again != want {
+                let k = again
+                    .iter()
+                    .zip(want.iter())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(again.len().min(want.len()));
+                panic!(
+                    "{name} -> {enc}: event {k} differs:\n  got  {:?}\n  want {:?}",
+                    again.get(k),
+                    want.get(k)
+                );
+            }
+            let bom_len = if writes_bom {
+                gedcom_elf::encoding::Encoder::new(enc).bom().len()
+            } else {
+                0
+            };
+            if let Err(e) = lines_within(&out, enc, bom_len, 255) {
+                // Only unsplittable lines may be longer: check the reason.
+                assert!(
+                    !e.contains(" CONC ") || e.len() > 600,
+                    "{name} -> {enc}: {e}"
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 10, "only {checked} files checked");
+    eprintln!(
+        "{checked} corpus files round-tripped through {} targets",
+        TARGETS.len()
+    );
+}
+
+/// A small deterministic generator (no dependency needed: see README).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+const TAGS: &[&str] = &[
+    "NOTE",
+    "NAME",
+    "DATE",
+    "PLAC",
+    "_X",
+    "SOUR",
+    "TEXT",
+    "EMAIL",
+    "ERROR",
+    "_LONG_TAG_NAME_9",
+];
+
+const PIECES: &[&str] = &[
+    "a",
+    "b",
+    "Z",
+    "0",
+    " ",
+    "  ",
+    "\t",
+    "@",
+    "@@",
+    "#",
+    "D",
+    "U",
+    "\n",
+    "\r\n",
+    "é",
+    "e\u{301}",
+    "\u{301}",
+    "ж",
+    "😀",
+    "ß",
+    "Ø",
+    "@#DJULIAN@ ",
+    "@#DGREGORIAN@",
+    "@#UE9@ ",
+    "@#XQ@ ",
+    "@#U@ ",
+    "@I1@",
+    "Ærø",
+    "ő",
+    "€",
+    "ǘ",
+    "\u{0}",
+    "~",
+    "The quick brown fox ",
+];
+
+fn text(rng: &mut Rng) -> String {
+    let n = match rng.below(10) {
+        0 => 0,
+        1..=6 => rng.below(8),
+        _ => rng.below(120),
+    };
+    let mut s = String::new();
+    for _ in 0..n {
+        let piece: &&str = rng.pick(PIECES);
+        s.push_str(piece);
+    }
+    s
+}
+
+fn node(rng: &mut Rng, depth: usize, first_child: bool, xrefs: &mut u32) -> Node {
+    let mut tag = rng.pick(TAGS).to_string();
+    if !first_child && rng.below(12) == 0 {
+        tag = rng.pick(&["CONT", "CONC"]).to_string();
+    }
+    let mut n = Node::new(tag);
+    if depth == 0 && rng.below(2) == 0 {
+        *xrefs += 1;
+        n = n.xref(format!("@R{xrefs}@"));
+    }
+    match rng.below(4) {
+        0 => {}
+        1 => n = n.pointer(format!("@P{}@", rng.below(100))),
+        _ => n = n.text(text(rng)),
+    }
+    n
+}
+
+/// A random document: HEAD, records with random subtrees (built without recursion), TRLR.
+fn document(rng: &mut Rng) -> Vec<Node> {
+    let mut xrefs = 0;
+    let mut records = vec![Node::new("HEAD").child(Node::new("NOTE").text(text(rng)))];
+    for _ in 0..rng.below(6) {
+        let mut record = node(rng, 0, true, &mut xrefs);
+        // Grow by appending children along random paths.
+        for _ in 0..rng.below(25) {
+            let mut cur = &mut record;
+            let mut depth = 1;
+            loop {
+                let leaf = matches!(cur.tag.as_str(), "ERROR" | "CONT" | "CONC");
+                if leaf {
+                    break;
+                }
+                if cur.children.is_empty() || rng.below(3) == 0 {
+                    let first = cur.children.is_empty();
+                    cur.children.push(node(rng, depth, first, &mut xrefs));
+                    break;
+                }
+                let i = rng.below(cur.children.len());
+                cur = &mut cur.children[i];
+                depth += 1;
+            }
+        }
+        records.push(record);
+    }
+    records.push(Node::new("TRLR"));
+    records
+}
+
+/// The events a reader should report for `doc`, texts normalised like the reader's.
+fn expected(doc: &[Node], nfc: bool, cr: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(&Node, usize)> = Vec::new();
+    for record in doc {
+        stack.push((record, 0));
+        push_begin(&mut out, record, 0, nfc, cr);
+        while let Some((n, i)) = stack.pop() {
+            if let Some(c) = n.children.get(i) {
+                stack.push((n, i + 1));
+                push_begin(&mut out, c, stack.len() as u32, nfc, cr);
+                stack.push((c, 0));
+            } else {
+                out.push(format!("-{} {}", stack.len(), n.tag));
+            }
+        }
+    }
+    out
+}
+
+fn push_begin(out: &mut Vec<String>, n: &Node, level: u32, nfc: bool, cr: bool) {
+    let mut s = format!("+{level} {}", n.tag);
+    if let Some(x) = &n.xref {
+        s += &format!(" {x}");
+    }
+    if let Some(v) = &n.value {
+        if n.pointer {
+            s += &format!(" ={v}");
+        } else {
+            let t = if cr {
+                v.replace("\r\n", "\n").replace('\r', "\n")
+            } else {
+                v.clone()
+            };
+            if nfc {
+                s += &format!(" {:?}", t.nfc().collect::<String>());
+            } else {
+                s += &format!(" {t:?}");
+            }
+        }
+    }
+    out.push(s);
+}
+
+#[test]
+fn property_read_of_write_is_identity() {
+    let encodings = gedcom_elf::encoding::ALL_ENCODINGS;
+    let mut rng = Rng(0x5EED_1234_ABCD_0001);
+    for case in 0..600 {
+        let doc = document(&mut rng);
+        let enc = encodings[case % encodings.len()];
+        let max = *rng.pick(&[255usize, 255, 40, 24, 12]);
+        let le = *rng.pick(&[LineEnding::Lf, LineEnding::CrLf, LineEnding::Cr]);
+        let cr = rng.below(2) == 0;
+        let config = WriterConfig::new()
+            .encoding(enc)
+            .line_ending(le)
+            .max_line_bytes(max)
+            .cr_is_line_break(cr);
+        let mut w = Writer::with_config(Vec::new(), config);
+        for record in &doc {
+            w.write_structure(record)
+                .unwrap_or_else(|e| panic!("case {case}: {e}"));
+        }
+        let out = w.finish().unwrap();
+        let nfc = enc == Encoding::Ansel;
+        let (got, errors) = events(&out, nfc).unwrap_or_else(|e| panic!("case {case}: {e}"));
+        let want = expected(&doc, nfc, cr);
+        if got != want || errors != 0 {
+            let k = got
+                .iter()
+                .zip(want.iter())
+                .position(|(a, b)| a != b)
+                .unwrap_or(got.len().min(want.len()));
+            panic!(
+                "case {case} ({enc}, max {max}, {le:?}, {errors} errors): event {k}\n  got  {:?}\n  want {:?}\noutput:\n{}",
+                got.get(k),
+                want.get(k),
+                String::from_utf8_lossy(&out)
+            );
+        }
+        // Every line within the limit unless one unit cannot be split further.
+        let bom = if enc.is_utf16() { 2 } else { 0 };
+        if max == 255 {
+            lines_within(&out, enc, bom, 255).unwrap_or_else(|e| panic!("case {case}: {e}"));
+        }
+    }
+}
