@@ -392,3 +392,38 @@ fn node_count_equals_begin_events() {
     assert_eq!(tree.len(), begins);
     assert!(tree.memory_bytes() < data.len() * 2);
 }
+
+#[test]
+fn many_kinds_and_long_payloads_use_the_side_tables() {
+    let mut s = String::from("0 HEAD\n0 @I1@ INDI\n");
+    for i in 0..70_000 {
+        s.push_str(&format!("1 _T{i} {}\n", "x".repeat(i % 300)));
+    }
+    s.push_str(&format!(
+        "1 NOTE {}\n2 CONT {}\n",
+        "y".repeat(70_000),
+        "z".repeat(255)
+    ));
+    s.push_str("0 TRLR\n");
+    let tree = Tree::from_slice(s.as_bytes()).unwrap();
+    let mut reader = Reader::from_slice(s.as_bytes());
+    let mut nodes = tree.nodes();
+    while let Some(e) = reader.next_event().unwrap() {
+        if let Event::Begin(b) = e {
+            let n = nodes.next().unwrap();
+            assert_eq!(n.tag(), b.tag);
+            assert_eq!(n.text(), b.text());
+            assert_eq!(n.line(), b.line);
+            if b.tag.starts_with("_T") {
+                let want = format!("https://terms.fhiso.org/elf/Undefined#{}", b.tag);
+                assert_eq!(n.structure_type().unwrap().to_string(), want);
+            }
+        }
+    }
+    let note = tree.find("@I1@").unwrap().child("NOTE").unwrap();
+    assert_eq!(note.text().unwrap().len(), 70_000 + 1 + 255);
+    // The same through record trees (which split nothing here).
+    let recs: Vec<_> = Records::new(s.as_bytes()).map(Result::unwrap).collect();
+    assert_eq!(recs[1].len(), 70_002);
+    assert_eq!(recs[1].root().child("NOTE").unwrap().text(), note.text());
+}

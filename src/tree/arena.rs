@@ -34,16 +34,22 @@ pub(crate) struct ByteRef {
     len: u32,
 }
 
-/// One structure: 24 bytes, plus one byte of flags kept apart.
+/// One structure: 20 bytes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Node {
     parent: u32,
     /// One past the last node of this node's subtree (nodes are in
     /// document order, so a subtree is a contiguous range).
     end: u32,
-    kind: u32,
     line: u32,
-    val: ByteRef,
+    /// Where the first line's payload starts (see [`ByteRef`]).
+    val_off: u32,
+    /// The kind, or `u16::MAX` when it is in `Core::big_kinds`.
+    kind16: u16,
+    flags: u8,
+    /// The first line's payload length, or `u8::MAX` when it is in
+    /// `Core::big_lens`.
+    len8: u8,
 }
 
 /// What nodes with the same tag under the same kind of parent share: the
@@ -66,7 +72,10 @@ pub(crate) struct Shared {
 #[derive(Debug)]
 pub(crate) struct Core {
     nodes: Vec<Node>,
-    flags: Vec<u8>,
+    /// `(node, kind)` for kinds of `u16::MAX` or more, by node.
+    big_kinds: Vec<(u32, u32)>,
+    /// `(node, length)` for payload lengths of `u8::MAX` or more, by node.
+    big_lens: Vec<(u32, u32)>,
     kinds: Vec<Kind>,
     /// `(node, xref)` for nodes with an xref_id, by node.
     xrefs: Vec<(u32, ByteRef)>,
@@ -98,16 +107,75 @@ fn get<'x>(buf: &'x [u8], extra: &'x [u8], r: ByteRef) -> &'x [u8] {
     }
 }
 
+fn side(v: &[(u32, u32)], id: u32) -> u32 {
+    v.binary_search_by_key(&id, |e| e.0).map_or(0, |i| v[i].1)
+}
+
 impl Core {
     fn bytes<'t>(&'t self, buf: &'t [u8], r: ByteRef) -> &'t [u8] {
         get(buf, &self.extra, r)
+    }
+
+    #[inline]
+    fn kind_of(&self, id: u32) -> u32 {
+        match self.nodes[id as usize].kind16 {
+            u16::MAX => side(&self.big_kinds, id),
+            k => u32::from(k),
+        }
+    }
+
+    #[inline]
+    fn val(&self, id: u32) -> ByteRef {
+        let n = &self.nodes[id as usize];
+        let len = match n.len8 {
+            u8::MAX => side(&self.big_lens, id),
+            l => u32::from(l),
+        };
+        ByteRef {
+            off: n.val_off,
+            len,
+        }
+    }
+
+    #[inline]
+    fn flags(&self, id: u32) -> u8 {
+        self.nodes[id as usize].flags
+    }
+
+    /// Appends a node (its id is the arena's length).
+    #[inline]
+    fn push_node(&mut self, parent: u32, kind: u32, line: u32, val: ByteRef, flags: u8) {
+        let id = self.nodes.len() as u32;
+        let kind16 = match u16::try_from(kind) {
+            Ok(k) if k != u16::MAX => k,
+            _ => {
+                self.big_kinds.push((id, kind));
+                u16::MAX
+            }
+        };
+        let len8 = match u8::try_from(val.len) {
+            Ok(l) if l != u8::MAX => l,
+            _ => {
+                self.big_lens.push((id, val.len));
+                u8::MAX
+            }
+        };
+        self.nodes.push(Node {
+            parent,
+            end: NONE,
+            line,
+            val_off: val.off,
+            kind16,
+            flags,
+            len8,
+        });
     }
 
     /// Bytes of memory held by the arena (capacities, not lengths).
     pub(crate) fn memory(&self) -> usize {
         use std::mem::size_of;
         self.nodes.capacity() * size_of::<Node>()
-            + self.flags.capacity()
+            + (self.big_kinds.capacity() + self.big_lens.capacity()) * 8
             + self.kinds.capacity() * size_of::<Kind>()
             + self.xrefs.capacity() * size_of::<(u32, ByteRef)>()
             + self.rests.capacity() * size_of::<(u32, ByteRef)>()
@@ -168,16 +236,29 @@ impl Core {
         let mut unresolved: Vec<(u32, bool)> = Vec::new();
         if let Some(index) = &self.index {
             let mut sink = 0u32;
-            let p = &pending.pointers;
-            for (i, &(n, h)) in p.iter().enumerate() {
-                if let Some(&(_, ah)) = p.get(i + AHEAD) {
-                    sink ^= index.touch(ah);
-                }
-                let key = get(buf, &extra, self.nodes[n as usize].val);
+            let mut ahead: std::collections::VecDeque<(u32, u64)> =
+                std::collections::VecDeque::with_capacity(AHEAD + 1);
+            let check = |n: u32, h: u64, unresolved: &mut Vec<(u32, bool)>| {
+                let key = get(buf, &extra, self.val(n));
                 match index.find_hashed(key, h, |i| get(buf, &extra, self.xrefs[i as usize].1)) {
                     Some(e) if self.dups.binary_search(&e).is_err() => {}
                     found => unresolved.push((n, found.is_some())),
                 }
+            };
+            for n in 0..self.doc_nodes {
+                if self.flags(n) & V_POINTER == 0 {
+                    continue;
+                }
+                let h = XrefIndex::hash(get(buf, &extra, self.val(n)));
+                sink ^= index.touch(h);
+                ahead.push_back((n, h));
+                if ahead.len() > AHEAD {
+                    let (n, h) = ahead.pop_front().unwrap_or_default();
+                    check(n, h, &mut unresolved);
+                }
+            }
+            while let Some((n, h)) = ahead.pop_front() {
+                check(n, h, &mut unresolved);
             }
             std::hint::black_box(sink);
         }
@@ -185,12 +266,11 @@ impl Core {
         // Exact reservations: the arena was shrunk to fit, and a doubling
         // would show up as memory.
         self.nodes.reserve_exact(unresolved.len());
-        self.flags.reserve_exact(unresolved.len());
         self.xrefs.reserve_exact(unresolved.len());
         let undef_kind = self.kinds.len() as u32;
         let mut any = false;
         for (n, duplicated) in unresolved {
-            let r = self.nodes[n as usize].val;
+            let r = self.val(n);
             let key = get(buf, &extra, r);
             let entry = self.xrefs.len() as u32;
             let xrefs = &self.xrefs;
@@ -221,19 +301,19 @@ impl Core {
                     if duplicated { "more than one" } else { "no" }
                 ),
             });
-            self.nodes.push(Node {
-                parent: NONE,
-                end: id + 1,
-                kind: undef_kind,
-                line: 0,
-                val: ByteRef::default(),
-            });
-            self.flags.push(HAS_XREF | SYNTHETIC);
+            self.push_node(
+                NONE,
+                undef_kind,
+                0,
+                ByteRef::default(),
+                HAS_XREF | SYNTHETIC,
+            );
+            self.nodes[id as usize].end = id + 1;
             self.xrefs.push((id, r));
         }
         self.extra = extra;
         self.nodes.shrink_to_fit();
-        self.flags.shrink_to_fit();
+        self.big_kinds.shrink_to_fit();
         self.xrefs.shrink_to_fit();
         self.undef_index = Some(undef);
     }
@@ -276,12 +356,12 @@ impl Core {
             return vec![self];
         }
         let rebase = |x: u32, by: u32| if x == NONE { NONE } else { x - by };
-        let side = |v: &[(u32, ByteRef)], r: std::ops::Range<u32>| -> Vec<(u32, ByteRef)> {
+        fn part<T: Copy>(v: &[(u32, T)], r: std::ops::Range<u32>) -> Vec<(u32, T)> {
             v.iter()
                 .filter(|e| r.contains(&e.0))
                 .map(|&(n, b)| (n - r.start, b))
                 .collect()
-        };
+        }
         self.roots
             .iter()
             .map(|&root| {
@@ -297,10 +377,11 @@ impl Core {
                 Core {
                     doc_nodes: nodes.len() as u32,
                     nodes,
-                    flags: self.flags[root as usize..end as usize].to_vec(),
+                    big_kinds: part(&self.big_kinds, root..end),
+                    big_lens: part(&self.big_lens, root..end),
                     kinds: self.kinds.clone(),
-                    xrefs: side(&self.xrefs, root..end),
-                    rests: side(&self.rests, root..end),
+                    xrefs: part(&self.xrefs, root..end),
+                    rests: part(&self.rests, root..end),
                     extra: self.extra.clone(),
                     buf_len: self.buf_len,
                     roots: vec![0],
@@ -322,8 +403,6 @@ impl Core {
 pub(crate) struct Pending {
     /// `(entry, first entry with the same key)` for repeated xref_ids.
     dups: Vec<(u32, u32)>,
-    /// `(node, hash of its pointer)` for every pointer, in document order.
-    pointers: Vec<(u32, u64)>,
 }
 
 /// Retained diagnostics, capped.
@@ -428,7 +507,8 @@ impl<'b> Builder<'b> {
             buf,
             core: Core {
                 nodes: Vec::with_capacity(expected_nodes),
-                flags: Vec::with_capacity(expected_nodes),
+                big_kinds: Vec::new(),
+                big_lens: Vec::new(),
                 kinds: Vec::new(),
                 xrefs: Vec::new(),
                 rests: Vec::new(),
@@ -555,7 +635,7 @@ impl<'b> Builder<'b> {
                 ROOT
             }
         } else {
-            self.core.nodes[parent as usize].kind
+            self.core.kind_of(parent)
         };
         let kind = self.kind(parent_kind, &b.tag)?;
         let mut flags = match b.origin {
@@ -567,11 +647,6 @@ impl<'b> Builder<'b> {
             None => ByteRef::default(),
             Some(Value::Pointer(x)) => {
                 flags |= V_POINTER;
-                if self.resolve {
-                    self.pending
-                        .pointers
-                        .push((id, XrefIndex::hash(x.as_bytes())));
-                }
                 self.locate(x.as_bytes())?
             }
             Some(Value::Text(p)) => {
@@ -609,14 +684,8 @@ impl<'b> Builder<'b> {
             self.records += 1;
             self.core.roots.push(id);
         }
-        self.core.nodes.push(Node {
-            parent,
-            end: NONE,
-            kind,
-            line: u32::try_from(b.line).unwrap_or(u32::MAX),
-            val,
-        });
-        self.core.flags.push(flags);
+        let line = u32::try_from(b.line).unwrap_or(u32::MAX);
+        self.core.push_node(parent, kind, line, val, flags);
         self.stack.push(id);
         Ok(())
     }
@@ -658,7 +727,8 @@ impl<'b> Builder<'b> {
         c.doc_nodes = c.nodes.len() as u32;
         c.doc_xrefs = c.xrefs.len() as u32;
         c.nodes.shrink_to_fit();
-        c.flags.shrink_to_fit();
+        c.big_kinds.shrink_to_fit();
+        c.big_lens.shrink_to_fit();
         c.kinds.shrink_to_fit();
         c.xrefs.shrink_to_fit();
         c.rests.shrink_to_fit();
@@ -720,11 +790,11 @@ impl<'t> NodeRef<'t> {
     }
 
     fn flags(&self) -> u8 {
-        self.core.flags[self.id as usize]
+        self.core.flags(self.id)
     }
 
     fn kind(&self) -> &'t Kind {
-        &self.core.kinds[self.node().kind as usize]
+        &self.core.kinds[self.core.kind_of(self.id) as usize]
     }
 
     fn at(&self, id: u32) -> NodeRef<'t> {
@@ -759,7 +829,7 @@ impl<'t> NodeRef<'t> {
         let f = self.flags();
         if f & V_POINTER != 0 {
             Some(Value::Pointer(Xref::new(
-                self.core.bytes(self.buf, self.node().val),
+                self.core.bytes(self.buf, self.core.val(self.id)),
             )))
         } else if f & V_TEXT != 0 {
             self.payload().map(Value::Text)
@@ -773,7 +843,7 @@ impl<'t> NodeRef<'t> {
         if self.flags() & V_POINTER == 0 {
             return None;
         }
-        Some(Xref::new(self.core.bytes(self.buf, self.node().val)))
+        Some(Xref::new(self.core.bytes(self.buf, self.core.val(self.id))))
     }
 
     /// The string payload, raw until [`Payload::text`] (as the reader
@@ -783,7 +853,7 @@ impl<'t> NodeRef<'t> {
         if f & V_TEXT == 0 {
             return None;
         }
-        let first = self.core.bytes(self.buf, self.node().val);
+        let first = self.core.bytes(self.buf, self.core.val(self.id));
         let rest: &'t [u8] = if f & HAS_REST != 0 {
             let c = self.core;
             c.rests
@@ -822,7 +892,7 @@ impl<'t> NodeRef<'t> {
         } else if f & TOO_DEEP != 0 {
             let digits: u32 = self
                 .core
-                .bytes(self.buf, self.node().val)
+                .bytes(self.buf, self.core.val(self.id))
                 .iter()
                 .take_while(|b| b.is_ascii_digit())
                 .try_fold(0u32, |n, &d| {
