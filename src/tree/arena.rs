@@ -231,36 +231,18 @@ impl Core {
 
         let extra = std::mem::take(&mut self.extra);
         // Pointers that match no single xref_id: (node, matched several).
-        // Lookups run AHEAD pointers behind the slot reads, so that their
-        // random memory accesses overlap.
         let mut unresolved: Vec<(u32, bool)> = Vec::new();
         if let Some(index) = &self.index {
-            let mut sink = 0u32;
-            let mut ahead: std::collections::VecDeque<(u32, u64)> =
-                std::collections::VecDeque::with_capacity(AHEAD + 1);
-            let check = |n: u32, h: u64, unresolved: &mut Vec<(u32, bool)>| {
-                let key = get(buf, &extra, self.val(n));
-                match index.find_hashed(key, h, |i| get(buf, &extra, self.xrefs[i as usize].1)) {
-                    Some(e) if self.dups.binary_search(&e).is_err() => {}
-                    found => unresolved.push((n, found.is_some())),
-                }
-            };
             for n in 0..self.doc_nodes {
                 if self.flags(n) & V_POINTER == 0 {
                     continue;
                 }
-                let h = XrefIndex::hash(get(buf, &extra, self.val(n)));
-                sink ^= index.touch(h);
-                ahead.push_back((n, h));
-                if ahead.len() > AHEAD {
-                    let (n, h) = ahead.pop_front().unwrap_or_default();
-                    check(n, h, &mut unresolved);
+                let key = get(buf, &extra, self.val(n));
+                match index.find(key, |i| get(buf, &extra, self.xrefs[i as usize].1)) {
+                    Some(e) if self.dups.binary_search(&e).is_err() => {}
+                    found => unresolved.push((n, found.is_some())),
                 }
             }
-            while let Some((n, h)) = ahead.pop_front() {
-                check(n, h, &mut unresolved);
-            }
-            std::hint::black_box(sink);
         }
         let mut undef = XrefIndex::with_entries(unresolved.len());
         // Exact reservations: the arena was shrunk to fit, and a doubling
@@ -434,8 +416,6 @@ fn limit(what: &str) -> Error {
 }
 
 const KIND_CACHE: usize = 1024;
-/// How many index lookups run ahead of the one being made.
-const AHEAD: usize = 16;
 /// Never a parent kind (kinds are fewer than structures, and the two root
 /// markers are `u32::MAX` and `u32::MAX - 1`).
 const NO_KIND: u32 = u32::MAX - 2;
@@ -484,8 +464,6 @@ pub(crate) struct Builder<'b> {
     resolve: bool,
     pending: Pending,
     core_index: Option<XrefIndex>,
-    inserts: std::collections::VecDeque<(u32, u64)>,
-    sink: u32,
     /// Type resolutions kept from one record tree to the next.
     pub(crate) memo: Option<ResolveMemo>,
 }
@@ -534,8 +512,6 @@ impl<'b> Builder<'b> {
             resolve,
             pending: Pending::default(),
             core_index: None,
-            inserts: std::collections::VecDeque::with_capacity(AHEAD + 1),
-            sink: 0,
             memo: None,
         })
     }
@@ -669,14 +645,13 @@ impl<'b> Builder<'b> {
             let entry = self.core.xrefs.len() as u32;
             self.core.xrefs.push((id, r));
             if self.resolve {
-                // Inserted AHEAD xrefs later, its slot read now: the random
-                // memory access overlaps with the reading in between.
-                let h = XrefIndex::hash(x.as_bytes());
+                let (buf, core) = (self.buf, &self.core);
                 let index = self.core_index.get_or_insert_with(XrefIndex::default);
-                self.sink ^= index.touch(h);
-                self.inserts.push_back((entry, h));
-                if self.inserts.len() > AHEAD {
-                    self.insert_one();
+                let found = index.insert(x.as_bytes(), entry, |i| {
+                    get(buf, &core.extra, core.xrefs[i as usize].1)
+                });
+                if let Insert::Existing(first) = found {
+                    self.pending.dups.push((entry, first));
                 }
             }
         }
@@ -688,22 +663,6 @@ impl<'b> Builder<'b> {
         self.core.push_node(parent, kind, line, val, flags);
         self.stack.push(id);
         Ok(())
-    }
-
-    /// Inserts the oldest waiting xref into the index.
-    fn insert_one(&mut self) {
-        let Some((entry, h)) = self.inserts.pop_front() else {
-            return;
-        };
-        let (buf, core) = (self.buf, &self.core);
-        let key = get(buf, &core.extra, core.xrefs[entry as usize].1);
-        let index = self.core_index.get_or_insert_with(XrefIndex::default);
-        let found = index.insert_hashed(key, h, entry, |i| {
-            get(buf, &core.extra, core.xrefs[i as usize].1)
-        });
-        if let Insert::Existing(first) = found {
-            self.pending.dups.push((entry, first));
-        }
     }
 
     /// The most recently begun structure ends.
@@ -719,10 +678,6 @@ impl<'b> Builder<'b> {
         while !self.stack.is_empty() {
             self.end();
         }
-        while !self.inserts.is_empty() {
-            self.insert_one();
-        }
-        std::hint::black_box(self.sink);
         let c = &mut self.core;
         c.doc_nodes = c.nodes.len() as u32;
         c.doc_xrefs = c.xrefs.len() as u32;

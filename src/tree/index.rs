@@ -79,23 +79,6 @@ impl XrefIndex {
         }
     }
 
-    /// The hash the index uses for `key`.
-    #[inline]
-    pub(crate) fn hash(key: &[u8]) -> u64 {
-        hash_bytes(key)
-    }
-
-    /// Reads the first slot `hash` probes, so that a lookup made a little
-    /// later finds it in cache: callers run several of these ahead of their
-    /// lookups so that the memory accesses overlap.
-    #[inline]
-    pub(crate) fn touch(&self, hash: u64) -> u32 {
-        match self.slots.len() {
-            0 => 0,
-            n => self.slots[hash as usize & (n - 1)].entry,
-        }
-    }
-
     /// The slot holding `key` (whose hash is `h`), or the empty slot where
     /// it would go.
     #[inline]
@@ -120,7 +103,7 @@ impl XrefIndex {
         entry: u32,
         key_of: impl Fn(u32) -> &'k [u8],
     ) -> Insert {
-        self.insert_hashed(key, Self::hash(key), entry, key_of)
+        self.insert_hashed(key, hash_bytes(key), entry, key_of)
     }
 
     /// [`XrefIndex::insert`] with the key's hash already computed.
@@ -150,7 +133,7 @@ impl XrefIndex {
 
     /// The entry stored under `key`.
     pub(crate) fn find<'k>(&self, key: &[u8], key_of: impl Fn(u32) -> &'k [u8]) -> Option<u32> {
-        self.find_hashed(key, Self::hash(key), key_of)
+        self.find_hashed(key, hash_bytes(key), key_of)
     }
 
     /// [`XrefIndex::find`] with the key's hash already computed.

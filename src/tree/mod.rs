@@ -104,11 +104,17 @@ impl<'a> Tree<'a> {
         });
         let mut builder = Builder::new(input, shared, input.len() / 16 + 16, true)?;
         let mut diagnostics = Diagnostics::default();
-        while let Some(event) = reader.next_event()? {
-            match &event {
-                Event::Begin(b) => builder.begin(b)?,
-                Event::End(_) => builder.end(),
+        loop {
+            // Matched where it lies: moving the event out of the result
+            // would copy it through memory.
+            let next = reader.next_event();
+            match &next {
+                Ok(Some(Event::Begin(b))) => builder.begin(b)?,
+                Ok(Some(Event::End(_))) => builder.end(),
+                Ok(None) => break,
+                Err(_) => {}
             }
+            next?;
             if !reader.diagnostics().is_empty() {
                 for d in reader.drain_diagnostics() {
                     diagnostics.push(d);
