@@ -3,10 +3,11 @@
 //! structure type identifiers from the document's ELF schema ([`schema`],
 //! [`TypeResolver`]).
 //!
-//! A [`Tree`] is built from the public [`Reader`] only. Its nodes are 25
-//! bytes each (parent, end of subtree, kind, line, payload offset and length,
-//! flags) and borrow every string from the input: tags, xrefs and payloads
-//! stay raw bytes until asked for, and payload text is decoded by
+//! A [`Tree`] is built from the public [`Reader`] only. Its nodes are 20
+//! bytes each (parent, end of subtree, line, payload offset, and packed
+//! kind, flags and payload length) and borrow every string from the input:
+//! tags, xrefs and payloads stay raw bytes until asked for, and payload text
+//! is decoded by
 //! [`Payload::text`](crate::Payload::text) exactly as the reader would.
 //! Children are in document order; a subtree is a contiguous range of
 //! nodes, so walks, drops and serialisation never recurse.
@@ -57,7 +58,7 @@ use arena::{Builder, Core, Diagnostics, Shared};
 
 /// A whole document as a tree: see the [module documentation](self).
 ///
-/// Memory: the input (borrowed, not copied) plus about 25 bytes per
+/// Memory: the input (borrowed, not copied) plus 20 bytes per
 /// structure, plus small tables for xref_ids, continued payloads and the
 /// xref index. [`Tree::memory_bytes`] reports it.
 pub struct Tree<'a> {
