@@ -74,15 +74,28 @@ pub struct Fragment<'p> {
 /// Nothing is joined, unescaped or decoded until [`Payload::text`] is
 /// called, and that allocates only when it must: when there are additional
 /// lines to join, `@@` or escapes to rewrite, or bytes to transcode.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Payload<'a> {
     /// The first line's payload (trailing whitespace already handled).
     first: Cow<'a, [u8]>,
+    /// `first` as text, when the reader knows it is valid UTF-8 (a UTF-8
+    /// input validated once as a whole): `text()` then needs no validation.
+    first_str: Option<&'a str>,
     /// The additional lines exactly as they stand in the input (line
     /// strings with their line breaks); empty when there are none.
     rest: Cow<'a, [u8]>,
     decoding: Decoding,
 }
+
+/// Payloads are equal when their bytes and decoding are (whether the reader
+/// had validated the text already does not matter).
+impl PartialEq for Payload<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.first == other.first && self.rest == other.rest && self.decoding == other.decoding
+    }
+}
+
+impl Eq for Payload<'_> {}
 
 impl fmt::Debug for Payload<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -98,6 +111,7 @@ impl<'a> Payload<'a> {
     pub fn new(first: impl Into<Cow<'a, [u8]>>, decoding: Decoding) -> Self {
         Payload {
             first: first.into(),
+            first_str: None,
             rest: Cow::Borrowed(&[]),
             decoding,
         }
@@ -112,7 +126,19 @@ impl<'a> Payload<'a> {
     ) -> Self {
         Payload {
             first: first.into(),
+            first_str: None,
             rest: rest.into(),
+            decoding,
+        }
+    }
+
+    /// A single-line UTF-8 payload whose text is already known to be valid
+    /// (the reader validates a UTF-8 input once, as a whole).
+    pub(crate) fn validated(text: &'a str, decoding: Decoding) -> Self {
+        Payload {
+            first: Cow::Borrowed(text.as_bytes()),
+            first_str: Some(text),
+            rest: Cow::Borrowed(&[]),
             decoding,
         }
     }
@@ -172,12 +198,16 @@ impl<'a> Payload<'a> {
     /// [`Payload::text_with`] to hear about them (the reader reports them as
     /// diagnostics already).
     pub fn text(&self) -> Cow<'a, str> {
-        self.text_with(&mut |_| {})
+        if let Some(s) = self.first_str {
+            return escape::unescape(Cow::Borrowed(s), self.decoding.preserve, &mut |_| {});
+        }
+        let decoded = decode(self.joined_bytes(), self.decoding, None);
+        escape::unescape(decoded, self.decoding.preserve, &mut |_| {})
     }
 
     /// Like [`Payload::text`], reporting each problem met through `report`.
     pub fn text_with(&self, report: &mut dyn FnMut(DiagnosticKind)) -> Cow<'a, str> {
-        let decoded = decode(self.joined_bytes(), self.decoding, report);
+        let decoded = decode(self.joined_bytes(), self.decoding, Some(&mut *report));
         escape::unescape(decoded, self.decoding.preserve, report)
     }
 
@@ -185,6 +215,7 @@ impl<'a> Payload<'a> {
     pub fn into_owned(self) -> Payload<'static> {
         Payload {
             first: Cow::Owned(self.first.into_owned()),
+            first_str: None,
             rest: Cow::Owned(self.rest.into_owned()),
             decoding: self.decoding,
         }
@@ -203,24 +234,31 @@ fn map_problem(p: DecodeProblem) -> DiagnosticKind {
 }
 
 /// Decodes joined payload bytes to text; borrows when they are valid as they are.
+/// Problems are looked for only when someone listens.
 fn decode<'a>(
     bytes: Cow<'a, [u8]>,
     d: Decoding,
-    report: &mut dyn FnMut(DiagnosticKind),
+    mut report: Option<&mut dyn FnMut(DiagnosticKind)>,
 ) -> Cow<'a, str> {
-    if memchr::memchr(0, &bytes).is_some() {
-        report(DiagnosticKind::NulByte);
+    if let Some(r) = report.as_mut() {
+        if memchr::memchr(0, &bytes).is_some() {
+            r(DiagnosticKind::NulByte);
+        }
     }
-    let plain = match d.encoding {
-        Encoding::Utf8 => simdutf8::basic::from_utf8(&bytes).is_ok(),
-        _ => bytes.is_ascii(),
+    let bytes = match (d.encoding, bytes) {
+        (Encoding::Utf8, Cow::Borrowed(b)) => match simdutf8::basic::from_utf8(b) {
+            Ok(s) => return Cow::Borrowed(s),
+            Err(_) => Cow::Borrowed(b),
+        },
+        (Encoding::Utf8, Cow::Owned(v)) => match String::from_utf8(v) {
+            Ok(s) => return Cow::Owned(s),
+            Err(e) => Cow::Owned(e.into_bytes()),
+        },
+        (_, Cow::Borrowed(b)) if b.is_ascii() => {
+            return Cow::Borrowed(std::str::from_utf8(b).unwrap_or_default())
+        }
+        (_, b) => b,
     };
-    if plain {
-        return match bytes {
-            Cow::Borrowed(b) => Cow::Borrowed(std::str::from_utf8(b).unwrap_or_default()),
-            Cow::Owned(v) => Cow::Owned(String::from_utf8(v).unwrap_or_default()),
-        };
-    }
     let mut out = String::with_capacity(bytes.len() + bytes.len() / 2);
     let opts = DecodeOptions {
         decomposed: d.decomposed,
@@ -230,7 +268,9 @@ fn decode<'a>(
         let k = map_problem(p);
         // One report per kind and payload; NUL was reported above.
         if last != Some(k) && k != DiagnosticKind::NulByte {
-            report(k);
+            if let Some(r) = report.as_mut() {
+                r(k);
+            }
         }
         last = Some(k);
     });

@@ -512,6 +512,20 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// `bytes`, a slice of the window, as `&'a str` when the window is
+    /// known to be valid UTF-8 and payloads are UTF-8.
+    #[inline]
+    fn str_of(&self, bytes: &'a [u8]) -> Option<&'a str> {
+        let s = self.input_str?;
+        if self.decoding.encoding != Encoding::Utf8 {
+            return None;
+        }
+        let start = (bytes.as_ptr() as usize)
+            .checked_sub(self.input.as_ptr() as usize)?
+            .checked_sub(self.input_str_base)?;
+        s.get(start..start + bytes.len())
+    }
+
     /// The tag as `&'a str`. Tags are ASCII by the grammar; when the whole
     /// input is known to be valid UTF-8 this is a slice of it, with no
     /// per-line validation.
@@ -871,6 +885,10 @@ impl<'a> Reader<'a> {
             (Some(Cow::Borrowed(f)), None) if origin == Origin::Line && is_pointer(f) => {
                 Some(Value::Pointer(Xref::new(f)))
             }
+            (Some(Cow::Borrowed(f)), None) => Some(Value::Text(match self.str_of(f) {
+                Some(text) => Payload::validated(text, decoding),
+                None => Payload::new(f, decoding),
+            })),
             (Some(f), None) => Some(Value::Text(Payload::new(f, decoding))),
             (f, Some((start, _))) => Some(Value::Text(Payload::with_additional_lines(
                 f.unwrap_or(Cow::Borrowed(&[])),
