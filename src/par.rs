@@ -35,8 +35,8 @@
 //! # Ok::<(), gedcom_elf::Error>(())
 //! ```
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Condvar, Mutex};
 
 use crate::diag::{Diagnostic, DiagnosticKind, Error, Position};
 use crate::input::Input;
@@ -134,10 +134,9 @@ impl<'a> Chunks<'a> {
         let cuts = record_boundaries(bytes, from, target);
         let mut ranges = Vec::with_capacity(cuts.len() + 1);
         let mut start = 0;
-        let mut line = 1;
         for &cut in cuts.iter().chain(std::iter::once(&bytes.len())) {
-            ranges.push((start, cut, line));
-            line += count_breaks(&bytes[start..cut]);
+            // Line numbers are counted later, on all the threads.
+            ranges.push((start, cut, 0));
             start = cut;
         }
         let first_end = ranges.first().map_or(bytes.len(), |r| r.1);
@@ -147,6 +146,31 @@ impl<'a> Chunks<'a> {
             template,
             first: Some(first.first_chunk(first_end)),
         })
+    }
+
+    /// Numbers each chunk's first line, counting line breaks on `jobs`
+    /// threads (the one pass over all the bytes before reading starts).
+    fn number_lines(&mut self, jobs: usize) {
+        let n = self.ranges.len();
+        let bytes = self.bytes;
+        let mut counts = vec![0u64; n];
+        let per = n.div_ceil(jobs.max(1)).max(1);
+        let ranges = &self.ranges;
+        std::thread::scope(|scope| {
+            for (k, part) in counts.chunks_mut(per).enumerate() {
+                scope.spawn(move || {
+                    for (j, c) in part.iter_mut().enumerate() {
+                        let (s, e, _) = ranges[k * per + j];
+                        *c = count_breaks(&bytes[s..e]);
+                    }
+                });
+            }
+        });
+        let mut line = 1;
+        for (r, c) in self.ranges.iter_mut().zip(counts) {
+            r.2 = line;
+            line += c;
+        }
     }
 
     /// Number of chunks.
@@ -221,6 +245,7 @@ impl<'a> Chunks<'a> {
     {
         let n = self.ranges.len();
         let jobs = jobs.clamp(1, n.max(1));
+        self.number_lines(jobs);
         let mut merger = Merger::new();
         let first = Mutex::new(self.first.take());
         let this = &self;
@@ -239,44 +264,80 @@ impl<'a> Chunks<'a> {
                 carry: reader.into_carry(),
             }
         };
-        let round = jobs * 2;
-        let mut lo = 0;
-        while lo < n {
-            let hi = (lo + round).min(n);
-            let slots: Vec<Mutex<Option<ChunkOut<T>>>> =
-                (lo..hi).map(|_| Mutex::new(None)).collect();
-            let fill = |i: usize| {
-                let out = run(i);
-                if let Ok(mut slot) = slots[i - lo].lock() {
-                    *slot = Some(out);
-                }
-            };
-            if jobs == 1 {
-                (lo..hi).for_each(fill);
-            } else {
-                let next = AtomicUsize::new(lo);
-                std::thread::scope(|scope| {
-                    for _ in 0..jobs.min(hi - lo) {
-                        scope.spawn(|| loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            if i >= hi {
-                                break;
-                            }
-                            fill(i);
-                        });
+        let mut emit = |i: usize, out: ChunkOut<T>| -> Result<(), Error> {
+            let (start, _, line) = self.ranges[i];
+            let first_line = line + leading_blank_lines(&self.bytes[start..]);
+            let (t, ds) = merger.push(out, first_line, start as u64)?;
+            sink(t, ds)
+        };
+        if jobs == 1 {
+            for i in 0..n {
+                emit(i, run(i))?;
+            }
+            return Ok(merger.finish());
+        }
+        // `jobs` workers take chunks in order; the calling thread hands
+        // results to the sink in order. A worker waits before it gets more
+        // than `window` chunks ahead of the sink, which bounds memory.
+        let window = jobs * 2;
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let emitted = Mutex::new(0usize);
+        let moved = Condvar::new();
+        let (tx, rx) = mpsc::channel::<(usize, ChunkOut<T>)>();
+        let mut failure = None;
+        std::thread::scope(|scope| {
+            for _ in 0..jobs {
+                let tx = tx.clone();
+                let (next, stop, emitted, moved, run) = (&next, &stop, &emitted, &moved, &run);
+                scope.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let Ok(mut done) = emitted.lock() else { break };
+                    while i >= *done + window && !stop.load(Ordering::Relaxed) {
+                        done = match moved.wait(done) {
+                            Ok(d) => d,
+                            Err(_) => return,
+                        };
+                    }
+                    drop(done);
+                    if stop.load(Ordering::Relaxed) || tx.send((i, run(i))).is_err() {
+                        break;
                     }
                 });
             }
-            for (k, slot) in slots.into_iter().enumerate() {
-                let out = slot.into_inner().ok().flatten().ok_or_else(|| {
-                    Error::new(crate::ErrorKind::Limit, None, "a chunk was not read")
-                })?;
-                let (start, _, line) = self.ranges[lo + k];
-                let first_line = line + leading_blank_lines(&self.bytes[start..]);
-                let (t, ds) = merger.push(out, first_line, start as u64)?;
-                sink(t, ds)?;
+            drop(tx);
+            let mut waiting = std::collections::BTreeMap::new();
+            let mut lo = 0;
+            'receive: for (i, out) in rx.iter() {
+                waiting.insert(i, out);
+                while let Some(out) = waiting.remove(&lo) {
+                    if let Err(e) = emit(lo, out) {
+                        failure = Some(e);
+                        break 'receive;
+                    }
+                    lo += 1;
+                    if let Ok(mut done) = emitted.lock() {
+                        *done = lo;
+                    }
+                    moved.notify_all();
+                }
             }
-            lo = hi;
+            stop.store(true, Ordering::Relaxed);
+            moved.notify_all();
+            drop(rx);
+            if failure.is_none() && lo < n {
+                failure = Some(Error::new(
+                    crate::ErrorKind::Limit,
+                    None,
+                    "a chunk was not read",
+                ));
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
         }
         Ok(merger.finish())
     }
