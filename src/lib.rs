@@ -1,7 +1,7 @@
 //! # gedcom-elf
 //!
-//! A fast, zero-copy reader for GEDCOM 5.5.1 as clarified by FHISO's
-//! *Extended Legacy Format* (ELF) serialisation draft.
+//! A fast, zero-copy reader and writer for GEDCOM 5.5.1 as clarified by
+//! FHISO's *Extended Legacy Format* (ELF) serialisation draft.
 //!
 //! The crate is layered, each layer using only the ones below it:
 //!
@@ -15,7 +15,17 @@
 //! * [`encoding`]: character encodings;
 //! * [`tree`]: trees on demand (a whole document, or one owned record at
 //!   a time), pointer resolution, and ELF structure type identifiers from
-//!   the document's schema.
+//!   the document's schema;
+//! * [`write`] and [`edit`]: a push-style writer (escaping, `CONT`/`CONC`
+//!   splitting, every output encoding) and a byte-exact editor;
+//! * [`stream`] and [`par`]: any `BufRead` in bounded memory, and
+//!   record-aligned chunks read on several threads, both giving exactly the
+//!   events of a whole-buffer read.
+//!
+//! [`Input`] detects the character encoding (byte-order mark, UTF-16
+//! sniffing, the HEAD's `CHAR` line) and transcodes UTF-16 once;
+//! [`Reader::from_slice`] reads UTF-8, ASCII, ANSEL and the code pages in
+//! place.
 //!
 //! ## Reading
 //!
@@ -47,6 +57,43 @@
 //! assert_eq!(out[6], "2 DATE \"@#DJULIAN@ 3 MAR 1701\""); // DATE keeps D escapes
 //! assert_eq!(out[7], "1 NOTE \"Born in Paris.\\nmail: e@x.org\"");
 //! # Ok::<(), gedcom_elf::Error>(())
+//! ```
+//!
+//! ## Trees
+//!
+//! ```
+//! use gedcom_elf::Tree;
+//!
+//! let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 BIRT\n2 PLAC London\n1 FAMS @F1@\n0 TRLR\n";
+//! let tree = Tree::from_slice(input)?;
+//! let ada = tree.find("@I1@").unwrap();
+//! assert_eq!(ada.first("BIRT.PLAC").unwrap().text().unwrap(), "London");
+//! assert_eq!(ada.structure_type().unwrap(), "https://terms.fhiso.org/elf/INDIVIDUAL_RECORD");
+//! // @F1@ names no record: the pointer resolves to a synthetic UNDEF record.
+//! assert_eq!(ada.child("FAMS").unwrap().target().unwrap().tag(), "UNDEF");
+//! # Ok::<(), gedcom_elf::Error>(())
+//! ```
+//!
+//! ## Writing
+//!
+//! ```
+//! use gedcom_elf::{Writer, WriteValue};
+//!
+//! let mut w = Writer::new(Vec::new());
+//! w.begin("HEAD", None, None)?;
+//! w.end()?;
+//! w.begin("INDI", Some("@I1@"), None)?;
+//! w.leaf("EMAIL", Some(WriteValue::Text("ada@example.org")))?;
+//! w.leaf("NOTE", Some(WriteValue::Text("two\nlines")))?;
+//! w.end()?;
+//! w.trailer()?;
+//! let out = String::from_utf8(w.finish()?).unwrap();
+//! assert_eq!(
+//!     out,
+//!     "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 EMAIL ada@@example.org\n\
+//!      1 NOTE two\n2 CONT lines\n0 TRLR\n"
+//! );
+//! # Ok::<(), gedcom_elf::WriteError>(())
 //! ```
 //!
 //! ## Recovering from bad input
