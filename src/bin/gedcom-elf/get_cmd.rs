@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use gedcom_elf::tree::{NodeRef, Step, Tree};
 use gedcom_elf::{EscapeSet, Value};
 
-use crate::tree_cmd::load;
+use crate::tree_cmd::with_input;
 use crate::{fail, finish, print_diagnostic, Options};
 
 /// Writes a payload's text with `@` encoded: preserved escapes verbatim,
@@ -104,60 +104,54 @@ pub fn run(opts: &Options) -> ExitCode {
     } else {
         format!("@{xref}@")
     };
-    let file = match load(opts) {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
-    let prepared = match gedcom_elf::Input::with_encoding(file.bytes(), opts.encoding) {
-        Ok(p) => p,
-        Err(e) => return fail(&name, &e),
-    };
-    let tree = match Tree::build(prepared.reader_with_config(opts.config())) {
-        Ok(t) => t,
-        Err(e) => return fail(&name, &e),
-    };
-    for d in tree.diagnostics() {
-        print_diagnostic(&name, d);
-    }
-    let found = tree.find_all(&xref);
-    if found.is_empty() {
-        eprintln!("{}: error: no structure has xref_id {xref}", name);
-        return ExitCode::from(1);
-    }
-    if found.len() > 1 {
-        eprintln!(
-            "{}: warning: {} structures have xref_id {xref}; printing each",
-            name,
-            found.len()
-        );
-    }
-    let schema = tree.schema().clone();
-    let escapes = move |tag: &str| schema.escapes().lookup(tag.as_bytes());
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut printed = 0;
-    let mut written = Ok(());
-    'out: for record in found {
-        let nodes: Vec<NodeRef<'_>> = match &path {
-            None => vec![record],
-            Some(p) => record.path(p).collect(),
+    with_input(opts, |prepared, _file| {
+        let tree = match Tree::build(prepared.reader_with_config(opts.config())) {
+            Ok(t) => t,
+            Err(e) => return fail(&name, &e),
         };
-        for n in nodes {
-            printed += 1;
-            written = write_subtree(&mut out, n, &escapes);
-            if written.is_err() {
-                break 'out;
+        for d in tree.diagnostics() {
+            print_diagnostic(&name, d);
+        }
+        let found = tree.find_all(&xref);
+        if found.is_empty() {
+            eprintln!("{}: error: no structure has xref_id {xref}", name);
+            return ExitCode::from(1);
+        }
+        if found.len() > 1 {
+            eprintln!(
+                "{}: warning: {} structures have xref_id {xref}; printing each",
+                name,
+                found.len()
+            );
+        }
+        let schema = tree.schema().clone();
+        let escapes = move |tag: &str| schema.escapes().lookup(tag.as_bytes());
+        let stdout = io::stdout();
+        let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+        let mut printed = 0;
+        let mut written = Ok(());
+        'out: for record in found {
+            let nodes: Vec<NodeRef<'_>> = match &path {
+                None => vec![record],
+                Some(p) => record.path(p).collect(),
+            };
+            for n in nodes {
+                printed += 1;
+                written = write_subtree(&mut out, n, &escapes);
+                if written.is_err() {
+                    break 'out;
+                }
             }
         }
-    }
-    let flushed = written.and_then(|()| out.flush());
-    let code = finish(&name, Ok(Vec::new()), flushed);
-    if printed == 0 {
-        eprintln!(
-            "{name}: error: nothing at path {} under {xref}",
-            path.unwrap_or_default()
-        );
-        return ExitCode::from(1);
-    }
-    code
+        let flushed = written.and_then(|()| out.flush());
+        let code = finish(&name, Ok(Vec::new()), flushed);
+        if printed == 0 {
+            eprintln!(
+                "{name}: error: nothing at path {} under {xref}",
+                path.unwrap_or_default()
+            );
+            return ExitCode::from(1);
+        }
+        code
+    })
 }

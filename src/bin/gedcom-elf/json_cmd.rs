@@ -12,7 +12,7 @@ use gedcom_elf::tree::{NodeRef, Step, Tree};
 use gedcom_elf::Value;
 
 use crate::json::write_str;
-use crate::tree_cmd::load;
+use crate::tree_cmd::with_input;
 use crate::{fail, finish, print_diagnostic, Options};
 
 /// Writes a node's own keys, without the closing brace.
@@ -70,30 +70,24 @@ pub fn write_record<W: Write>(out: &mut W, record: NodeRef<'_>) -> io::Result<()
 
 pub fn run(opts: &Options) -> ExitCode {
     let name = opts.name();
-    let file = match load(opts) {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
-    let prepared = match gedcom_elf::Input::with_encoding(file.bytes(), opts.encoding) {
-        Ok(p) => p,
-        Err(e) => return fail(&name, &e),
-    };
-    let tree = match Tree::build(prepared.reader_with_config(opts.config())) {
-        Ok(t) => t,
-        Err(e) => return fail(&name, &e),
-    };
-    for d in tree.diagnostics() {
-        print_diagnostic(&name, d);
-    }
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut written = Ok(());
-    for record in tree.records() {
-        written = write_record(&mut out, record);
-        if written.is_err() {
-            break;
+    with_input(opts, |prepared, _file| {
+        let tree = match Tree::build(prepared.reader_with_config(opts.config())) {
+            Ok(t) => t,
+            Err(e) => return fail(&name, &e),
+        };
+        for d in tree.diagnostics() {
+            print_diagnostic(&name, d);
         }
-    }
-    let flushed = written.and_then(|()| out.flush());
-    finish(&name, Ok(Vec::new()), flushed)
+        let stdout = io::stdout();
+        let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+        let mut written = Ok(());
+        for record in tree.records() {
+            written = write_record(&mut out, record);
+            if written.is_err() {
+                break;
+            }
+        }
+        let flushed = written.and_then(|()| out.flush());
+        finish(&name, Ok(Vec::new()), flushed)
+    })
 }

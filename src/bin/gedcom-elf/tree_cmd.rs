@@ -32,97 +32,101 @@ pub fn load(opts: &Options) -> Result<FileBytes, ExitCode> {
     })
 }
 
-/// `stats --tree`.
-pub fn stats(opts: &Options) -> ExitCode {
-    let name = opts.name();
+/// Loads the input named by `opts` and runs `f` on it, encoding decided.
+/// Failures to read or to detect the encoding end the command here.
+pub fn with_input(
+    opts: &Options,
+    f: impl FnOnce(&gedcom_elf::Input<'_>, &FileBytes) -> ExitCode,
+) -> ExitCode {
     let file = match load(opts) {
         Ok(f) => f,
         Err(code) => return code,
     };
-    let prepared = match gedcom_elf::Input::with_encoding(file.bytes(), opts.encoding) {
-        Ok(p) => p,
-        Err(e) => return fail(&name, &e),
-    };
-    let started = Instant::now();
-    let tree = match Tree::build(prepared.reader_with_config(opts.config())) {
-        Ok(t) => t,
-        Err(e) => return fail(&name, &e),
-    };
-    let elapsed = started.elapsed().as_secs_f64();
-    let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
-    for (i, d) in tree.diagnostics().iter().enumerate() {
-        if i < 20 {
-            print_diagnostic(&name, d);
+    match gedcom_elf::Input::with_encoding(file.bytes(), opts.encoding) {
+        Ok(prepared) => f(&prepared, &file),
+        Err(e) => fail(&opts.name(), &e),
+    }
+}
+
+/// `stats --tree`.
+pub fn stats(opts: &Options) -> ExitCode {
+    let name = opts.name();
+    with_input(opts, |prepared, file| {
+        let started = Instant::now();
+        let tree = match Tree::build(prepared.reader_with_config(opts.config())) {
+            Ok(t) => t,
+            Err(e) => return fail(&name, &e),
+        };
+        let elapsed = started.elapsed().as_secs_f64();
+        let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
+        for (i, d) in tree.diagnostics().iter().enumerate() {
+            if i < 20 {
+                print_diagnostic(&name, d);
+            }
+            *kinds.entry(d.kind.id()).or_default() += 1;
         }
-        *kinds.entry(d.kind.id()).or_default() += 1;
-    }
-    let shown = tree.diagnostics().len() as u64 + tree.diagnostics_dropped();
-    if shown > 20 {
-        eprintln!("{name}: ... and {} more diagnostics", shown - 20);
-    }
-    let bytes = prepared.bytes().len();
-    let memory = tree.memory_bytes();
-    println!("file:        {name}");
-    println!("bytes:       {}", file.bytes().len());
-    println!("nodes:       {}", tree.len());
-    println!("records:     {}", tree.record_count());
-    println!("undef:       {}", tree.undefined_records().count());
-    println!("schema:      {:?}", tree.schema().source());
-    println!(
-        "tree memory: {} bytes ({:.2}x the input, {:.1} bytes per node)",
-        memory,
-        memory as f64 / bytes.max(1) as f64,
-        memory as f64 / tree.len().max(1) as f64
-    );
-    println!("diagnostics: {shown}");
-    for (k, n) in &kinds {
-        println!("  {k:<24} {n}");
-    }
-    if elapsed > 0.0 {
+        let shown = tree.diagnostics().len() as u64 + tree.diagnostics_dropped();
+        if shown > 20 {
+            eprintln!("{name}: ... and {} more diagnostics", shown - 20);
+        }
+        let bytes = prepared.bytes().len();
+        let memory = tree.memory_bytes();
+        println!("file:        {name}");
+        println!("bytes:       {}", file.bytes().len());
+        println!("nodes:       {}", tree.len());
+        println!("records:     {}", tree.record_count());
+        println!("undef:       {}", tree.undefined_records().count());
+        println!("schema:      {:?}", tree.schema().source());
         println!(
-            "build time:  {:.3} s ({:.1} MB/s)",
-            elapsed,
-            file.bytes().len() as f64 / 1e6 / elapsed
+            "tree memory: {} bytes ({:.2}x the input, {:.1} bytes per node)",
+            memory,
+            memory as f64 / bytes.max(1) as f64,
+            memory as f64 / tree.len().max(1) as f64
         );
-    }
-    ExitCode::SUCCESS
+        println!("diagnostics: {shown}");
+        for (k, n) in &kinds {
+            println!("  {k:<24} {n}");
+        }
+        if elapsed > 0.0 {
+            println!(
+                "build time:  {:.3} s ({:.1} MB/s)",
+                elapsed,
+                file.bytes().len() as f64 / 1e6 / elapsed
+            );
+        }
+        ExitCode::SUCCESS
+    })
 }
 
 /// `events --types`: the event stream with each typed begin's
 /// `"type"` last. Sequential: types follow the superstructure chain.
 pub fn events_with_types(opts: &Options) -> ExitCode {
     let name = opts.name();
-    let file = match load(opts) {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
-    let prepared = match gedcom_elf::Input::with_encoding(file.bytes(), opts.encoding) {
-        Ok(p) => p,
-        Err(e) => return fail(&name, &e),
-    };
-    let mut reader = prepared.reader_with_config(opts.config());
-    let mut types = match Schema::from_reader(reader.clone()) {
-        Ok(s) => TypeResolver::new(s),
-        Err(e) => return fail(&name, &e),
-    };
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let result = loop {
-        let next = reader.next_event();
-        for d in reader.drain_diagnostics() {
-            print_diagnostic(&name, &d);
-        }
-        match next {
-            Ok(Some(event)) => {
-                let ty = types.event(&event);
-                if let Err(e) = write_typed_event(&mut out, &event, ty) {
-                    break Err(e.into());
-                }
+    with_input(opts, |prepared, _file| {
+        let mut reader = prepared.reader_with_config(opts.config());
+        let mut types = match Schema::from_reader(reader.clone()) {
+            Ok(s) => TypeResolver::new(s),
+            Err(e) => return fail(&name, &e),
+        };
+        let stdout = io::stdout();
+        let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+        let result = loop {
+            let next = reader.next_event();
+            for d in reader.drain_diagnostics() {
+                print_diagnostic(&name, &d);
             }
-            Ok(None) => break Ok(Vec::new()),
-            Err(e) => break Err(e),
-        }
-    };
-    let flushed = out.flush();
-    finish(&name, result, flushed)
+            match next {
+                Ok(Some(event)) => {
+                    let ty = types.event(&event);
+                    if let Err(e) = write_typed_event(&mut out, &event, ty) {
+                        break Err(e.into());
+                    }
+                }
+                Ok(None) => break Ok(Vec::new()),
+                Err(e) => break Err(e),
+            }
+        };
+        let flushed = out.flush();
+        finish(&name, result, flushed)
+    })
 }
