@@ -122,6 +122,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod bridge;
 pub mod diag;
 pub mod edit;
 pub mod encoding;
