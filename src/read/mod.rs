@@ -355,8 +355,17 @@ impl<'a> Reader<'a> {
                 r
             }
             Err(e) => {
-                let info = crate::encoding::detect(input, Some(Encoding::Utf8))
-                    .expect("detection with a caller's encoding cannot fail");
+                // Nothing is read: the error is reported by the first call.
+                let info = EncodingInfo {
+                    encoding: Encoding::Utf8,
+                    source: EncodingSource::Default,
+                    bom_len: 0,
+                    detected: None,
+                    char_value: None,
+                    char_line: None,
+                    warnings: Vec::new(),
+                    head_ok: false,
+                };
                 let mut r = Reader::prepared(input, config, info, Encoding::Utf8);
                 r.deferred = Some(e);
                 r

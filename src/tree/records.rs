@@ -240,8 +240,9 @@ impl<R: Read> Records<R> {
             Some(_) => {
                 let n = self.read_raw(false)?;
                 let mut out = Vec::with_capacity(n / 2 + 8);
-                let dec = self.utf16.as_mut().expect("checked above");
-                dec.decode_chunk(&self.raw[..n], n == 0, &mut out, &mut |_| {});
+                if let Some(dec) = self.utf16.as_mut() {
+                    dec.decode_chunk(&self.raw[..n], n == 0, &mut out, &mut |_| {});
+                }
                 if n == 0 {
                     self.eof = true;
                 }
