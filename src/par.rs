@@ -156,16 +156,22 @@ impl<'a> Chunks<'a> {
         let mut counts = vec![0u64; n];
         let per = n.div_ceil(jobs.max(1)).max(1);
         let ranges = &self.ranges;
-        std::thread::scope(|scope| {
-            for (k, part) in counts.chunks_mut(per).enumerate() {
-                scope.spawn(move || {
-                    for (j, c) in part.iter_mut().enumerate() {
-                        let (s, e, _) = ranges[k * per + j];
-                        *c = count_breaks(&bytes[s..e]);
-                    }
-                });
+        if jobs <= 1 {
+            for (c, &(s, e, _)) in counts.iter_mut().zip(ranges) {
+                *c = count_breaks(&bytes[s..e]);
             }
-        });
+        } else {
+            std::thread::scope(|scope| {
+                for (k, part) in counts.chunks_mut(per).enumerate() {
+                    scope.spawn(move || {
+                        for (j, c) in part.iter_mut().enumerate() {
+                            let (s, e, _) = ranges[k * per + j];
+                            *c = count_breaks(&bytes[s..e]);
+                        }
+                    });
+                }
+            });
+        }
         let mut line = 1;
         for (r, c) in self.ranges.iter_mut().zip(counts) {
             r.2 = line;

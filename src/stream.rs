@@ -73,6 +73,8 @@ pub struct StreamReader<R> {
     offset: u64,
     eof: bool,
     utf16: Option<Utf16Decoder>,
+    /// Unpaired surrogates and truncated code units met while transcoding.
+    utf16_problems: usize,
     payload_encoding: Encoding,
     carry: Option<Carry>,
     started: bool,
@@ -98,6 +100,7 @@ impl<R: BufRead> StreamReader<R> {
             offset: 0,
             eof: false,
             utf16: None,
+            utf16_problems: 0,
             payload_encoding: Encoding::Utf8,
             carry: None,
             started: false,
@@ -114,7 +117,10 @@ impl<R: BufRead> StreamReader<R> {
         self
     }
 
-    /// Diagnostics that belong to no batch (the end-of-input `missing-trlr`).
+    /// Diagnostics that belong to no batch: at end of input, `missing-trlr`
+    /// and, for UTF-16 with unpaired surrogates or a truncated code unit, the
+    /// `encoding` warning that [`Input`](crate::Input) gives before reading
+    /// starts (a stream knows the count only at the end).
     pub fn drain_diagnostics(&mut self) -> std::vec::Drain<'_, Diagnostic> {
         self.diagnostics.drain(..)
     }
@@ -144,13 +150,15 @@ impl<R: BufRead> StreamReader<R> {
         let n = chunk.len();
         if n == 0 {
             self.eof = true;
+            let problems = &mut self.utf16_problems;
             if let Some(d) = self.utf16.as_mut() {
-                d.decode_chunk(&[], true, &mut self.pending, &mut |_| {});
+                d.decode_chunk(&[], true, &mut self.pending, &mut |p| count(problems, p));
             }
             return Ok(false);
         }
+        let problems = &mut self.utf16_problems;
         match self.utf16.as_mut() {
-            Some(d) => d.decode_chunk(chunk, false, &mut self.pending, &mut |_| {}),
+            Some(d) => d.decode_chunk(chunk, false, &mut self.pending, &mut |p| count(problems, p)),
             None => self.pending.extend_from_slice(chunk),
         }
         self.source.consume(n);
@@ -165,7 +173,10 @@ impl<R: BufRead> StreamReader<R> {
         let body = &raw[info.bom_len.min(raw.len())..];
         if info.encoding.is_utf16() {
             let mut d = Utf16Decoder::new(info.encoding == Encoding::Utf16Be);
-            d.decode_chunk(body, self.eof, &mut self.pending, &mut |_| {});
+            let problems = &mut self.utf16_problems;
+            d.decode_chunk(body, self.eof, &mut self.pending, &mut |p| {
+                count(problems, p)
+            });
             self.utf16 = Some(d);
             self.payload_encoding = Encoding::Utf8;
         } else {
@@ -211,11 +222,29 @@ impl<R: BufRead> StreamReader<R> {
         self.search = 0;
         if cut == 0 && info.is_none() {
             self.done = true;
+            if self.utf16_problems > 0 {
+                // `Input` counts these before reading starts; a stream knows
+                // the total only now.
+                let n = self.utf16_problems;
+                self.diagnostics.push(Diagnostic {
+                    kind: crate::DiagnosticKind::Encoding,
+                    position: crate::Position { line: 1, byte: 0 },
+                    message: format!(
+                        "the utf-16 input held {n} unpaired surrogate{s} or truncated code unit{s}, replaced by U+FFFD",
+                        s = if n == 1 { "" } else { "s" }
+                    ),
+                });
+            }
             if let Some(d) = self.carry.as_mut().and_then(Carry::finish) {
                 self.diagnostics.push(d);
             }
             return Ok(None);
         }
+        // The first bytes (the same the slice reader looks at) decide the
+        // missing-CHAR warning.
+        let live = &self.pending[self.head..];
+        let head_ascii =
+            info.is_some() && live[..live.len().min(crate::read::HEAD_ASCII_WINDOW)].is_ascii();
         buf.clear();
         buf.extend_from_slice(&self.pending[self.head..self.head + cut]);
         self.head += cut;
@@ -228,7 +257,10 @@ impl<R: BufRead> StreamReader<R> {
         let reader = match (info, self.carry.take()) {
             (Some(info), _) => {
                 let enc = self.payload_encoding;
-                Reader::prepared(buf, self.config.clone(), info, enc).first_chunk(buf.len())
+                let mut r =
+                    Reader::prepared(buf, self.config.clone(), info, enc).first_chunk(buf.len());
+                r.set_head_ascii(head_ascii);
+                r
             }
             (None, Some(carry)) => Reader::resume(buf, 0, buf.len(), carry, base),
             (None, None) => {
@@ -242,6 +274,13 @@ impl<R: BufRead> StreamReader<R> {
             carry: &mut self.carry,
             done: &mut self.done,
         }))
+    }
+}
+
+/// Counts a transcoding problem (a NUL is kept and reported by the reader).
+fn count(problems: &mut usize, p: encoding::DecodeProblem) {
+    if p != encoding::DecodeProblem::Nul {
+        *problems += 1;
     }
 }
 

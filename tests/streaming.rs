@@ -122,3 +122,45 @@ fn diagnostics_survive_until_the_batch_is_drained() {
     }
     assert_eq!(lines, [3, 7]);
 }
+
+/// Fuzz `chunks` found: without a CHAR line, whether defaulting to ANSEL is
+/// worth a warning was judged on the first batch alone.
+#[test]
+fn regression_missing_char_warning_is_judged_on_the_same_bytes() {
+    let bytes = b"0 HEAD\n0 @I1@ INDI\n1 NAME Ren\xE9\n0 TRLR\n";
+    let want = normalise(slice_read(bytes));
+    assert!(want
+        .1
+        .iter()
+        .any(|d| d.message.contains("reading it as ansel")));
+    let got = normalise(stream_read(bytes, 3, 1));
+    assert_eq!(got.1, want.1);
+}
+
+/// Fuzz `chunks` found: a stream transcoding UTF-16 dropped the warning
+/// `Input` gives for unpaired surrogates. A stream learns the count only at
+/// the end, so that is where it reports it.
+#[test]
+fn regression_utf16_transcoding_problems_are_reported_by_streams_too() {
+    let text = "0 HEAD\n1 CHAR UNICODE\n1 NOTE x\n0 TRLR\n";
+    let mut bytes = vec![0xFF, 0xFE];
+    for u in text.encode_utf16() {
+        if u == u16::from(b'x') {
+            bytes.extend(0xD800u16.to_le_bytes()); // an unpaired high surrogate
+        } else {
+            bytes.extend(u.to_le_bytes());
+        }
+    }
+    let utf16 = |r: &Read| {
+        r.1.iter()
+            .filter(|d| d.message.contains("unpaired surrogate"))
+            .count()
+    };
+    let want = slice_read(&bytes);
+    let got = stream_read(&bytes, 5, 7);
+    assert_eq!((utf16(&want), utf16(&got)), (1, 1));
+    assert_eq!(
+        got.1.last().map(|d| d.kind),
+        Some(gedcom_elf::DiagnosticKind::Encoding)
+    );
+}

@@ -24,6 +24,10 @@ use crate::scan::{is_pointer, parse_line, trim_end, Line, LineError, Lines, RawL
 
 const ERROR_TAG: &str = "ERROR";
 
+/// How many bytes from the start decide whether a missing `CHAR` line is
+/// worth a warning (defaulting to ANSEL matters only for non-ASCII text).
+pub(crate) const HEAD_ASCII_WINDOW: usize = 64 << 10;
+
 /// Counters kept while reading.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadStats {
@@ -251,6 +255,12 @@ impl<'a> Reader<'a> {
         self.lines.position()
     }
 
+    /// Tells the reader whether the input's first bytes are ASCII (a
+    /// stream's first batch sees only itself).
+    pub(crate) fn set_head_ascii(&mut self, ascii: bool) {
+        self.head_ascii = Some(ascii);
+    }
+
     /// Whether this reader is past its last event.
     pub(crate) fn is_done(&self) -> bool {
         self.state == State::Done
@@ -301,6 +311,9 @@ pub struct Reader<'a> {
     chunked: bool,
     /// Added to byte offsets in diagnostics (a streamed batch's offset).
     base: u64,
+    /// Whether the input's first `HEAD_ASCII_WINDOW` bytes are ASCII, when
+    /// the caller knows better than the window being read (a stream).
+    head_ascii: Option<bool>,
     lines: Lines<'a>,
     config: ReaderConfig,
     escapes: EscapeTable,
@@ -393,6 +406,7 @@ impl<'a> Reader<'a> {
             resumed: false,
             chunked: false,
             base: 0,
+            head_ascii: None,
             lines: Lines::new(input),
             config,
             escapes: EscapeTable::default(),
@@ -582,10 +596,15 @@ impl<'a> Reader<'a> {
             || memchr::memmem::find(body, b"@#U").is_some();
         self.state = State::Body;
         if !self.resumed {
-            // Defaulting to ANSEL only matters when there are non-ASCII bytes.
+            // Defaulting to ANSEL only matters when there are non-ASCII
+            // bytes; whether there are is judged on the first
+            // `HEAD_ASCII_WINDOW` bytes, which a stream has before it reads.
             let defaulted =
                 self.info.source == EncodingSource::Default && self.info.char_value.is_none();
-            if !(defaulted && body.is_ascii()) {
+            let head_ascii = self
+                .head_ascii
+                .unwrap_or_else(|| body[..body.len().min(HEAD_ASCII_WINDOW)].is_ascii());
+            if !(defaulted && head_ascii) {
                 for w in self.info.warnings.clone() {
                     let line = self.info.char_line.unwrap_or(1) as u64;
                     self.report(DiagnosticKind::Encoding, line, 0, w)?;
