@@ -272,8 +272,8 @@ impl<'a> Chunks<'a> {
         };
         let mut emit = |i: usize, out: ChunkOut<T>| -> Result<(), Error> {
             let (start, _, line) = self.ranges[i];
-            let first_line = line + leading_blank_lines(&self.bytes[start..]);
-            let (t, ds) = merger.push(out, first_line, start as u64)?;
+            let (blank, skip) = first_line_string(&self.bytes[start..]);
+            let (t, ds) = merger.push(out, line + blank, (start + skip) as u64)?;
             sink(t, ds)
         };
         if jobs == 1 {
@@ -455,10 +455,13 @@ fn kind_index(kind: DiagnosticKind) -> usize {
         .unwrap_or(0)
 }
 
-/// Blank lines before the first line string (a chunk starts at a line
-/// string, so this is 0 except at the very start).
-fn leading_blank_lines(bytes: &[u8]) -> u64 {
-    Lines::new(bytes).next().map_or(0, |l| l.number - 1)
+/// Where a chunk's first line string is: the blank lines before it and
+/// its byte offset in the chunk (after leading whitespace), as the reader
+/// would report them.
+fn first_line_string(bytes: &[u8]) -> (u64, usize) {
+    Lines::new(bytes)
+        .next()
+        .map_or((0, 0), |l| (l.number - 1, l.start))
 }
 
 struct ChunkOut<T> {

@@ -86,10 +86,13 @@ fn generated_files_read_the_same_in_chunks() {
 
 #[test]
 fn trlr_diagnostics_are_fixed_up_across_chunks() {
-    let cases: [&[u8]; 4] = [
+    let cases: [&[u8]; 5] = [
         b"0 HEAD\n0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n1 NAME x\n0 @I3@ INDI\n0 TRLR\n0 @I4@ INDI\n",
         b"0 HEAD\n0 @I1@ INDI\n1 NAME a\n0 @I2@ INDI\n",
         b"0 HEAD\n0 TRLR\n\n\n0 @I2@ INDI\n0 TRLR\n",
+        // Fuzz `chunks` found: the fixed-up after-trlr pointed at the
+        // chunk's leading whitespace, not at its line string.
+        b"0 HEAD\n0 TRLR\n\n  \n\t0 TRLR\n\n  \n\t\n\t 0 @N1@ NOTE x\n",
         b"0 HEAD\n0 @I1@ INDI\n2 X\n0 CONT y\n3 Z\n0 ERROR e\n1 A\n0 TRLR\n",
     ];
     for bytes in cases {
