@@ -16,7 +16,7 @@
 //! * [`tree`]: trees on demand (a whole document, or one owned record at
 //!   a time), pointer resolution, and ELF structure type identifiers from
 //!   the document's schema;
-//! * [`write`] and [`edit`]: a push-style writer (escaping, `CONT`/`CONC`
+//! * [`write`](mod@write) and [`edit`]: a push-style writer (escaping, `CONT`/`CONC`
 //!   splitting, every output encoding) and a byte-exact editor;
 //! * [`stream`] and [`par`]: any `BufRead` in bounded memory, and
 //!   record-aligned chunks read on several threads, both giving exactly the

@@ -50,7 +50,8 @@ pub(crate) fn starts_record(text: &[u8]) -> bool {
 }
 
 /// Offsets where `input` may be cut into chunks of at least `target`
-/// bytes, each starting at a line that [`starts_record`]. The first chunk
+/// bytes, each starting at a well-formed level-0 line not tagged `CONT`,
+/// `CONC` or `ERROR`. The first chunk
 /// starts at `from`; the returned offsets are the starts of the others.
 pub fn record_boundaries(input: &[u8], from: usize, target: usize) -> Vec<usize> {
     let target = target.max(1);

@@ -108,7 +108,7 @@ impl std::error::Error for DetectError {}
 ///    (octet = code point when there is none), split into line strings at LF, CR and CRLF,
 ///    whitespace-normalised and ASCII-upper-cased. The first non-blank one must be
 ///    `0 HEAD`; the scan stops at the next line string that starts with `0 ` or after
-///    [`HEAD_SCAN_LIMIT`] octets. A line string `1 CHAR X` gives the specified encoding:
+///    `HEAD_SCAN_LIMIT` (1 MiB) octets. A line string `1 CHAR X` gives the specified encoding:
 ///
 ///    | `X` | encoding |
 ///    |---|---|
