@@ -209,12 +209,7 @@ fn render(reader: Reader<'_>) -> Vec<String> {
 }
 
 fn encodings(c: &mut Criterion) {
-    let mb: u64 = std::env::var("GEDCOM_BENCH_MB")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(64);
-    let mut utf8 = Vec::new();
-    let stats = generate::generate_bytes(mb << 20, 42, &mut utf8).expect("generate");
+    let (utf8, stats) = generate::bench_input();
     let text = std::str::from_utf8(&utf8).expect("the generator writes UTF-8");
     let ansel = to_ansel(text);
     let utf16 = to_utf16le(text);

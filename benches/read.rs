@@ -11,18 +11,8 @@ use gedcom_elf::{Event, Input, Reader, ReaderConfig, Value};
 #[path = "support/generate.rs"]
 mod generate;
 
-fn input() -> (Vec<u8>, generate::GenStats) {
-    let mb: u64 = std::env::var("GEDCOM_BENCH_MB")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(64);
-    let mut bytes = Vec::new();
-    let stats = generate::generate_bytes(mb << 20, 42, &mut bytes).expect("generate");
-    (bytes, stats)
-}
-
 fn read(c: &mut Criterion) {
-    let (bytes, stats) = input();
+    let (bytes, stats) = generate::bench_input();
     let events = 2 * stats.structures;
     let mut g = c.benchmark_group("read");
     g.sample_size(10);

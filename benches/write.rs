@@ -16,16 +16,6 @@ use gedcom_elf::{Encoding, Event, Reader, Value};
 #[path = "support/generate.rs"]
 mod generate;
 
-fn input() -> Vec<u8> {
-    let mb: u64 = std::env::var("GEDCOM_BENCH_MB")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(64);
-    let mut bytes = Vec::new();
-    generate::generate_bytes(mb << 20, 42, &mut bytes).expect("generate");
-    bytes
-}
-
 /// The records of `bytes` as owned trees (built without recursion).
 fn tree(bytes: &[u8]) -> Vec<Node> {
     let mut records = Vec::new();
@@ -55,7 +45,7 @@ fn tree(bytes: &[u8]) -> Vec<Node> {
 }
 
 fn write(c: &mut Criterion) {
-    let bytes = input();
+    let bytes = generate::bench_input().0;
     let records = tree(&bytes);
     let mut out: Vec<u8> = Vec::with_capacity(bytes.len() + bytes.len() / 8);
     let mut g = c.benchmark_group("write");

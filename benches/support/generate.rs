@@ -1237,3 +1237,15 @@ fn surname_of_root<'a>(plan: &Plan, mut who: u64, root_name: &impl Fn(u64) -> &'
         who = u64::from(father);
     }
 }
+
+/// The benches' input: `GEDCOM_BENCH_MB` mebibytes (default 64) of
+/// generated GEDCOM, seed 42, with its counts.
+pub fn bench_input() -> (Vec<u8>, GenStats) {
+    let mb: u64 = std::env::var("GEDCOM_BENCH_MB")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(64);
+    let mut bytes = Vec::new();
+    let stats = generate_bytes(mb << 20, 42, &mut bytes).expect("generate the bench input");
+    (bytes, stats)
+}
