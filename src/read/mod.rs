@@ -925,7 +925,7 @@ impl<'a> Reader<'a> {
             ))),
         };
         if self.check_payloads {
-            if let Some(Value::Text(payload)) = &value {
+            if let Some(Value::Text(payload)) = value.as_ref().filter(|v| may_have_problems(v)) {
                 let mut kinds: Vec<DiagnosticKind> = Vec::new();
                 payload.text_with(&mut |k| {
                     if !kinds.contains(&k) {
@@ -969,6 +969,19 @@ impl<'a> Reader<'a> {
             origin,
         })))
     }
+}
+
+/// `false` when a payload cannot produce a payload diagnostic: its raw
+/// bytes are ASCII (valid in every supported encoding) with no NUL and no
+/// unicode escape. Spares decoding every payload of a file whose few
+/// non-ASCII bytes turned payload checks on.
+fn may_have_problems(value: &Value<'_>) -> bool {
+    let Value::Text(p) = value else {
+        return false;
+    };
+    [p.first_line(), p.additional_lines()].iter().any(|b| {
+        !b.is_ascii() || memchr::memchr(0, b).is_some() || memchr::memmem::find(b, b"@#U").is_some()
+    })
 }
 
 /// The first four bytes of a four-byte tag as a number, else 0: compares
