@@ -20,7 +20,7 @@ use crate::escape::EscapeTable;
 use crate::event::{Begin, End, Event, Origin, Span, Value, Xref};
 use crate::input::EncodingInfo;
 use crate::payload::{Decoding, Payload, TrailingWhitespace};
-use crate::scan::{is_pointer, parse_line, trim_end, Line, LineError, Lines, RawLine};
+use crate::scan::{is_pointer, trim_end, Cursor, Line, LineError, Lines, Scanned};
 
 const ERROR_TAG: &str = "ERROR";
 
@@ -88,15 +88,6 @@ struct Head<'a> {
     origin: Origin,
     first: Option<Cow<'a, [u8]>>,
     first_untrimmed: Option<&'a [u8]>,
-}
-
-/// A line read ahead, waiting for its Begin.
-#[derive(Clone, Copy, Debug)]
-struct Pending<'a> {
-    raw: RawLine<'a>,
-    parsed: Result<Line<'a>, LineError>,
-    /// The written level, or previous level + 1 for an unparsable line.
-    level: u32,
 }
 
 /// What a reader carries from one chunk of whole records to the next.
@@ -170,8 +161,8 @@ impl<'a> Reader<'a> {
     /// structures still open there end, but no `TRLR` check is made.
     pub(crate) fn first_chunk(mut self, end: usize) -> Self {
         let end = end.min(self.input.len());
-        let (pos, line) = (self.lines.position().min(end), self.lines.line_number());
-        self.lines = Lines::starting_at(&self.input[..end], pos, line);
+        let (pos, line) = (self.cursor.position().min(end), self.cursor.line_number());
+        self.cursor = Cursor::new(&self.input[..end], pos, line);
         self.chunked = true;
         self
     }
@@ -190,7 +181,7 @@ impl<'a> Reader<'a> {
         let end = end.min(input.len());
         let payload_encoding = carry.decoding.encoding;
         let mut r = Reader::prepared(input, carry.config, carry.info, payload_encoding);
-        r.lines = Lines::starting_at(&input[..end], start.min(end), carry.next_line);
+        r.cursor = Cursor::new(&input[..end], start.min(end), carry.next_line);
         r.decoding = carry.decoding;
         r.escapes = carry.escapes;
         r.previous_level = carry.previous_level;
@@ -210,7 +201,7 @@ impl<'a> Reader<'a> {
     /// has returned its last event.
     pub(crate) fn into_carry(self) -> Carry {
         Carry {
-            next_line: self.lines.line_number(),
+            next_line: self.cursor.line_number(),
             last_byte: self.base + self.last_byte as u64,
             config: self.config,
             info: self.info,
@@ -252,7 +243,7 @@ impl<'a> Reader<'a> {
 
     /// Offset of the next unscanned byte.
     pub(crate) fn position(&self) -> usize {
-        self.lines.position()
+        self.cursor.position()
     }
 
     /// Tells the reader whether the input's first bytes are ASCII (a
@@ -314,7 +305,7 @@ pub struct Reader<'a> {
     /// Whether the input's first `HEAD_ASCII_WINDOW` bytes are ASCII, when
     /// the caller knows better than the window being read (a stream).
     head_ascii: Option<bool>,
-    lines: Lines<'a>,
+    cursor: Cursor<'a>,
     config: ReaderConfig,
     escapes: EscapeTable,
     decoding: Decoding,
@@ -325,7 +316,10 @@ pub struct Reader<'a> {
     stack: Vec<Frame<'a>>,
     /// Level of the closest preceding line not tagged CONT, CONC or ERROR.
     previous_level: Option<u32>,
-    pending: Option<Pending<'a>>,
+    /// The line read ahead, waiting for its Begin (when `has_pending`).
+    /// For an unparsable line, `level` is previous level + 1.
+    pending: Scanned,
+    has_pending: bool,
     /// CONT/CONC lines at this level directly after a too-deep line are
     /// its children, not stray continuation lines.
     error_children: Option<u32>,
@@ -364,7 +358,7 @@ impl<'a> Reader<'a> {
                 let skip = info.bom_len;
                 let encoding = info.encoding;
                 let mut r = Reader::prepared(input, config, info, encoding);
-                r.lines = Lines::starting_at(input, skip, 1);
+                r.cursor = Cursor::new(input, skip, 1);
                 r
             }
             Err(e) => {
@@ -407,7 +401,7 @@ impl<'a> Reader<'a> {
             chunked: false,
             base: 0,
             head_ascii: None,
-            lines: Lines::new(input),
+            cursor: Cursor::new(input, 0, 1),
             config,
             escapes: EscapeTable::default(),
             decoding,
@@ -416,7 +410,8 @@ impl<'a> Reader<'a> {
             state: State::Start,
             stack: Vec::new(),
             previous_level: None,
-            pending: None,
+            pending: Scanned::default(),
+            has_pending: false,
             error_children: None,
             check_payloads: true,
             seen_trlr: false,
@@ -493,9 +488,9 @@ impl<'a> Reader<'a> {
     pub fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
         // The hot path: a line is waiting; either it closes the innermost
         // open structure or it begins a new one.
-        if let (State::Body, Some(p)) = (self.state, &self.pending) {
+        if self.state == State::Body && self.has_pending {
             if let Some(top) = self.stack.last() {
-                if top.written >= p.level {
+                if top.written >= self.pending.level {
                     return Ok(Some(self.pop()));
                 }
             }
@@ -510,7 +505,7 @@ impl<'a> Reader<'a> {
             match self.state {
                 State::Start => self.start()?,
                 State::Body => {
-                    if self.pending.is_some() {
+                    if self.has_pending {
                         return self.next_event();
                     }
                     self.state = State::Closing;
@@ -535,32 +530,31 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// `bytes`, a slice of the window, as `&'a str` when the window is
-    /// known to be valid UTF-8 and payloads are UTF-8.
+    /// `input[start..end]` as `&'a str` when the window is known to be
+    /// valid UTF-8 and payloads are UTF-8.
     #[inline]
-    fn str_of(&self, bytes: &'a [u8]) -> Option<&'a str> {
-        let s = self.input_str?;
+    fn str_of(&self, start: usize, end: usize) -> Option<&'a str> {
         if self.decoding.encoding != Encoding::Utf8 {
             return None;
         }
-        let start = (bytes.as_ptr() as usize)
-            .checked_sub(self.input.as_ptr() as usize)?
-            .checked_sub(self.input_str_base)?;
-        s.get(start..start + bytes.len())
+        self.input_str?
+            .get(start.checked_sub(self.input_str_base)?..end - self.input_str_base)
     }
 
-    /// The tag as `&'a str`. Tags are ASCII by the grammar; when the whole
-    /// input is known to be valid UTF-8 this is a slice of it, with no
-    /// per-line validation.
+    /// The tag `input[start..end]` as `&'a str`. Tags are ASCII by the
+    /// grammar; when the whole input is known to be valid UTF-8 this is a
+    /// slice of it, with no per-line validation.
     #[inline]
-    fn tag_str(&self, tag: &'a [u8]) -> &'a str {
+    fn tag_str(&self, start: usize, end: usize) -> &'a str {
         if let Some(s) = self.input_str {
-            let start = tag.as_ptr() as usize - self.input.as_ptr() as usize - self.input_str_base;
-            if let Some(t) = s.get(start..start + tag.len()) {
+            if let Some(t) = start
+                .checked_sub(self.input_str_base)
+                .and_then(|a| s.get(a..end - self.input_str_base))
+            {
                 return t;
             }
         }
-        std::str::from_utf8(tag).unwrap_or(ERROR_TAG)
+        std::str::from_utf8(&self.input[start..end]).unwrap_or(ERROR_TAG)
     }
 
     #[inline]
@@ -582,8 +576,8 @@ impl<'a> Reader<'a> {
         }
         // Payload diagnostics need a look at each payload only when the
         // input holds something that could produce one.
-        let window = self.lines.input();
-        let from = self.lines.position();
+        let window = self.cursor.input();
+        let from = self.cursor.position();
         let body = &window[from..];
         self.input_str = simdutf8::basic::from_utf8(body).ok();
         self.input_str_base = from;
@@ -618,7 +612,11 @@ impl<'a> Reader<'a> {
     /// The first line must be `0 HEAD` (seed §3.2); the HEAD's schema gives
     /// the escape-preserving tags.
     fn check_head(&mut self) -> Result<(), Error> {
-        let mut probe = self.lines.clone();
+        let mut probe = Lines::starting_at(
+            self.cursor.input(),
+            self.cursor.position(),
+            self.cursor.line_number(),
+        );
         let first = probe.next();
         match first {
             Some(raw) if head::is_head_line(raw.text) => {
@@ -653,22 +651,37 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// Reads the next line into `pending`, computing its level.
-    fn read_ahead(&mut self) {
-        self.pending = self.lines.next().map(|raw| self.pend(raw));
+    /// Reads the next line into `pending`, computing the level of an
+    /// unparsable line; `false` at the end of the input.
+    #[inline(always)]
+    fn read_ahead(&mut self) -> bool {
+        if !self.cursor.next_into(&mut self.pending) {
+            self.has_pending = false;
+            return false;
+        }
+        self.has_pending = true;
+        self.stats.lines += 1;
+        self.last_line = self.pending.number;
+        self.last_byte = self.pending.start;
+        if self.pending.error.is_some() {
+            self.pending.level = self.previous_level.map_or(0, |p| p.saturating_add(1));
+        }
+        true
     }
 
-    #[inline(always)]
-    fn pend(&mut self, raw: RawLine<'a>) -> Pending<'a> {
-        self.stats.lines += 1;
-        self.last_line = raw.number;
-        self.last_byte = raw.start;
-        let parsed = parse_line(raw.text);
-        let level = match parsed {
-            Ok(l) => l.level,
-            Err(_) => self.previous_level.map_or(0, |p| p.saturating_add(1)),
-        };
-        Pending { raw, parsed, level }
+    /// The line read ahead as slices.
+    fn line_of(&self, p: &Scanned) -> Result<Line<'a>, LineError> {
+        let input = self.input;
+        match p.error {
+            Some(e) => Err(e),
+            None => Ok(Line {
+                level: p.level,
+                xref: p.has_xref().then(|| &input[p.xref_start..p.xref_end]),
+                tag: &input[p.tag_start..p.tag_end],
+                payload: p.payload().map(|(a, b)| &input[a..b]),
+                payload_untrimmed: p.payload_untrimmed().map(|(a, b)| &input[a..b]),
+            }),
+        }
     }
 
     fn report(
@@ -709,25 +722,25 @@ impl<'a> Reader<'a> {
     /// too-deep lines, CONT/CONC and ERROR tags, lines after TRLR.
     #[cold]
     #[inline(never)]
-    fn unusual(&mut self, p: &Pending<'a>) -> Result<Head<'a>, Error> {
-        let raw = p.raw;
-        let (line, byte) = (raw.number, raw.start);
+    fn unusual(&mut self, p: &Scanned) -> Result<Head<'a>, Error> {
+        let text = &self.input[p.start..p.end];
+        let (line, byte) = (p.number, p.start);
         let parent_written = self.stack.last().map(|f| f.written);
         let error_children = self.error_children.take();
-        let head = match p.parsed {
+        let head = match self.line_of(p) {
             Err(e) => {
                 let msg = format!(
                     "unparsable line string ({}): {:?}",
                     e.describe(),
-                    String::from_utf8_lossy(&raw.text[..raw.text.len().min(60)])
+                    String::from_utf8_lossy(&text[..text.len().min(60)])
                 );
                 self.report(DiagnosticKind::UnparsableLine, line, byte, msg)?;
                 Head {
                     tag: ERROR_TAG,
                     xref: None,
                     origin: Origin::UnparsableLine,
-                    first: Some(Cow::Borrowed(trim_end(raw.text))),
-                    first_untrimmed: Some(raw.text),
+                    first: Some(Cow::Borrowed(trim_end(text))),
+                    first_untrimmed: Some(text),
                 }
             }
             Ok(l) => {
@@ -759,11 +772,11 @@ impl<'a> Reader<'a> {
                         origin: Origin::TooDeepLine {
                             original_level: l.level,
                         },
-                        first: Some(reserialise(&l, raw.text)),
+                        first: Some(reserialise(&l, text)),
                         first_untrimmed: None,
                     }
                 } else {
-                    let tag = self.tag_str(l.tag);
+                    let tag = self.tag_str(p.tag_start, p.tag_end);
                     if l.tag == ERROR_TAG.as_bytes() {
                         self.report(
                             DiagnosticKind::ErrorTag,
@@ -804,46 +817,224 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
+    /// The diagnostics of one payload's bytes (invalid UTF-8, NUL, ...).
+    #[inline(never)]
+    fn payload_diagnostics(
+        &mut self,
+        value: Option<&Value<'a>>,
+        line: u64,
+        byte: usize,
+    ) -> Result<(), Error> {
+        if let Some(Value::Text(payload)) = value.filter(|v| may_have_problems(v)) {
+            let mut kinds: Vec<DiagnosticKind> = Vec::new();
+            payload.text_with(&mut |k| {
+                if !kinds.contains(&k) {
+                    kinds.push(k);
+                }
+            });
+            for k in kinds {
+                let enc = self.info.encoding;
+                let msg = match k {
+                    DiagnosticKind::InvalidUnicodeEscape => {
+                        "invalid unicode escape kept verbatim".to_string()
+                    }
+                    DiagnosticKind::NulByte => "nul byte in payload".to_string(),
+                    DiagnosticKind::Cesu8 => {
+                        "payload holds cesu-8 surrogate pairs (read as the characters they encode)"
+                            .to_string()
+                    }
+                    DiagnosticKind::UnmappedByte if enc == Encoding::Ascii => {
+                        "payload holds bytes 80-ff, which ascii does not have; read as windows-1252"
+                            .to_string()
+                    }
+                    DiagnosticKind::UnmappedByte => {
+                        format!(
+                            "payload holds bytes that {enc} does not assign; replaced by U+FFFD"
+                        )
+                    }
+                    _ => format!("payload is not valid {enc}; bad bytes replaced by U+FFFD"),
+                };
+                self.report(k, line, byte, msg)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The Begin of a plain line (see [`Reader::is_plain`]): the hot path.
+    #[inline(always)]
+    fn begin_plain(&mut self) -> Result<Option<Event<'a>>, Error> {
+        let input = self.input;
+        let p = &self.pending;
+        let (line, start, written) = (p.number, p.start, p.level);
+        let mut end = p.end;
+        let xref = p
+            .has_xref()
+            .then(|| Xref::new(&input[p.xref_start..p.xref_end]));
+        let (payload, untrimmed) = (p.payload(), p.payload_untrimmed());
+        let tag = self.tag_str(p.tag_start, p.tag_end);
+        let level = self.stack.len() as u32;
+        self.previous_level = Some(written);
+        if level == 0 && tag4(tag.as_bytes()) == TRLR {
+            self.seen_trlr = true;
+        }
+        self.stack.push(Frame { written, tag });
+        self.stats.structures += 1;
+        self.stats.max_level = self.stats.max_level.max(level);
+
+        let rest = self.additional_lines(written.checked_add(1), &mut end)?;
+        let keep_first = match self.config.trailing_whitespace {
+            TrailingWhitespace::Keep => true,
+            TrailingWhitespace::Trim => false,
+            TrailingWhitespace::KeepBeforeConc => matches!(rest, Some((_, true))),
+        };
+        let first = if keep_first { untrimmed } else { payload };
+        let value = match (first, rest) {
+            (None, None) => None,
+            (Some((a, b)), None) => {
+                let f = &input[a..b];
+                if is_pointer(f) {
+                    Some(Value::Pointer(Xref::new(f)))
+                } else {
+                    let decoding = Decoding {
+                        preserve: self.escapes.lookup(tag.as_bytes()),
+                        ..self.decoding
+                    };
+                    Some(Value::Text(match self.str_of(a, b) {
+                        Some(text) => Payload::validated(text, decoding),
+                        None => Payload::new(f, decoding),
+                    }))
+                }
+            }
+            (f, Some((rest_start, _))) => {
+                let decoding = Decoding {
+                    preserve: self.escapes.lookup(tag.as_bytes()),
+                    ..self.decoding
+                };
+                Some(Value::Text(Payload::with_additional_lines(
+                    f.map_or(&[][..], |(a, b)| &input[a..b]),
+                    &input[rest_start..end],
+                    decoding,
+                )))
+            }
+        };
+        if self.check_payloads {
+            self.payload_diagnostics(value.as_ref(), line, start)?;
+        }
+        Ok(Some(Event::Begin(Begin {
+            level,
+            xref,
+            tag: Cow::Borrowed(tag),
+            value,
+            line,
+            span: Span { start, end },
+            origin: Origin::Line,
+        })))
+    }
+
+    /// Reads the `CONT`/`CONC` additional lines at level `child` that follow,
+    /// leaving the first other line pending. Returns where the additional
+    /// lines start and whether the first is a `CONC`, and moves `end` to the
+    /// end of the last.
+    #[inline(always)]
+    fn additional_lines(
+        &mut self,
+        child: Option<u32>,
+        end: &mut usize,
+    ) -> Result<Option<(usize, bool)>, Error> {
+        let input = self.input;
+        let mut rest: Option<(usize, bool)> = None;
+        while self.read_ahead() {
+            let q = &self.pending;
+            if q.error.is_none()
+                && Some(q.level) == child
+                && is_continuation_tag(&input[q.tag_start..q.tag_end])
+            {
+                let (number, start, q_end) = (q.number, q.start, q.end);
+                let conc = &input[q.tag_start..q.tag_end] == b"CONC";
+                if q.has_xref() {
+                    // Family Tree Maker writes `1 @N1@ CONT ...` in NOTE records.
+                    self.report(
+                        DiagnosticKind::ContinuationXref,
+                        number,
+                        start,
+                        "xref on a continuation line ignored".into(),
+                    )?;
+                }
+                rest.get_or_insert((start, conc));
+                *end = q_end;
+                continue;
+            }
+            break;
+        }
+        Ok(rest)
+    }
+
+    /// Whether the pending line is the common case: well formed, not too
+    /// deep, not tagged `CONT`, `CONC` or `ERROR`, nothing pending from a
+    /// too-deep line, before `TRLR`.
+    #[inline(always)]
+    fn is_plain(&self) -> bool {
+        let p = &self.pending;
+        p.error.is_none() && {
+            let limit = self.previous_level.map_or(0, |v| v.saturating_add(1));
+            let limit = self
+                .stack
+                .last()
+                .map_or(limit, |f| limit.min(f.written.saturating_add(1)));
+            p.level <= limit
+                && !is_special_tag(&self.input[p.tag_start..p.tag_end])
+                && self.error_children.is_none()
+                && !self.seen_trlr
+        }
+    }
+
     #[inline(never)]
     fn begin(&mut self) -> Result<Option<Event<'a>>, Error> {
-        let Some(p) = self.pending.take() else {
+        if self.has_pending && self.is_plain() {
+            return self.begin_plain();
+        }
+        self.begin_general()
+    }
+
+    /// The Begin of any line, plain or not.
+    #[cold]
+    #[inline(never)]
+    fn begin_general(&mut self) -> Result<Option<Event<'a>>, Error> {
+        if !self.has_pending {
             return Err(Error::new(
                 ErrorKind::Limit,
                 None,
                 "internal: no line pending",
             ));
-        };
-        let raw = p.raw;
-        let (line, byte) = (raw.number, raw.start);
+        }
+        let p = self.pending;
+        let input = self.input;
+        let (line, byte) = (p.number, p.start);
         let level = self.stack.len() as u32;
         // The common case: a well-formed line, not too deep, not tagged CONT,
         // CONC or ERROR, nothing pending from a too-deep line, before TRLR.
-        let plain = match &p.parsed {
-            Ok(l) => {
-                let limit = self.previous_level.map_or(0, |v| v.saturating_add(1));
-                let limit = self
-                    .stack
-                    .last()
-                    .map_or(limit, |f| limit.min(f.written.saturating_add(1)));
-                l.level <= limit
-                    && !is_special_tag(l.tag)
-                    && self.error_children.is_none()
-                    && !self.seen_trlr
-            }
-            Err(_) => false,
+        let plain = p.error.is_none() && {
+            let limit = self.previous_level.map_or(0, |v| v.saturating_add(1));
+            let limit = self
+                .stack
+                .last()
+                .map_or(limit, |f| limit.min(f.written.saturating_add(1)));
+            p.level <= limit
+                && !is_special_tag(&input[p.tag_start..p.tag_end])
+                && self.error_children.is_none()
+                && !self.seen_trlr
         };
-        let head = match p.parsed {
-            Ok(l) if plain => {
-                self.previous_level = Some(l.level);
-                Head {
-                    tag: self.tag_str(l.tag),
-                    xref: l.xref,
-                    origin: Origin::Line,
-                    first: l.payload.map(Cow::Borrowed),
-                    first_untrimmed: l.payload_untrimmed,
-                }
+        let head = if plain {
+            self.previous_level = Some(p.level);
+            Head {
+                tag: self.tag_str(p.tag_start, p.tag_end),
+                xref: p.has_xref().then(|| &input[p.xref_start..p.xref_end]),
+                origin: Origin::Line,
+                first: p.payload().map(|(a, b)| Cow::Borrowed(&input[a..b])),
+                first_untrimmed: p.payload_untrimmed().map(|(a, b)| &input[a..b]),
             }
-            _ => self.unusual(&p)?,
+        } else {
+            self.unusual(&p)?
         };
         let Head {
             tag,
@@ -867,27 +1058,29 @@ impl<'a> Reader<'a> {
         let too_deep = matches!(origin, Origin::TooDeepLine { .. });
         let child = written.checked_add(1);
         let mut rest: Option<(usize, bool)> = None; // (start, first is CONC)
-        let mut end = raw.end();
-        self.pending = None;
-        while let Some(next) = self.lines.next() {
-            let pending = self.pend(next);
-            if let Ok(l) = pending.parsed {
-                if !too_deep && Some(l.level) == child && is_continuation_tag(l.tag) {
-                    if l.xref.is_some() {
-                        // Family Tree Maker writes `1 @N1@ CONT ...` in NOTE records.
-                        self.report(
-                            DiagnosticKind::ContinuationXref,
-                            next.number,
-                            next.start,
-                            "xref on a continuation line ignored".into(),
-                        )?;
-                    }
-                    rest.get_or_insert((next.start, l.tag == b"CONC"));
-                    end = next.end();
-                    continue;
+        let mut end = p.end;
+        while self.read_ahead() {
+            let q = &self.pending;
+            if q.error.is_none()
+                && !too_deep
+                && Some(q.level) == child
+                && is_continuation_tag(&input[q.tag_start..q.tag_end])
+            {
+                let (number, start, q_end) = (q.number, q.start, q.end);
+                let conc = &input[q.tag_start..q.tag_end] == b"CONC";
+                if q.has_xref() {
+                    // Family Tree Maker writes `1 @N1@ CONT ...` in NOTE records.
+                    self.report(
+                        DiagnosticKind::ContinuationXref,
+                        number,
+                        start,
+                        "xref on a continuation line ignored".into(),
+                    )?;
                 }
+                rest.get_or_insert((start, conc));
+                end = q_end;
+                continue;
             }
-            self.pending = Some(pending);
             break;
         }
         if too_deep {
@@ -913,10 +1106,15 @@ impl<'a> Reader<'a> {
             (Some(Cow::Borrowed(f)), None) if origin == Origin::Line && is_pointer(f) => {
                 Some(Value::Pointer(Xref::new(f)))
             }
-            (Some(Cow::Borrowed(f)), None) => Some(Value::Text(match self.str_of(f) {
-                Some(text) => Payload::validated(text, decoding),
-                None => Payload::new(f, decoding),
-            })),
+            (Some(Cow::Borrowed(f)), None) => {
+                let at = (f.as_ptr() as usize).checked_sub(input.as_ptr() as usize);
+                Some(Value::Text(
+                    match at.and_then(|at| self.str_of(at, at + f.len())) {
+                        Some(text) => Payload::validated(text, decoding),
+                        None => Payload::new(f, decoding),
+                    },
+                ))
+            }
             (Some(f), None) => Some(Value::Text(Payload::new(f, decoding))),
             (f, Some((start, _))) => Some(Value::Text(Payload::with_additional_lines(
                 f.unwrap_or(Cow::Borrowed(&[])),
@@ -925,34 +1123,7 @@ impl<'a> Reader<'a> {
             ))),
         };
         if self.check_payloads {
-            if let Some(Value::Text(payload)) = value.as_ref().filter(|v| may_have_problems(v)) {
-                let mut kinds: Vec<DiagnosticKind> = Vec::new();
-                payload.text_with(&mut |k| {
-                    if !kinds.contains(&k) {
-                        kinds.push(k);
-                    }
-                });
-                for k in kinds {
-                    let enc = self.info.encoding;
-                    let msg = match k {
-                        DiagnosticKind::InvalidUnicodeEscape => {
-                            "invalid unicode escape kept verbatim".to_string()
-                        }
-                        DiagnosticKind::NulByte => "nul byte in payload".to_string(),
-                        DiagnosticKind::Cesu8 => {
-                            "payload holds cesu-8 surrogate pairs (read as the characters they encode)".to_string()
-                        }
-                        DiagnosticKind::UnmappedByte if enc == Encoding::Ascii => {
-                            "payload holds bytes 80-ff, which ascii does not have; read as windows-1252".to_string()
-                        }
-                        DiagnosticKind::UnmappedByte => {
-                            format!("payload holds bytes that {enc} does not assign; replaced by U+FFFD")
-                        }
-                        _ => format!("payload is not valid {enc}; bad bytes replaced by U+FFFD"),
-                    };
-                    self.report(k, line, byte, msg)?;
-                }
-            }
+            self.payload_diagnostics(value.as_ref(), line, byte)?;
         }
 
         // Built in place: a `map` from `Begin` to the event costs a copy.
@@ -963,7 +1134,7 @@ impl<'a> Reader<'a> {
             value,
             line,
             span: Span {
-                start: raw.start,
+                start: p.start,
                 end,
             },
             origin,

@@ -1,6 +1,7 @@
 //! The `Line` production of seed §4.1.
 
-use super::{is_id, is_ws, trim_end};
+use super::cursor::{parse_at, Scanned};
+use super::is_id;
 
 /// A line string parsed against the `Line` production (seed §4.1):
 /// `Number S (XRefID S)? Tag (S Payload)?`.
@@ -76,95 +77,19 @@ pub fn is_valid_xref(x: &[u8]) -> bool {
 /// # Errors
 /// Returns the first way in which `text` fails to match the `Line`
 /// production; such a line string is an *unparsable line string*.
-#[inline(always)]
+#[inline]
 pub fn parse_line(text: &[u8]) -> Result<Line<'_>, LineError> {
-    let t = trim_end(text);
-    let n = t.len();
-    let mut i;
-    // Number ::= "0" | [1-9] [0-9]*
-    let level = match t.first() {
-        Some(b'0') => {
-            i = 1;
-            0u32
-        }
-        Some(&d @ b'1'..=b'9') => {
-            let mut v = u32::from(d - b'0');
-            i = 1;
-            while i < n && t[i].is_ascii_digit() {
-                v = v.saturating_mul(10).saturating_add(u32::from(t[i] - b'0'));
-                i += 1;
-            }
-            v
-        }
-        _ => return Err(LineError::Level),
-    };
-    // S
-    if i >= n || !is_ws(t[i]) {
-        return Err(if i < n && t[i].is_ascii_digit() {
-            LineError::Level
-        } else {
-            LineError::Delimiter
-        });
-    }
-    i += 1;
-    while i < n && is_ws(t[i]) {
-        i += 1;
-    }
-    // (XRefID S)?
-    let mut xref = None;
-    if i < n && t[i] == b'@' {
-        let close = match memchr::memchr(b'@', &t[i + 1..]) {
-            Some(k) => i + 1 + k,
-            None => return Err(LineError::Xref),
-        };
-        let x = &t[i..=close];
-        if !is_valid_xref(x) {
-            return Err(LineError::Xref);
-        }
-        xref = Some(x);
-        i = close + 1;
-        if i >= n || !is_ws(t[i]) {
-            return Err(LineError::Delimiter);
-        }
-        i += 1;
-        while i < n && is_ws(t[i]) {
-            i += 1;
-        }
-    }
-    // Tag
-    let tag_start = i;
-    while i < n && is_id(t[i]) {
-        i += 1;
-    }
-    if i == tag_start {
-        return Err(LineError::Tag);
-    }
-    let tag = &t[tag_start..i];
-    // (S Payload)?
-    if i == n {
-        let rest = &text[n..];
-        let payload_untrimmed = if rest.len() > 1 {
-            Some(&rest[1..])
-        } else {
-            None
-        };
-        return Ok(Line {
-            level,
-            xref,
-            tag,
-            payload: None,
-            payload_untrimmed,
-        });
-    }
-    if !is_ws(t[i]) {
-        return Err(LineError::Tag);
+    let mut s = Scanned::default();
+    parse_at(text, 0, text.len(), &mut s);
+    if let Some(e) = s.error {
+        return Err(e);
     }
     Ok(Line {
-        level,
-        xref,
-        tag,
-        payload: Some(&t[i + 1..]),
-        payload_untrimmed: Some(&text[i + 1..]),
+        level: s.level,
+        xref: s.has_xref().then(|| &text[s.xref_start..s.xref_end]),
+        tag: &text[s.tag_start..s.tag_end],
+        payload: s.payload().map(|(a, b)| &text[a..b]),
+        payload_untrimmed: s.payload_untrimmed().map(|(a, b)| &text[a..b]),
     })
 }
 

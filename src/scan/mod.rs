@@ -16,7 +16,10 @@
 //! assert_eq!((line.level, line.tag, line.payload), (1, &b"CHAR"[..], Some(&b"UTF-8"[..])));
 //! ```
 
+mod cursor;
 mod line;
+
+pub(crate) use cursor::{Cursor, Scanned};
 
 pub use line::{is_pointer, is_valid_xref, parse_line, Line, LineError};
 

@@ -1,0 +1,327 @@
+//! The reader's line source: finds a line string and parses it in one step,
+//! recording offsets rather than slices.
+//!
+//! [`Lines`](super::Lines) and [`parse_line`](super::parse_line) are the
+//! public, slice-based form of the same rules; this form exists because the
+//! structure reader keeps one line read ahead, and a record of offsets that
+//! is written in place is far cheaper to keep than a set of slices that is
+//! built and then moved.
+
+use super::{is_id, is_valid_xref, is_ws, LineError};
+
+/// One non-blank line string, parsed against the `Line` production. Every
+/// position is a byte offset in the buffer being scanned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Scanned {
+    /// 1-based physical line number.
+    pub number: u64,
+    /// First byte of the line string (leading whitespace removed).
+    pub start: usize,
+    /// End of the line string, trailing whitespace kept.
+    pub end: usize,
+    /// End of the line string without trailing whitespace.
+    pub trimmed_end: usize,
+    /// The written level (meaningful when `error` is `None`).
+    pub level: u32,
+    /// Why the line string is unparsable, if it is.
+    pub error: Option<LineError>,
+    /// The xref, `@` signs included; empty (`xref_start == xref_end`) when absent.
+    pub xref_start: usize,
+    pub xref_end: usize,
+    /// The tag.
+    pub tag_start: usize,
+    pub tag_end: usize,
+}
+
+impl Scanned {
+    /// The payload range without trailing whitespace, when there is a payload.
+    #[inline(always)]
+    pub fn payload(&self) -> Option<(usize, usize)> {
+        (self.trimmed_end > self.tag_end).then(|| (self.tag_end + 1, self.trimmed_end))
+    }
+
+    /// The payload range up to the end of the line string, trailing
+    /// whitespace kept: present whenever the payload is, and also when only
+    /// whitespace follows the tag's delimiter.
+    #[inline(always)]
+    pub fn payload_untrimmed(&self) -> Option<(usize, usize)> {
+        (self.end > self.tag_end + 1).then(|| (self.tag_end + 1, self.end))
+    }
+
+    /// Whether the line has an xref.
+    #[inline(always)]
+    pub fn has_xref(&self) -> bool {
+        self.xref_end > self.xref_start
+    }
+}
+
+/// Parses the line string `input[start..end]` (leading whitespace removed,
+/// not empty) into `out`. The rules are those of
+/// [`parse_line`](super::parse_line), which is built on this function.
+#[inline(always)]
+pub(crate) fn parse_at(input: &[u8], start: usize, end: usize, out: &mut Scanned) {
+    out.start = start;
+    out.end = end;
+    let mut n = end;
+    while n > start && is_ws(input[n - 1]) {
+        n -= 1;
+    }
+    out.trimmed_end = n;
+    out.xref_start = 0;
+    out.xref_end = 0;
+    match parse_fields(input, start, n, out) {
+        Ok(()) => out.error = None,
+        Err(e) => {
+            out.error = Some(e);
+            out.tag_start = start;
+            out.tag_end = start;
+        }
+    }
+}
+
+/// The `Line` production over `t[i..n]`, `n` the trimmed end.
+#[inline(always)]
+fn parse_fields(t: &[u8], mut i: usize, n: usize, out: &mut Scanned) -> Result<(), LineError> {
+    // Number ::= "0" | [1-9] [0-9]*
+    let level = match t.get(i) {
+        Some(b'0') if i < n => {
+            i += 1;
+            0u32
+        }
+        Some(&d @ b'1'..=b'9') if i < n => {
+            let mut v = u32::from(d - b'0');
+            i += 1;
+            while i < n && t[i].is_ascii_digit() {
+                v = v.saturating_mul(10).saturating_add(u32::from(t[i] - b'0'));
+                i += 1;
+            }
+            v
+        }
+        _ => return Err(LineError::Level),
+    };
+    out.level = level;
+    // S
+    if i >= n || !is_ws(t[i]) {
+        return Err(if i < n && t[i].is_ascii_digit() {
+            LineError::Level
+        } else {
+            LineError::Delimiter
+        });
+    }
+    i = skip_ws(t, i + 1, n);
+    // (XRefID S)?
+    if i < n && t[i] == b'@' {
+        let close = match memchr::memchr(b'@', &t[i + 1..n]) {
+            Some(k) => i + 1 + k,
+            None => return Err(LineError::Xref),
+        };
+        if !is_valid_xref(&t[i..=close]) {
+            return Err(LineError::Xref);
+        }
+        out.xref_start = i;
+        out.xref_end = close + 1;
+        i = close + 1;
+        if i >= n || !is_ws(t[i]) {
+            return Err(LineError::Delimiter);
+        }
+        i = skip_ws(t, i + 1, n);
+    }
+    // Tag
+    let tag_start = i;
+    i = t[i..n].iter().position(|&b| !is_id(b)).map_or(n, |k| i + k);
+    if i == tag_start {
+        return Err(LineError::Tag);
+    }
+    // (S Payload)?
+    if i < n && !is_ws(t[i]) {
+        return Err(LineError::Tag);
+    }
+    out.tag_start = tag_start;
+    out.tag_end = i;
+    Ok(())
+}
+
+/// The first position at or after `i` (and before `n`) that is not a space or tab.
+#[inline(always)]
+fn skip_ws(t: &[u8], i: usize, n: usize) -> usize {
+    match t.get(i) {
+        Some(&b) if i < n && is_ws(b) => {
+            t[i..n].iter().position(|&b| !is_ws(b)).map_or(n, |k| i + k)
+        }
+        _ => i,
+    }
+}
+
+/// The first CR or LF at or after `i`.
+///
+/// Eight bytes at a time: `w - 0x0E..0E & !w & 0x80..80` flags the bytes
+/// below 0x0E (exactly, up to and including the lowest flagged byte), which
+/// are CR and LF or, rarely, another control character such as a tab.
+/// Line strings are short, so this beats a vectorised search that must be
+/// set up afresh for each line.
+#[inline(always)]
+pub(crate) fn find_break(hay: &[u8], mut i: usize) -> Option<usize> {
+    const LOW: u64 = 0x0E0E_0E0E_0E0E_0E0E;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = hay.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0xFF; 8]));
+        let m = w.wrapping_sub(LOW) & !w & HIGH;
+        if m == 0 {
+            i += 8;
+            continue;
+        }
+        let k = i + (m.trailing_zeros() / 8) as usize;
+        if matches!(hay[k], b'\n' | b'\r') {
+            return Some(k);
+        }
+        i = k + 1;
+    }
+    hay.get(i..)?
+        .iter()
+        .position(|&b| b == b'\n' || b == b'\r')
+        .map(|k| i + k)
+}
+
+/// A position in a buffer and the number of the line that starts there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cursor<'a> {
+    input: &'a [u8],
+    pos: usize,
+    line: u64,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at `pos` (clamped to the input), calling the line there `line`.
+    pub fn new(input: &'a [u8], pos: usize, line: u64) -> Self {
+        Cursor {
+            input,
+            pos: pos.min(input.len()),
+            line,
+        }
+    }
+
+    /// The buffer being scanned.
+    #[inline]
+    pub fn input(&self) -> &'a [u8] {
+        self.input
+    }
+
+    /// Offset of the next unscanned byte.
+    #[inline]
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Number of the physical line that starts at [`Cursor::position`].
+    #[inline]
+    pub fn line_number(&self) -> u64 {
+        self.line
+    }
+
+    /// Finds the next non-blank line string and parses it into `out`;
+    /// `false` at the end of the input (then `out` is unchanged).
+    ///
+    /// Line breaks are LF, CR and CRLF (LF CR is two); leading spaces and
+    /// tabs are removed; blank line strings are skipped but counted.
+    #[inline(always)]
+    pub fn next_into(&mut self, out: &mut Scanned) -> bool {
+        let input = self.input;
+        loop {
+            let mut start = self.pos;
+            if start >= input.len() {
+                return false;
+            }
+            while start < input.len() && is_ws(input[start]) {
+                start += 1;
+            }
+            let (end, next) = match find_break(input, start) {
+                Some(end) => {
+                    let crlf = input[end] == b'\r' && input.get(end + 1) == Some(&b'\n');
+                    (end, end + 1 + usize::from(crlf))
+                }
+                None => (input.len(), input.len()),
+            };
+            let number = self.line;
+            self.pos = next;
+            self.line += u64::from(next > end);
+            if end > start {
+                out.number = number;
+                parse_at(input, start, end, out);
+                return true;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(input: &[u8]) -> Vec<Scanned> {
+        let mut c = Cursor::new(input, 0, 1);
+        let mut out = Vec::new();
+        let mut s = Scanned::default();
+        while c.next_into(&mut s) {
+            out.push(s);
+        }
+        out
+    }
+
+    #[test]
+    fn agrees_with_lines_and_parse_line() {
+        let input: &[u8] =
+            b"0 HEAD\r\n\r\n  1 CHAR UTF-8 \n2 @X1@ NOTE  a \t\r1 BIRT \n1 NOTE  \t\nbad\n\n1\n0 @x INDI\n0 TRLR";
+        let scanned = all(input);
+        let lines: Vec<_> = super::super::Lines::new(input).collect();
+        assert_eq!(scanned.len(), lines.len());
+        for (s, l) in scanned.iter().zip(&lines) {
+            assert_eq!((s.number, s.start, s.end), (l.number, l.start, l.end()));
+            let parsed = super::super::parse_line(l.text);
+            match parsed {
+                Ok(p) => {
+                    assert_eq!(s.error, None);
+                    assert_eq!(s.level, p.level);
+                    assert_eq!(&input[s.tag_start..s.tag_end], p.tag);
+                    let xref = s.has_xref().then(|| &input[s.xref_start..s.xref_end]);
+                    assert_eq!(xref, p.xref);
+                    assert_eq!(s.payload().map(|(a, b)| &input[a..b]), p.payload);
+                    assert_eq!(
+                        s.payload_untrimmed().map(|(a, b)| &input[a..b]),
+                        p.payload_untrimmed
+                    );
+                }
+                Err(e) => assert_eq!(s.error, Some(e)),
+            }
+        }
+    }
+
+    #[test]
+    fn find_break_finds_the_first_cr_or_lf() {
+        let mut hay = vec![b'a'; 40];
+        assert_eq!(find_break(&hay, 0), None);
+        for at in 0..40 {
+            for brk in [b'\n', b'\r'] {
+                let mut h = hay.clone();
+                h[at] = brk;
+                // Control bytes and high bytes before it are not breaks.
+                if at > 2 {
+                    h[at - 1] = b'\t';
+                    h[at - 2] = 0x8D;
+                    h[at - 3] = 0x0B;
+                }
+                for from in 0..=at {
+                    assert_eq!(find_break(&h, from), Some(at), "at {at} from {from}");
+                }
+                assert_eq!(find_break(&h, at + 1), None);
+            }
+        }
+        hay[39] = 0;
+        assert_eq!(find_break(&hay, 0), None);
+    }
+
+    #[test]
+    fn line_numbers_count_blank_lines() {
+        let numbers: Vec<u64> = all(b"a\n\r\nb\r\rc").iter().map(|s| s.number).collect();
+        assert_eq!(numbers, [1, 3, 5]);
+    }
+}
