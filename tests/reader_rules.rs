@@ -341,3 +341,31 @@ fn sopranos_has_real_unparsable_lines_and_they_are_kept() {
     assert_eq!(errors.len(), 2, "{errors:?}");
     assert!(errors[0].contains("This is the next line of the text"));
 }
+
+#[test]
+fn rule9_problems_late_in_the_input_are_still_reported_on_their_line() {
+    // A problem after a long clean stretch: the reader skips the payload
+    // checks only before the first byte that could cause one.
+    for (bad, kind) in [
+        (&b"caf\xe9"[..], DiagnosticKind::InvalidEncoding),
+        (&b"a\0b"[..], DiagnosticKind::NulByte),
+        (&b"@#UZZ@ x"[..], DiagnosticKind::InvalidUnicodeEscape),
+    ] {
+        let mut input = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
+        for i in 0..2000 {
+            input.extend_from_slice(format!("0 @I{i}@ INDI\n1 NAME Ann /Smith/\n").as_bytes());
+        }
+        input.extend_from_slice(b"0 @N1@ NOTE ");
+        input.extend_from_slice(bad);
+        input.extend_from_slice(b"\n1 NOTE clean\n0 TRLR\n");
+        let mut reader = Reader::from_slice(&input);
+        let mut diagnostics = Vec::new();
+        while let Some(e) = reader.next_event().unwrap() {
+            drop(e);
+            diagnostics.extend(reader.drain_diagnostics());
+        }
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        assert_eq!(diagnostics[0].kind, kind);
+        assert_eq!(diagnostics[0].position.line, 2 + 2 * 2000 + 1);
+    }
+}

@@ -343,8 +343,10 @@ pub struct Reader<'a> {
     /// CONT/CONC lines at this level directly after a too-deep line are
     /// its children, not stray continuation lines.
     error_children: Option<u32>,
-    /// Whether payloads may hold problems worth a diagnostic.
-    check_payloads: bool,
+    /// Offset before which no payload can hold a problem worth a
+    /// diagnostic: the input up to here is valid in its encoding (UTF-8, or
+    /// ASCII for the others) and holds no NUL and no unicode escape.
+    clean_until: usize,
     seen_trlr: bool,
     warned_after_trlr: bool,
     last_line: u64,
@@ -433,7 +435,7 @@ impl<'a> Reader<'a> {
             pending: Scanned::default(),
             has_pending: false,
             error_children: None,
-            check_payloads: true,
+            clean_until: 0,
             seen_trlr: false,
             warned_after_trlr: false,
             last_line: 1,
@@ -599,15 +601,23 @@ impl<'a> Reader<'a> {
         let window = self.cursor.input();
         let from = self.cursor.position();
         let body = &window[from..];
-        self.input_str = simdutf8::basic::from_utf8(body).ok();
+        // The longest valid UTF-8 prefix, as `str`: tags and payloads in it
+        // need no validation of their own.
+        let valid = match simdutf8::compat::from_utf8(body) {
+            Ok(_) => body.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        self.input_str = simdutf8::basic::from_utf8(&body[..valid]).ok();
         self.input_str_base = from;
         let clean = match self.decoding.encoding {
-            Encoding::Utf8 => self.input_str.is_some(),
-            _ => body.is_ascii(),
+            Encoding::Utf8 => valid,
+            _ => ascii_prefix(body),
         };
-        self.check_payloads = !clean
-            || memchr::memchr(0, body).is_some()
-            || memchr::memmem::find(body, b"@#U").is_some();
+        let clean = [memchr::memchr(0, body), memchr::memmem::find(body, b"@#U")]
+            .into_iter()
+            .flatten()
+            .fold(clean, usize::min);
+        self.clean_until = from + clean;
         self.state = State::Body;
         if !self.resumed {
             // Defaulting to ANSEL only matters when there are non-ASCII
@@ -937,7 +947,7 @@ impl<'a> Reader<'a> {
                 )))
             }
         };
-        if self.check_payloads {
+        if end > self.clean_until {
             self.payload_diagnostics(value.as_ref(), line, start)?;
         }
         Ok(Some(Event::Begin(Begin {
@@ -1135,7 +1145,7 @@ impl<'a> Reader<'a> {
                 decoding,
             ))),
         };
-        if self.check_payloads {
+        if end > self.clean_until {
             self.payload_diagnostics(value.as_ref(), line, byte)?;
         }
 
@@ -1153,6 +1163,18 @@ impl<'a> Reader<'a> {
             origin,
         })))
     }
+}
+
+/// The length of the longest ASCII prefix of `b`.
+fn ascii_prefix(b: &[u8]) -> usize {
+    let mut at = 0;
+    for chunk in b.chunks(256) {
+        if !chunk.is_ascii() {
+            return at + chunk.iter().position(|c| !c.is_ascii()).unwrap_or(0);
+        }
+        at += chunk.len();
+    }
+    at
 }
 
 /// `false` when a payload cannot produce a payload diagnostic: its raw
