@@ -49,7 +49,12 @@ fn json_lines_one_object_per_record() {
         )
     );
     assert_eq!(lines[3], r#"{"tag":"TRLR","line":13}"#);
+    // `json` streams: checks that need the whole document (a pointer that
+    // matches no xref_id) are `stats --tree`'s.
     let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err, "");
+    let tree = run(&["stats", "--tree"], SAMPLE);
+    let err = String::from_utf8(tree.stderr).unwrap();
     assert!(
         err.contains(":12: warning: pointer @I2@ matches no xref_id"),
         "{err}"

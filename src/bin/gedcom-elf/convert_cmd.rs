@@ -2,32 +2,37 @@
 //! re-serialises FILE in another encoding (and `fmt`'s shared plumbing).
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use gedcom_elf::write::{rewrite, LineEnding, WriterConfig};
-use gedcom_elf::Encoding;
+use gedcom_elf::stream::StreamReader;
+use gedcom_elf::write::{LineEnding, WriteError, Writer, WriterConfig};
+use gedcom_elf::{Diagnostic, Encoding, Event, ReaderConfig, Severity};
+
+use indicatif::ProgressBar;
+
+use crate::drive::{read_stdin, Counted, Events, FileBytes, Progress, BATCH};
 
 /// The input bytes and the name diagnostics use for them.
 pub struct Input {
     pub name: String,
-    pub bytes: Vec<u8>,
+    pub bytes: FileBytes,
 }
 
-/// Reads FILE (`-`: standard input) whole: the editor and the re-serialiser work on a
-/// slice.
+/// FILE memory-mapped, or standard input (`-`) read whole, for the editor,
+/// which works on a slice: [`gedcom_elf::edit::edit`] maps offsets in what
+/// it reads back to the original octets (UTF-16 included), which a stream
+/// of batches (transcoded, byte-order mark removed) cannot give it.
 pub fn load(file: &str) -> io::Result<Input> {
     if file == "-" {
-        let mut bytes = Vec::new();
-        io::stdin().lock().read_to_end(&mut bytes)?;
         Ok(Input {
             name: "<stdin>".into(),
-            bytes,
+            bytes: FileBytes::Read(read_stdin()?),
         })
     } else {
         Ok(Input {
             name: file.to_string(),
-            bytes: std::fs::read(file)?,
+            bytes: FileBytes::open(file)?,
         })
     }
 }
@@ -44,11 +49,19 @@ pub fn flushed(r: io::Result<()>) -> ExitCode {
     }
 }
 
-/// Where the output goes: `-o OUT`, or standard output.
-pub fn open_output(path: Option<&str>) -> io::Result<Box<dyn Write>> {
-    Ok(match path {
-        None | Some("-") => Box::new(BufWriter::with_capacity(1 << 16, io::stdout().lock())),
-        Some(p) => Box::new(BufWriter::with_capacity(1 << 16, File::create(p)?)),
+/// Where the output goes: `-o OUT`, or standard output; `bar`, when
+/// given, moves by the bytes written.
+pub fn open_output(path: Option<&str>, bar: Option<ProgressBar>) -> io::Result<Box<dyn Write>> {
+    let raw: Box<dyn Write> = match path {
+        None | Some("-") => Box::new(io::stdout().lock()),
+        Some(p) => Box::new(File::create(p)?),
+    };
+    Ok(match bar {
+        Some(bar) => Box::new(BufWriter::with_capacity(
+            1 << 16,
+            Counted { inner: raw, bar },
+        )),
+        None => Box::new(BufWriter::with_capacity(1 << 16, raw)),
     })
 }
 
@@ -107,36 +120,157 @@ pub fn parse(args: &[String], allow_output_options: bool) -> Result<RewriteArgs,
     Ok(r)
 }
 
-/// Reads the file, rewrites it with `config`, reports problems; the exit status.
-pub fn rewrite_file(args: &RewriteArgs, config: WriterConfig) -> ExitCode {
-    let input = match load(&args.file) {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("{}: error: cannot read: {e}", args.file);
-            return ExitCode::from(2);
+/// Why a rewrite stopped.
+enum Failure {
+    /// The input could not be read (nothing was written).
+    Read(gedcom_elf::Error),
+    /// The writer refused a structure, or writing failed.
+    Write(WriteError),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Read(e) => e.fmt(f),
+            Failure::Write(e) => e.fmt(f),
         }
+    }
+}
+
+/// The library's [`rewrite`](gedcom_elf::rewrite), fed piece by piece, so
+/// that standard input streams through it in bounded memory: each event
+/// is written as it is read, the writer's escape table is the input's
+/// (complete once the first event was read), and xrefs are decoded from the
+/// reader's encoding (UTF-8 for UTF-16, which is read transcoded).
+struct Rewriter<W: Write> {
+    config: WriterConfig,
+    out: Option<W>,
+    writer: Option<(Writer<W>, Encoding)>,
+    read_errors: u64,
+}
+
+impl<W: Write> Rewriter<W> {
+    fn new(config: WriterConfig, out: W) -> Self {
+        Rewriter {
+            config,
+            out: Some(out),
+            writer: None,
+            read_errors: 0,
+        }
+    }
+
+    fn count(&mut self, ds: impl IntoIterator<Item = Diagnostic>) {
+        for d in ds {
+            if d.severity() == Severity::Error {
+                self.read_errors += 1;
+            }
+        }
+    }
+
+    /// Writes every event of `events`, moving `progress` to the input
+    /// offsets read.
+    fn feed<'a, E: Events<'a>>(
+        &mut self,
+        events: &mut E,
+        progress: Option<&Progress>,
+    ) -> Result<(), Failure> {
+        let mut begins = 0u32;
+        loop {
+            let event = events.next_event().map_err(Failure::Read)?;
+            let ds = events.take_diagnostics();
+            self.count(ds);
+            let Some(event) = event else { return Ok(()) };
+            let (w, source) = match self.writer.as_mut() {
+                Some(w) => w,
+                None => {
+                    let (escapes, enc) = events
+                        .reader()
+                        .map(|r| (r.escape_table().clone(), r.encoding()))
+                        .unwrap_or((Default::default(), Encoding::Utf8));
+                    let source = if enc.is_utf16() { Encoding::Utf8 } else { enc };
+                    let config = self.config.clone().escapes(escapes).cr_is_line_break(false);
+                    let Some(o) = self.out.take() else {
+                        return Ok(());
+                    };
+                    self.writer.insert((Writer::with_config(o, config), source))
+                }
+            };
+            if let (Some(p), Event::Begin(b)) = (progress, &event) {
+                begins += 1;
+                if begins.is_multiple_of(4096) {
+                    p.set(b.span.end as u64);
+                }
+            }
+            w.write_event(&event, *source).map_err(Failure::Write)?;
+        }
+    }
+
+    /// Ends the output.
+    fn finish(self) -> Result<(), Failure> {
+        match self.writer {
+            Some((w, _)) => w.finish().map(drop).map_err(Failure::Write),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Rewrites a file (memory-mapped) or standard input (streamed).
+fn rewrite_input<W: Write>(args: &RewriteArgs, rewriter: &mut Rewriter<W>) -> Result<(), Failure> {
+    if args.file == "-" {
+        let stdin = io::stdin();
+        let config = ReaderConfig::new().encoding(args.input_encoding);
+        let mut stream = StreamReader::with_config(stdin.lock(), config).batch_size(BATCH);
+        let progress = Progress::new(None);
+        let mut buf = Vec::new();
+        let mut bytes = 0u64;
+        loop {
+            let Some(mut batch) = stream.read_batch_into(&mut buf).map_err(Failure::Read)? else {
+                break;
+            };
+            rewriter.feed(&mut batch, None)?;
+            drop(batch);
+            bytes += buf.len() as u64;
+            progress.set(bytes);
+        }
+        rewriter.count(stream.drain_diagnostics());
+        return Ok(());
+    }
+    let file = FileBytes::open(&args.file).map_err(|e| Failure::Read(e.into()))?;
+    let input = gedcom_elf::Input::with_encoding(file.bytes(), args.input_encoding)
+        .map_err(Failure::Read)?;
+    let progress = Progress::new(Some(input.bytes().len() as u64));
+    rewriter.feed(&mut input.reader(), Some(&progress))
+}
+
+/// Rewrites the input with `config`, reports problems; the exit status.
+pub fn rewrite_file(args: &RewriteArgs, config: WriterConfig) -> ExitCode {
+    let name = if args.file == "-" {
+        "<stdin>"
+    } else {
+        args.file.as_str()
     };
-    let mut out = match open_output(args.output.as_deref()) {
+    let mut out = match open_output(args.output.as_deref(), None) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("gedcom-elf: error: cannot create output: {e}");
             return ExitCode::from(2);
         }
     };
-    let result = rewrite(&input.bytes, args.input_encoding, config, &mut out);
-    match result {
-        Ok(stats) => {
-            if stats.read_errors > 0 {
+    let mut rewriter = Rewriter::new(config, &mut out);
+    let result = rewrite_input(args, &mut rewriter);
+    let read_errors = rewriter.read_errors;
+    match result.and_then(|()| rewriter.finish()) {
+        Ok(()) => {
+            if read_errors > 0 {
                 eprintln!(
-                    "{}: warning: the input has {} reading error(s); ERROR structures were written as the reader made them",
-                    input.name, stats.read_errors
+                    "{name}: warning: the input has {read_errors} reading error(s); ERROR structures were written as the reader made them",
                 );
             }
             flushed(out.flush())
         }
         Err(e) => {
             let _ = out.flush();
-            eprintln!("{}: error: {e}", input.name);
+            eprintln!("{name}: error: {e}");
             ExitCode::from(2)
         }
     }

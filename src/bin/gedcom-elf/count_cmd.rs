@@ -13,7 +13,11 @@ struct Count;
 impl Work for Count {
     type Out = (u64, Option<Error>);
 
-    fn run<'a, E: Events<'a>>(&self, events: &mut E) -> Self::Out {
+    type State = ();
+
+    fn state(&self) {}
+
+    fn run<'a, E: Events<'a>>(&self, events: &mut E, _: &mut ()) -> Self::Out {
         let mut records = 0;
         loop {
             match events.next_event() {
@@ -30,7 +34,7 @@ pub fn run(opts: &Options) -> ExitCode {
     let name = opts.name();
     let started = Instant::now();
     let mut records = 0u64;
-    let done = drive::run(opts, &Count, |(n, err), _diagnostics| {
+    let done = drive::run(opts, &mut Count, |(n, err), _diagnostics| {
         // Diagnostics are counted, not shown.
         records += n;
         err.map_or(Ok(()), Err)

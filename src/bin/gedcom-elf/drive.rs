@@ -1,10 +1,16 @@
 //! One way to run every command: work on record-aligned chunks (in
 //! parallel for files, batch by batch for standard input), results handed
 //! to a sink in document order.
+//!
+//! A file is memory-mapped and cut into chunks of about `--chunk-bytes`
+//! (default 2 MiB) read on `--jobs` threads; standard input is streamed in
+//! batches of about `--chunk-bytes` (default 64 KiB), so memory stays
+//! bounded whatever the input's size.
 
 use std::fs::File;
-use std::io::{self, BufRead};
-use std::time::{Duration, Instant};
+use std::io::{self, BufRead, Read, Write};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use gedcom_elf::par::Chunks;
 use gedcom_elf::stream::{Batch, StreamReader};
@@ -13,8 +19,12 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::Options;
 
-/// Bytes per chunk when reading a file.
-const CHUNK: usize = 2 << 20;
+/// Bytes per chunk when reading a file (unless `--chunk-bytes`).
+pub const CHUNK: usize = 2 << 20;
+
+/// Bytes per batch when streaming standard input (unless `--chunk-bytes`):
+/// small, so that a batch and its output stay in a few MiB.
+pub const BATCH: usize = 64 << 10;
 
 /// The bytes of a file: memory-mapped, or read when mapping fails.
 pub enum FileBytes {
@@ -48,17 +58,38 @@ impl FileBytes {
 /// Something that yields events: a chunk's reader or a stream's batch.
 pub trait Events<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>, Error>;
+    /// The reader (a batch's, until the batch ends).
+    fn reader(&self) -> Option<&Reader<'a>>;
+    /// Diagnostics reported and not yet taken. (Not for work run over
+    /// chunks: [`Chunks::for_each`] takes them after the work.)
+    fn take_diagnostics(&mut self) -> Vec<Diagnostic>;
 }
 
 impl<'a> Events<'a> for Reader<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
         Reader::next_event(self)
     }
+
+    fn reader(&self) -> Option<&Reader<'a>> {
+        Some(self)
+    }
+
+    fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
+        self.drain_diagnostics().collect()
+    }
 }
 
 impl<'a> Events<'a> for Batch<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
         Batch::next_event(self)
+    }
+
+    fn reader(&self) -> Option<&Reader<'a>> {
+        Batch::reader(self)
+    }
+
+    fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
+        self.drain_diagnostics().collect()
     }
 }
 
@@ -67,7 +98,23 @@ impl<'a> Events<'a> for Batch<'a> {
 /// writing that output.
 pub trait Work: Sync {
     type Out: Send;
-    fn run<'a, E: Events<'a>>(&self, events: &mut E) -> Self::Out;
+    /// What one piece of input leaves for the next: a fresh state for each
+    /// chunk of a file, one state carried across all of a stream's batches.
+    type State;
+
+    /// Looks at the document before any chunk is read: `reader` is a
+    /// reader of the whole input (a file) or of the first batch (a
+    /// stream) that has not returned an event yet. For what every chunk
+    /// needs to know (the HEAD's schema).
+    fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
+        let _ = reader;
+        Ok(())
+    }
+
+    /// A fresh state.
+    fn state(&self) -> Self::State;
+
+    fn run<'a, E: Events<'a>>(&self, events: &mut E, state: &mut Self::State) -> Self::Out;
 }
 
 /// What a whole run leaves.
@@ -79,53 +126,125 @@ pub struct Done {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// A progress bar on stderr: drawn only when stderr is a terminal and the
-/// run has taken more than a second.
+/// A progress bar on stderr, drawn only when stderr is a terminal, and
+/// only once the work has taken more than a second (a timer thread shows
+/// it, so that one long call, such as a tree build, shows it too).
 pub struct Progress {
     bar: ProgressBar,
-    started: Instant,
-    shown: bool,
+    stop: Option<mpsc::Sender<()>>,
+    timer: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Progress {
+    /// Bytes done of `total` (bar, rate, ETA), or of an unknown total
+    /// (bytes and rate): call [`Progress::set`] as the work goes.
     pub fn new(total: Option<u64>) -> Progress {
-        let bar = match total {
-            Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::hidden()),
-            None => ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden()),
+        let (bar, style) = match total {
+            Some(n) => (
+                ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::hidden()),
+                "{bytes}/{total_bytes} {bar:30} {bytes_per_sec}, eta {eta} {msg}",
+            ),
+            None => (
+                ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden()),
+                "{bytes} {spinner} {bytes_per_sec} {msg}",
+            ),
         };
-        let style = if total.is_some() {
-            "{bytes}/{total_bytes} {bar:30} {bytes_per_sec}, eta {eta}"
-        } else {
-            "{bytes} {spinner} {bytes_per_sec}"
-        };
+        Progress::start(bar, style, false)
+    }
+
+    /// One long step whose progress cannot be seen from outside (`msg`,
+    /// a spinner and the time so far).
+    pub fn step(msg: String) -> Progress {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        bar.set_message(msg);
+        Progress::start(bar, "{msg} {spinner} {elapsed}", true)
+    }
+
+    fn start(bar: ProgressBar, style: &str, tick: bool) -> Progress {
         if let Ok(s) = ProgressStyle::with_template(style) {
             bar.set_style(s);
         }
+        let (stop, stopped) = mpsc::channel::<()>();
+        let shown = bar.clone();
+        let timer = std::thread::Builder::new()
+            .name("progress".into())
+            .spawn(move || {
+                if let Err(mpsc::RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(Duration::from_secs(1))
+                {
+                    // Hidden unless stderr is a terminal (and TERM is not dumb).
+                    shown.set_draw_target(ProgressDrawTarget::stderr());
+                    if tick {
+                        shown.enable_steady_tick(Duration::from_millis(200));
+                    }
+                    let _ = stopped.recv();
+                }
+            })
+            .ok();
         Progress {
             bar,
-            started: Instant::now(),
-            shown: false,
+            stop: Some(stop),
+            timer,
         }
     }
 
-    pub fn set(&mut self, done: u64) {
+    /// Bytes done so far.
+    pub fn set(&self, done: u64) {
         self.bar.set_position(done);
-        if !self.shown && self.started.elapsed() > Duration::from_secs(1) {
-            self.shown = true;
-            // indicatif draws nothing when stderr is not a terminal.
-            self.bar.set_draw_target(ProgressDrawTarget::stderr());
-        }
     }
 
-    pub fn finish(&self) {
+    /// What is being done now (shown after the numbers).
+    pub fn message(&self, msg: &'static str) {
+        self.bar.set_message(msg);
+    }
+
+    /// The bar as a writer's byte counter: see [`Counted`].
+    pub fn bar(&self) -> ProgressBar {
+        self.bar.clone()
+    }
+
+    /// Clears the bar (if it was shown) and stops its timer.
+    pub fn finish(mut self) {
+        self.close();
+    }
+
+    fn close(&mut self) {
+        self.stop.take();
+        if let Some(t) = self.timer.take() {
+            let _ = t.join();
+        }
         self.bar.finish_and_clear();
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// A writer that moves a progress bar by the bytes written through it.
+pub struct Counted<W> {
+    pub inner: W,
+    pub bar: ProgressBar,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bar.inc(n as u64);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
 /// Runs `work` over the input named by `opts.file` (a file, or `-` for
 /// standard input, which is streamed), handing each chunk's output and
 /// diagnostics to `sink` in document order.
-pub fn run<W, S>(opts: &Options, work: &W, mut sink: S) -> Result<Done, Error>
+pub fn run<W, S>(opts: &Options, work: &mut W, mut sink: S) -> Result<Done, Error>
 where
     W: Work,
     S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Error>,
@@ -140,13 +259,15 @@ where
     };
     let bytes = file.bytes();
     let input = Input::with_encoding(bytes, opts.encoding)?;
-    let mut progress = Progress::new(Some(input.bytes().len() as u64));
-    let chunks = Chunks::new(&input, opts.config(), CHUNK)?;
+    let progress = Progress::new(Some(input.bytes().len() as u64));
+    work.prepare(&input.reader_with_config(opts.config()))?;
+    let work = &*work;
+    let chunks = Chunks::new(&input, opts.config(), opts.chunk.unwrap_or(CHUNK))?;
     let ranges: Vec<_> = (0..chunks.len()).map(|i| chunks.range(i)).collect();
     let mut next = 0;
     let summary = chunks.for_each(
         opts.jobs,
-        |r| Ok(work.run(r)),
+        |r| Ok(work.run(r, &mut work.state())),
         |out, ds| {
             progress.set(ranges.get(next).map_or(0, |r| r.end as u64));
             next += 1;
@@ -163,30 +284,37 @@ where
     })
 }
 
-fn stream<R, W, S>(opts: &Options, source: R, work: &W, mut sink: S) -> Result<Done, Error>
+fn stream<R, W, S>(opts: &Options, source: R, work: &mut W, mut sink: S) -> Result<Done, Error>
 where
     R: BufRead,
     W: Work,
     S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Error>,
 {
-    let mut stream =
-        StreamReader::with_config(source, opts.config().encoding(opts.encoding)).batch_size(CHUNK);
-    let mut progress = Progress::new(None);
+    let mut stream = StreamReader::with_config(source, opts.config().encoding(opts.encoding))
+        .batch_size(opts.chunk.unwrap_or(BATCH));
+    let progress = Progress::new(None);
     let mut buf = Vec::new();
     let mut bytes = 0u64;
+    let mut state = None;
     loop {
         let Some(mut batch) = stream.read_batch_into(&mut buf)? else {
             break;
         };
-        let out = work.run(&mut batch);
+        let state = match state.as_mut() {
+            Some(s) => s,
+            None => {
+                if let Some(r) = batch.reader() {
+                    work.prepare(r)?;
+                }
+                state.insert(work.state())
+            }
+        };
+        let out = work.run(&mut batch, state);
         let ds: Vec<Diagnostic> = batch.drain_diagnostics().collect();
         drop(batch);
         bytes += buf.len() as u64;
         progress.set(bytes);
-        if let Err(e) = sink(out, ds) {
-            progress.finish();
-            return Err(e);
-        }
+        sink(out, ds)?;
     }
     progress.finish();
     let diagnostics = stream.drain_diagnostics().collect();
@@ -196,4 +324,26 @@ where
         bytes,
         diagnostics,
     })
+}
+
+/// Reads standard input whole, moving a progress bar by the bytes read.
+pub fn read_stdin() -> io::Result<Vec<u8>> {
+    let progress = Progress::new(None);
+    progress.message("reading standard input");
+    let mut v = Vec::new();
+    let mut stdin = io::stdin().lock();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match stdin.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                v.extend_from_slice(&buf[..n]);
+                progress.set(v.len() as u64);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    progress.finish();
+    Ok(v)
 }

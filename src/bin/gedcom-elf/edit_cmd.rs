@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use gedcom_elf::edit::{edit, EditRules};
 use gedcom_elf::Encoding;
 
+use crate::drive::Progress;
+
 fn valid_tag(t: &str) -> bool {
     !t.is_empty() && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
@@ -72,14 +74,17 @@ pub fn run(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut out = match crate::convert_cmd::open_output(output.as_deref()) {
+    let progress = Progress::new(Some(input.bytes.bytes().len() as u64));
+    let mut out = match crate::convert_cmd::open_output(output.as_deref(), Some(progress.bar())) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("gedcom-elf: error: cannot create output: {e}");
             return ExitCode::from(2);
         }
     };
-    match edit(&input.bytes, encoding, &mut out, |b| rules.action(b)) {
+    let edited = edit(input.bytes.bytes(), encoding, &mut out, |b| rules.action(b));
+    progress.finish();
+    match edited {
         Ok(stats) => {
             eprintln!(
                 "{}: {} structures, {} dropped, {} renamed",

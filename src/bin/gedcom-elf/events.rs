@@ -3,10 +3,11 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use gedcom_elf::{Error, Event, StructureType, Value};
+use gedcom_elf::{Error, Event, Reader, StructureType, Value};
 
 use crate::drive::{self, Events, Work};
 use crate::json::write_str;
+use crate::typing::{Resolver, Typing};
 use crate::{finish, print_diagnostics, Options};
 
 /// Writes one event as a JSON object line.
@@ -55,19 +56,37 @@ pub fn write_typed_event<W: Write>(
     }
 }
 
-/// Renders a chunk's events; a reading error ends the chunk.
-struct Render;
+/// Renders a chunk's events (with their types for `--types`); a reading
+/// error ends the chunk.
+struct Render {
+    typing: Option<Typing>,
+}
 
 impl Work for Render {
     type Out = (Vec<u8>, Option<Error>);
+    type State = Option<Resolver>;
 
-    fn run<'a, E: Events<'a>>(&self, events: &mut E) -> Self::Out {
+    fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
+        match self.typing.as_mut() {
+            Some(t) => t.prepare(reader),
+            None => Ok(()),
+        }
+    }
+
+    fn state(&self) -> Option<Resolver> {
+        self.typing.as_ref().map(Typing::resolver)
+    }
+
+    fn run<'a, E: Events<'a>>(&self, events: &mut E, types: &mut Option<Resolver>) -> Self::Out {
         let mut out = Vec::with_capacity(1 << 16);
         loop {
             match events.next_event() {
+                // Writing to a Vec cannot fail.
                 Ok(Some(e)) => {
-                    // Writing to a Vec cannot fail.
-                    let _ = write_event(&mut out, &e);
+                    let _ = match types.as_mut() {
+                        Some(t) => write_typed_event(&mut out, &e, t.event(&e)),
+                        None => write_event(&mut out, &e),
+                    };
                 }
                 Ok(None) => return (out, None),
                 Err(e) => return (out, Some(e)),
@@ -76,14 +95,18 @@ impl Work for Render {
     }
 }
 
+/// `events`, and `events --types`: each typed begin gets `"type"` last.
+/// Chunks are typed on their own: the HEAD's schema is read first, and
+/// every record is typed in the document's context, whatever came before
+/// it.
 pub fn run(opts: &Options) -> ExitCode {
-    if opts.types {
-        return crate::tree_cmd::events_with_types(opts);
-    }
     let name = opts.name();
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    let result = drive::run(opts, &Render, |(bytes, err), ds| {
+    let mut work = Render {
+        typing: opts.types.then(Typing::new),
+    };
+    let result = drive::run(opts, &mut work, |(bytes, err), ds| {
         print_diagnostics(&name, &ds);
         out.write_all(&bytes)?;
         match err {

@@ -1,19 +1,28 @@
 //! `gedcom-elf get FILE XREF [PATH]`: one record, or the nodes at a path
 //! under it, as GEDCOM text.
 //!
-//! The text is written from the tree, in UTF-8 with LF line breaks and
-//! single spaces, each line at its level in the document: payload line
-//! breaks become `CONT` lines, `@` is written `@@` except in the escapes
-//! the tag preserves (seed §5.2), and no line is split with `CONC`.
+//! The text is written in UTF-8 with LF line breaks and single spaces,
+//! each line at its level in the document: payload line breaks become
+//! `CONT` lines, `@` is written `@@` except in the escapes the tag
+//! preserves (seed §5.2), and no line is split with `CONC`.
+//!
+//! Nothing here needs another record: the output is the structures whose
+//! xref_id is XREF (every one of them, when it is duplicated, so the whole
+//! input is read) and their substructures, with pointers written as they
+//! are, never followed. So `get` works on the event stream, record by
+//! record, on `--jobs` threads for a file and in bounded memory for
+//! standard input, and builds no tree.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use gedcom_elf::tree::{NodeRef, Step, Tree};
-use gedcom_elf::{EscapeSet, Value};
+use gedcom_elf::tree::Schema;
+use gedcom_elf::{Begin, Error, EscapeSet, Event, Reader, Value};
 
-use crate::tree_cmd::with_input;
-use crate::{fail, finish, print_diagnostic, Options};
+use crate::drive::{self, Events, Work};
+use crate::typing::Typing;
+use crate::{fail, finish, print_diagnostics, Options};
 
 /// Writes a payload's text with `@` encoded: preserved escapes verbatim,
 /// every other `@` doubled.
@@ -47,46 +56,155 @@ fn write_payload<W: Write>(out: &mut W, text: &str, preserve: EscapeSet) -> io::
     out.write_all(&b[start..])
 }
 
-/// Writes the subtree of `node` as GEDCOM lines.
-pub fn write_subtree<W: Write>(
-    out: &mut W,
-    node: NodeRef<'_>,
-    escapes: &dyn Fn(&str) -> EscapeSet,
-) -> io::Result<()> {
-    let base = node.level() as usize;
-    let mut walk = node.walk();
-    while let Some(step) = walk.next() {
-        let Step::Enter(n) = step else { continue };
-        let level = base + walk.depth() - 1;
-        write!(out, "{level}")?;
-        if let Some(x) = n.xref() {
+/// Writes one structure's line (and its `CONT` lines).
+fn write_line<W: Write>(out: &mut W, b: &Begin<'_>, schema: &Schema) -> io::Result<()> {
+    let level = b.level;
+    write!(out, "{level}")?;
+    if let Some(x) = &b.xref {
+        out.write_all(b" ")?;
+        out.write_all(x.as_bytes())?;
+    }
+    write!(out, " {}", b.tag)?;
+    match &b.value {
+        Some(Value::Pointer(p)) => {
             out.write_all(b" ")?;
-            out.write_all(x.as_bytes())?;
+            out.write_all(p.as_bytes())?;
         }
-        write!(out, " {}", n.tag())?;
-        match n.value() {
-            Some(Value::Pointer(p)) => {
-                out.write_all(b" ")?;
-                out.write_all(p.as_bytes())?;
-            }
-            Some(Value::Text(t)) => {
-                let text = t.text();
-                let preserve = escapes(n.tag());
-                for (k, line) in text.split('\n').enumerate() {
-                    if k > 0 {
-                        write!(out, "\n{} CONT", level + 1)?;
-                    }
-                    if !line.is_empty() {
-                        out.write_all(b" ")?;
-                        write_payload(out, line, preserve)?;
-                    }
+        Some(Value::Text(t)) => {
+            let text = t.text();
+            let preserve = schema.escapes().lookup(b.tag.as_bytes());
+            for (k, line) in text.split('\n').enumerate() {
+                if k > 0 {
+                    write!(out, "\n{} CONT", level + 1)?;
+                }
+                if !line.is_empty() {
+                    out.write_all(b" ")?;
+                    write_payload(out, line, preserve)?;
                 }
             }
-            None => {}
         }
-        out.write_all(b"\n")?;
+        None => {}
     }
-    Ok(())
+    out.write_all(b"\n")
+}
+
+/// One structure with the xref_id asked for, while it is open.
+pub struct Found {
+    /// Its level.
+    level: u32,
+    /// How many segments of the path the open structures below it match.
+    matched: usize,
+    /// The level of the structure being printed, if one is.
+    printing: Option<u32>,
+    out: Vec<u8>,
+    open: bool,
+}
+
+/// What [`Find`] carries from chunk to chunk: the finds in document order
+/// (more than one when one holds another with the same xref_id).
+#[derive(Default)]
+pub struct Finds {
+    list: Vec<Found>,
+}
+
+/// Finds the structures and writes the nodes asked for.
+struct Find {
+    xref: Vec<u8>,
+    /// `None`: the structure itself; else the path's segments.
+    path: Option<Vec<String>>,
+    typing: Typing,
+}
+
+/// A chunk's output: text, structures found, nodes printed, and the error
+/// that ended it.
+type Out = (Vec<u8>, u64, u64, Option<Error>);
+
+impl Find {
+    fn begin(&self, b: &Begin<'_>, finds: &mut Finds, out: &mut Out) {
+        let schema: &Arc<Schema> = self.typing.schema();
+        // Writing to a Vec cannot fail.
+        for f in finds.list.iter_mut().filter(|f| f.open) {
+            if f.printing.is_some() {
+                let _ = write_line(&mut f.out, b, schema);
+                continue;
+            }
+            let Some(path) = &self.path else { continue };
+            let depth = (b.level - f.level) as usize;
+            if f.matched + 1 == depth
+                && path.get(depth - 1).is_some_and(|s| s == "*" || *s == b.tag)
+            {
+                f.matched = depth;
+                if depth == path.len() {
+                    f.printing = Some(b.level);
+                    out.2 += 1;
+                    let _ = write_line(&mut f.out, b, schema);
+                }
+            }
+        }
+        if b.xref.as_ref().is_some_and(|x| x.as_bytes() == self.xref) {
+            out.1 += 1;
+            let mut f = Found {
+                level: b.level,
+                matched: 0,
+                printing: None,
+                out: Vec::new(),
+                open: true,
+            };
+            if self.path.is_none() {
+                f.printing = Some(b.level);
+                out.2 += 1;
+                let _ = write_line(&mut f.out, b, schema);
+            }
+            finds.list.push(f);
+        }
+    }
+
+    fn end(&self, level: u32, finds: &mut Finds, out: &mut Out) {
+        for f in finds.list.iter_mut().filter(|f| f.open) {
+            if f.printing == Some(level) {
+                f.printing = None;
+            }
+            if level == f.level {
+                f.open = false;
+            } else if f.matched >= (level - f.level) as usize {
+                f.matched = (level - f.level) as usize - 1;
+            }
+        }
+        // The first find holds every later one: once it is closed, all are.
+        if finds.list.first().is_some_and(|f| !f.open) {
+            for f in finds.list.drain(..) {
+                out.0.extend_from_slice(&f.out);
+            }
+        }
+    }
+}
+
+impl Work for Find {
+    type Out = Out;
+    type State = Finds;
+
+    fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
+        self.typing.prepare(reader)
+    }
+
+    fn state(&self) -> Finds {
+        Finds::default()
+    }
+
+    fn run<'a, E: Events<'a>>(&self, events: &mut E, finds: &mut Finds) -> Out {
+        let mut out: Out = (Vec::new(), 0, 0, None);
+        loop {
+            match events.next_event() {
+                Ok(Some(Event::Begin(b))) => self.begin(&b, finds, &mut out),
+                Ok(Some(Event::End(e))) => self.end(e.level, finds, &mut out),
+                Ok(None) => return out,
+                Err(e) => {
+                    out.3 = Some(e);
+                    return out;
+                }
+            }
+        }
+    }
 }
 
 pub fn run(opts: &Options) -> ExitCode {
@@ -104,54 +222,47 @@ pub fn run(opts: &Options) -> ExitCode {
     } else {
         format!("@{xref}@")
     };
-    with_input(opts, |prepared, _file| {
-        let tree = match Tree::build(prepared.reader_with_config(opts.config())) {
-            Ok(t) => t,
-            Err(e) => return fail(&name, &e),
-        };
-        for d in tree.diagnostics() {
-            print_diagnostic(&name, d);
-        }
-        let found = tree.find_all(&xref);
-        if found.is_empty() {
-            eprintln!("{}: error: no structure has xref_id {xref}", name);
-            return ExitCode::from(1);
-        }
-        if found.len() > 1 {
-            eprintln!(
-                "{}: warning: {} structures have xref_id {xref}; printing each",
-                name,
-                found.len()
-            );
-        }
-        let schema = tree.schema().clone();
-        let escapes = move |tag: &str| schema.escapes().lookup(tag.as_bytes());
-        let stdout = io::stdout();
-        let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-        let mut printed = 0;
-        let mut written = Ok(());
-        'out: for record in found {
-            let nodes: Vec<NodeRef<'_>> = match &path {
-                None => vec![record],
-                Some(p) => record.path(p).collect(),
-            };
-            for n in nodes {
-                printed += 1;
-                written = write_subtree(&mut out, n, &escapes);
-                if written.is_err() {
-                    break 'out;
-                }
-            }
-        }
-        let flushed = written.and_then(|()| out.flush());
-        let code = finish(&name, Ok(Vec::new()), flushed);
-        if printed == 0 {
-            eprintln!(
-                "{name}: error: nothing at path {} under {xref}",
-                path.unwrap_or_default()
-            );
-            return ExitCode::from(1);
-        }
-        code
-    })
+    let mut work = Find {
+        xref: xref.clone().into_bytes(),
+        // As a tree's paths: empty segments are ignored.
+        path: path.as_ref().map(|p| {
+            p.split('.')
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect()
+        }),
+        typing: Typing::new(),
+    };
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let (mut found, mut printed) = (0u64, 0u64);
+    let result = drive::run(opts, &mut work, |(text, f, p, err), ds| {
+        print_diagnostics(&name, &ds);
+        out.write_all(&text)?;
+        found += f;
+        printed += p;
+        err.map_or(Ok(()), Err)
+    });
+    let flushed = out.flush();
+    let diagnostics = match result {
+        Ok(done) => done.diagnostics,
+        Err(e) => return fail(&name, &e),
+    };
+    if found == 0 {
+        print_diagnostics(&name, &diagnostics);
+        eprintln!("{name}: error: no structure has xref_id {xref}");
+        return ExitCode::from(1);
+    }
+    if found > 1 {
+        eprintln!("{name}: warning: {found} structures have xref_id {xref}; printed each");
+    }
+    if printed == 0 {
+        print_diagnostics(&name, &diagnostics);
+        eprintln!(
+            "{name}: error: nothing at path {} under {xref}",
+            path.unwrap_or_default()
+        );
+        return ExitCode::from(1);
+    }
+    finish(&name, Ok(diagnostics), flushed)
 }

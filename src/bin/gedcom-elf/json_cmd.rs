@@ -1,29 +1,39 @@
-//! `gedcom-elf json`: the whole tree as JSON Lines, one object per record.
+//! `gedcom-elf json`: the document as JSON Lines, one object per record.
 //!
 //! Each node is `{"tag":...,"xref":...,"pointer"|"text":...,"type":...,
 //! "line":N,"children":[...]}` in that key order; absent keys are left out
 //! (`children` when there are none, `type` on serialisation metadata).
-//! Written with an explicit walk, never recursion, so any depth works.
+//!
+//! Written from the event stream, record by record: records are whole in
+//! every chunk and batch, so a file is read on `--jobs` threads and
+//! standard input streams in bounded memory. Nesting is a stack of flags,
+//! never recursion, so any depth works. What needs the whole document
+//! (pointers that match no xref_id, duplicate xref_ids) is `stats --tree`'s
+//! to report.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
-use gedcom_elf::tree::{NodeRef, Step, Tree};
-use gedcom_elf::Value;
+use gedcom_elf::{Begin, Error, Event, Reader, StructureType, Value};
 
+use crate::drive::{self, Events, Work};
 use crate::json::write_str;
-use crate::tree_cmd::with_input;
-use crate::{fail, finish, print_diagnostic, Options};
+use crate::typing::{Resolver, Typing};
+use crate::{finish, print_diagnostics, Options};
 
 /// Writes a node's own keys, without the closing brace.
-fn write_head<W: Write>(out: &mut W, n: &NodeRef<'_>) -> io::Result<()> {
+fn write_head<W: Write>(
+    out: &mut W,
+    b: &Begin<'_>,
+    ty: Option<StructureType<'_>>,
+) -> io::Result<()> {
     out.write_all(b"{\"tag\":")?;
-    write_str(out, n.tag())?;
-    if let Some(x) = n.xref() {
+    write_str(out, &b.tag)?;
+    if let Some(x) = &b.xref {
         out.write_all(b",\"xref\":")?;
         write_str(out, &x.to_str_lossy())?;
     }
-    match n.value() {
+    match &b.value {
         Some(Value::Pointer(p)) => {
             out.write_all(b",\"pointer\":")?;
             write_str(out, &p.to_str_lossy())?;
@@ -34,60 +44,95 @@ fn write_head<W: Write>(out: &mut W, n: &NodeRef<'_>) -> io::Result<()> {
         }
         None => {}
     }
-    if let Some(t) = n.structure_type() {
+    if let Some(t) = ty {
         out.write_all(b",\"type\":")?;
         write_str(out, &t.iri())?;
     }
-    write!(out, ",\"line\":{}", n.line())
+    write!(out, ",\"line\":{}", b.line)
 }
 
-/// Writes one record (or any subtree) as a single JSON object line.
-pub fn write_record<W: Write>(out: &mut W, record: NodeRef<'_>) -> io::Result<()> {
-    for step in record.walk() {
-        match step {
-            Step::Enter(n) => {
-                if n != record
-                    && n.parent()
-                        .is_some_and(|p| p.id().index() + 1 != n.id().index())
-                {
-                    out.write_all(b",")?;
+/// What a chunk's records leave: the structures still open (`true` once
+/// one has children), and the types.
+pub struct Open {
+    types: Resolver,
+    children: Vec<bool>,
+}
+
+/// Renders a chunk's records; a reading error ends the chunk, and the
+/// record it interrupts is left out.
+struct Render {
+    typing: Typing,
+}
+
+impl Work for Render {
+    type Out = (Vec<u8>, Option<Error>);
+    type State = Open;
+
+    fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
+        self.typing.prepare(reader)
+    }
+
+    fn state(&self) -> Open {
+        Open {
+            types: self.typing.resolver(),
+            children: Vec::new(),
+        }
+    }
+
+    fn run<'a, E: Events<'a>>(&self, events: &mut E, open: &mut Open) -> Self::Out {
+        let mut out = Vec::with_capacity(1 << 16);
+        // Where the record being written began in `out`.
+        let mut record = 0;
+        loop {
+            // Writing to a Vec cannot fail.
+            match events.next_event() {
+                Ok(Some(Event::Begin(b))) => {
+                    match open.children.last_mut() {
+                        None => record = out.len(),
+                        Some(seen @ false) => {
+                            *seen = true;
+                            out.extend_from_slice(b",\"children\":[");
+                        }
+                        Some(true) => out.push(b','),
+                    }
+                    let ty = open.types.begin(&b);
+                    let _ = write_head(&mut out, &b, ty);
+                    open.children.push(false);
                 }
-                write_head(out, &n)?;
-                if n.has_children() {
-                    out.write_all(b",\"children\":[")?;
+                Ok(Some(Event::End(_))) => {
+                    open.types.end();
+                    if open.children.pop() == Some(true) {
+                        out.push(b']');
+                    }
+                    out.push(b'}');
+                    if open.children.is_empty() {
+                        out.push(b'\n');
+                    }
                 }
-            }
-            Step::Leave(n) => {
-                if n.has_children() {
-                    out.write_all(b"]")?;
+                Ok(None) => return (out, None),
+                Err(e) => {
+                    if !open.children.is_empty() {
+                        out.truncate(record);
+                    }
+                    return (out, Some(e));
                 }
-                out.write_all(b"}")?;
             }
         }
     }
-    out.write_all(b"\n")
 }
 
 pub fn run(opts: &Options) -> ExitCode {
     let name = opts.name();
-    with_input(opts, |prepared, _file| {
-        let tree = match Tree::build(prepared.reader_with_config(opts.config())) {
-            Ok(t) => t,
-            Err(e) => return fail(&name, &e),
-        };
-        for d in tree.diagnostics() {
-            print_diagnostic(&name, d);
-        }
-        let stdout = io::stdout();
-        let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-        let mut written = Ok(());
-        for record in tree.records() {
-            written = write_record(&mut out, record);
-            if written.is_err() {
-                break;
-            }
-        }
-        let flushed = written.and_then(|()| out.flush());
-        finish(&name, Ok(Vec::new()), flushed)
-    })
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mut work = Render {
+        typing: Typing::new(),
+    };
+    let result = drive::run(opts, &mut work, |(bytes, err), ds| {
+        print_diagnostics(&name, &ds);
+        out.write_all(&bytes)?;
+        err.map_or(Ok(()), Err)
+    });
+    let flushed = out.flush();
+    finish(&name, result.map(|d| d.diagnostics), flushed)
 }

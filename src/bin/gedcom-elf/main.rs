@@ -15,6 +15,7 @@ mod json;
 mod json_cmd;
 mod stats;
 mod tree_cmd;
+mod typing;
 
 use std::io;
 use std::process::ExitCode;
@@ -60,6 +61,8 @@ pub struct Options {
     pub strict: bool,
     pub encoding: Option<Encoding>,
     pub jobs: usize,
+    /// `--chunk-bytes`: chunk size for files, batch size for stdin.
+    pub chunk: Option<usize>,
     pub file: String,
     /// Bytes to read instead of `file` (the bundled sample).
     pub bundled: Option<&'static [u8]>,
@@ -154,6 +157,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut strict = false;
     let mut encoding = None;
     let mut jobs = default_jobs();
+    let mut chunk = None;
     let mut file = None;
     let (mut tree, mut types, mut rest) = (false, false, Vec::new());
     let mut args = args.iter();
@@ -177,6 +181,13 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                     .filter(|&n| n > 0)
                     .ok_or_else(|| format!("--jobs takes a positive number, not {n:?}"))?;
             }
+            "--chunk-bytes" => {
+                let n = args.next().ok_or("--chunk-bytes needs a number")?;
+                chunk =
+                    Some(n.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        format!("--chunk-bytes takes a positive number, not {n:?}")
+                    })?);
+            }
             "-" => file = Some(a.clone()),
             s if s.starts_with('-') => return Err(format!("unknown option {s:?}")),
             s => {
@@ -193,6 +204,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         strict,
         encoding,
         jobs,
+        chunk,
         file,
         bundled: None,
         tree,
@@ -208,6 +220,7 @@ fn main() -> ExitCode {
             strict: false,
             encoding: None,
             jobs: default_jobs(),
+            chunk: None,
             file: String::new(),
             bundled: Some(SAMPLE),
             tree: false,

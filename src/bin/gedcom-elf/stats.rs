@@ -17,7 +17,11 @@ struct Tally;
 impl Work for Tally {
     type Out = (BTreeMap<String, u64>, Option<Error>);
 
-    fn run<'a, E: Events<'a>>(&self, events: &mut E) -> Self::Out {
+    type State = ();
+
+    fn state(&self) {}
+
+    fn run<'a, E: Events<'a>>(&self, events: &mut E, _: &mut ()) -> Self::Out {
         let mut records: BTreeMap<String, u64> = BTreeMap::new();
         loop {
             match events.next_event() {
@@ -45,7 +49,7 @@ pub fn run(opts: &Options) -> ExitCode {
     let started = Instant::now();
     let mut records: BTreeMap<String, u64> = BTreeMap::new();
     let mut shown = 0usize;
-    let done = drive::run(opts, &Tally, |(part, err), ds| {
+    let done = drive::run(opts, &mut Tally, |(part, err), ds| {
         for d in &ds {
             if shown < SHOWN {
                 print_diagnostic(&name, d);

@@ -1,29 +1,26 @@
-//! What the tree adds to the commands: loading a whole input,
-//! `stats --tree` (builds the tree and reports its size, so that its cost
-//! can be measured from outside) and `events --types`.
+//! `stats --tree`: builds the whole tree and reports its size, so that its
+//! cost can be measured from outside.
+//!
+//! The one command that needs the whole document at once: a tree holds
+//! every record, and resolving pointers (UNDEF records for pointers that
+//! match no xref_id, duplicate xref_ids) needs all of them. Standard input
+//! is therefore read whole first. Every other command streams.
 
 use std::collections::BTreeMap;
-use std::io::{self, BufWriter, Read, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use gedcom_elf::tree::{Schema, Tree, TypeResolver};
+use gedcom_elf::tree::Tree;
+use gedcom_elf::{Error, Input, ReaderConfig};
 
-use crate::drive::FileBytes;
-use crate::events::write_typed_event;
-use crate::{fail, finish, print_diagnostic, Options};
+use crate::drive::{read_stdin, FileBytes, Progress};
+use crate::{fail, print_diagnostic, Options};
 
 /// The whole input: the bundled sample, standard input, or the file.
 pub fn load(opts: &Options) -> Result<FileBytes, ExitCode> {
     let loaded = match (opts.bundled, opts.file.as_str()) {
         (Some(b), _) => Ok(FileBytes::Read(b.to_vec())),
-        (None, "-") => {
-            let mut v = Vec::new();
-            io::stdin()
-                .lock()
-                .read_to_end(&mut v)
-                .map(|_| FileBytes::Read(v))
-        }
+        (None, "-") => read_stdin().map(FileBytes::Read),
         (None, f) => FileBytes::open(f),
     };
     loaded.map_err(|e| {
@@ -48,12 +45,26 @@ pub fn with_input(
     }
 }
 
+/// Builds the tree of the whole input (one thread): the one place a tree
+/// is built, so that a parallel build can take its place in one line.
+/// The build is one library call that reports no progress, so the bar
+/// shows the time it has taken.
+pub fn build_tree<'a>(input: &'a Input<'_>, config: ReaderConfig) -> Result<Tree<'a>, Error> {
+    let progress = Progress::step(format!(
+        "building the tree of {} MB",
+        input.bytes().len() / 1_000_000
+    ));
+    let tree = Tree::build(input.reader_with_config(config));
+    progress.finish();
+    tree
+}
+
 /// `stats --tree`.
 pub fn stats(opts: &Options) -> ExitCode {
     let name = opts.name();
     with_input(opts, |prepared, file| {
         let started = Instant::now();
-        let tree = match Tree::build(prepared.reader_with_config(opts.config())) {
+        let tree = match build_tree(prepared, opts.config()) {
             Ok(t) => t,
             Err(e) => return fail(&name, &e),
         };
@@ -95,38 +106,5 @@ pub fn stats(opts: &Options) -> ExitCode {
             );
         }
         ExitCode::SUCCESS
-    })
-}
-
-/// `events --types`: the event stream with each typed begin's
-/// `"type"` last. Sequential: types follow the superstructure chain.
-pub fn events_with_types(opts: &Options) -> ExitCode {
-    let name = opts.name();
-    with_input(opts, |prepared, _file| {
-        let mut reader = prepared.reader_with_config(opts.config());
-        let mut types = match Schema::from_reader(reader.clone()) {
-            Ok(s) => TypeResolver::new(s),
-            Err(e) => return fail(&name, &e),
-        };
-        let stdout = io::stdout();
-        let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-        let result = loop {
-            let next = reader.next_event();
-            for d in reader.drain_diagnostics() {
-                print_diagnostic(&name, &d);
-            }
-            match next {
-                Ok(Some(event)) => {
-                    let ty = types.event(&event);
-                    if let Err(e) = write_typed_event(&mut out, &event, ty) {
-                        break Err(e.into());
-                    }
-                }
-                Ok(None) => break Ok(Vec::new()),
-                Err(e) => break Err(e),
-            }
-        };
-        let flushed = out.flush();
-        finish(&name, result, flushed)
     })
 }
