@@ -31,8 +31,8 @@ commands:
   count FILE    records, structures and lines, at full speed
   json FILE     one JSON object per record: nested children, types, line numbers
   get FILE XREF [PATH]
-                the record XREF (or the nodes at PATH under it, e.g. BIRT.DATE)
-                as GEDCOM text
+                the structures with xref_id XREF (or the nodes at PATH under
+                them, e.g. BIRT.DATE) as GEDCOM text
   edit FILE [--drop-tag TAG]... [--rename-tag OLD=NEW]... [--encoding NAME] [-o OUT]
                 change tags, copy every other octet as it is
   fmt FILE [--input-encoding NAME] [-o OUT]
@@ -48,10 +48,22 @@ options:
                     (or ANSI), ibm437 (IBMPC), ibm850, macintosh (MAC)
   --jobs N          threads for reading a file (default: all cores)
   --types           (events) add each structure's ELF type identifier
-  --tree            (stats) build the whole tree: nodes, UNDEF records, memory
+  --tree            (stats) build the whole tree: nodes, UNDEF records, memory,
+                    pointers that match no xref_id. A tree holds the whole
+                    document: standard input is read whole into memory first,
+                    and the tree is built on one thread
+  --chunk-bytes N   cut a file into chunks of about N bytes (default 2 MiB), and
+                    standard input into batches of about N bytes (default
+                    64 KiB); output does not depend on it (for testing)
 
-FILE '-' reads standard input as a stream. Files are memory-mapped. With no
-arguments, runs `stats` on a sample bundled with the program.";
+FILE '-' reads standard input as a stream, in bounded memory, except for
+`stats --tree` (the whole tree) and `edit` (the editor maps what it reads
+back to the original octets, so it works on the whole input). Files are
+memory-mapped; events, stats, count, json, get and events --types read them
+in record-aligned chunks on --jobs threads, with the same output as one
+thread. On a terminal, a command that runs longer than a second shows a
+progress bar on stderr. With no arguments, runs `stats` on a
+sample bundled with the program.";
 
 /// A small GEDCOM file bundled with the binary for the no-argument demo.
 const SAMPLE: &[u8] = include_bytes!("../../../corpus/sample.ged");
