@@ -359,22 +359,22 @@ impl<'b> Batch<'b> {
     ///
     /// # Errors
     /// As [`Reader::next_event`].
+    #[inline]
     pub fn next_event(&mut self) -> Result<Option<Event<'b>>, Error> {
         let Some(reader) = self.reader.as_mut() else {
             return Ok(None);
         };
-        match reader.next_event() {
-            Ok(Some(e)) => Ok(Some(e)),
-            Ok(None) => {
-                self.close();
-                Ok(None)
-            }
-            Err(e) => {
+        // Returned as it came: rewrapping the event would copy it.
+        let next = reader.next_event();
+        match &next {
+            Ok(Some(_)) => {}
+            Ok(None) => self.close(),
+            Err(_) => {
                 *self.done = true;
                 self.close();
-                Err(e)
             }
         }
+        next
     }
 
     /// Diagnostics reported in this batch and not yet drained.

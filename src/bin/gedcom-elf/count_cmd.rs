@@ -20,11 +20,12 @@ impl Work for Count {
     fn run<'a, E: Events<'a>>(&self, events: &mut E, _: &mut ()) -> Self::Out {
         let mut records = 0;
         loop {
-            match events.next_event() {
+            // By reference: moving the event out would copy it.
+            match &events.next_event() {
                 Ok(Some(Event::Begin(b))) => records += u64::from(b.level == 0),
                 Ok(Some(Event::End(_))) => {}
                 Ok(None) => return (records, None),
-                Err(e) => return (records, Some(e)),
+                Err(e) => return (records, Some(e.clone())),
             }
         }
     }

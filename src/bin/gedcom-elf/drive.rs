@@ -66,6 +66,7 @@ pub trait Events<'a> {
 }
 
 impl<'a> Events<'a> for Reader<'a> {
+    #[inline]
     fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
         Reader::next_event(self)
     }
@@ -80,6 +81,7 @@ impl<'a> Events<'a> for Reader<'a> {
 }
 
 impl<'a> Events<'a> for Batch<'a> {
+    #[inline]
     fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
         Batch::next_event(self)
     }

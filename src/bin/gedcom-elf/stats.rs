@@ -24,18 +24,19 @@ impl Work for Tally {
     fn run<'a, E: Events<'a>>(&self, events: &mut E, _: &mut ()) -> Self::Out {
         let mut records: BTreeMap<String, u64> = BTreeMap::new();
         loop {
-            match events.next_event() {
+            // By reference: moving the event out would copy it.
+            match &events.next_event() {
                 Ok(Some(Event::Begin(b))) if b.level == 0 => {
                     match records.get_mut(b.tag.as_ref()) {
                         Some(n) => *n += 1,
                         None => {
-                            records.insert(b.tag.into_owned(), 1);
+                            records.insert(b.tag.to_string(), 1);
                         }
                     }
                 }
                 Ok(Some(_)) => {}
                 Ok(None) => return (records, None),
-                Err(e) => return (records, Some(e)),
+                Err(e) => return (records, Some(e.clone())),
             }
         }
     }
