@@ -124,6 +124,8 @@ pub struct Schema {
     supers: Vec<Vec<u32>>,
     ancestors: Vec<OnceLock<Box<[u32]>>>,
     tags: FastMap<Box<str>, Vec<(u32, u32)>>,
+    /// Every tag definition `(tag, superstructure type, type)`, in schema order.
+    definitions: Vec<(Box<str>, u32, u32)>,
     prefixes: Vec<(Box<str>, Box<str>)>,
     escapes: EscapeTable,
     external: Vec<Box<str>>,
@@ -489,6 +491,7 @@ impl SchemaBuilder {
                         let defs = s.tags.entry((*t).into()).or_default();
                         if !defs.contains(&(sid, id)) {
                             defs.push((sid, id));
+                            s.definitions.push(((*t).into(), sid, id));
                         }
                     }
                 }
@@ -509,6 +512,7 @@ impl Schema {
             supers: Vec::new(),
             ancestors: Vec::new(),
             tags: FastMap::default(),
+            definitions: Vec::new(),
             prefixes: Vec::new(),
             escapes: EscapeTable::empty(),
             external: Vec::new(),
@@ -722,6 +726,23 @@ impl Schema {
             .into_iter()
             .flatten()
             .map(|&(s, t)| (&*self.iris[s as usize], &*self.iris[t as usize]))
+    }
+
+    /// Every tag definition of the schema as `(tag, superstructure type,
+    /// type)`, expanded IRIs, in the order the schema gives them (empty for
+    /// an older-draft dictionary). For writers: the reverse of
+    /// [`Schema::type_of`].
+    pub fn all_tag_definitions(&self) -> impl Iterator<Item = (&str, &str, &str)> {
+        self.definitions
+            .iter()
+            .map(|(t, s, ty)| (&**t, &*self.iris[*s as usize], &*self.iris[*ty as usize]))
+    }
+
+    /// Every IRI the schema names (defined types, supertypes, superstructure
+    /// types, and the built-in `elf:Document`, `elf:Metadata` and
+    /// `elf:Undefined` ones), expanded, in first-mention order.
+    pub fn iris(&self) -> impl Iterator<Item = &str> {
+        self.iris.iter().map(|s| &**s)
     }
 
     /// The direct supertypes of `iri` (its `ISA` lines), expanded.

@@ -49,6 +49,7 @@
 //! ```
 
 mod text;
+pub mod typed;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -283,6 +284,14 @@ pub enum WriteErrorKind {
     MissingHead,
     /// [`rewrite`] could not read its input (not GEDCOM, unsupported encoding).
     Read,
+    /// A handle of a [`TypedDocument`](typed::TypedDocument) that is not from that
+    /// document, or a pointer whose target is not a record.
+    InvalidHandle,
+    /// A structure type that is not an IRI (empty, or with whitespace), or a schema
+    /// typed writing cannot use (an older draft's IRI dictionary).
+    InvalidType,
+    /// A structure type no tag can be given in its context (see [`typed`]).
+    Untaggable,
 }
 
 /// An error from a [`Writer`]. Nothing of the refused structure was written.
