@@ -14,13 +14,20 @@
 //! assert_eq!(w.finish()?, input);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! [`typed_document`] turns a tree into a
+//! [`TypedDocument`](crate::write::typed::TypedDocument): the structures by type, for
+//! [`write_typed`](crate::write::typed::write_typed) to write again with tags and xref
+//! ids of its choosing.
 
+use std::collections::HashMap;
 use std::io;
 
 use crate::encoding::Encoding;
 use crate::event::Value;
-use crate::tree::{NodeRef, Step, Tree};
-use crate::write::{decode_xref, WriteError, WriteValue, Writer};
+use crate::tree::{NodeRef, SchemaSource, Step, Tree};
+use crate::write::typed::{RecordId, StructureId, TypedDocument, TypedValue};
+use crate::write::{decode_xref, WriteError, WriteErrorKind, WriteValue, Writer};
 
 /// Writes `node` and its subtree, without recursion: text payloads as
 /// decoded (the writer escapes and splits them again), pointers and xrefs
@@ -80,4 +87,118 @@ pub fn write_tree<W: io::Write>(
         write_node(w, record, source)?;
     }
     Ok(())
+}
+
+/// The typed structures of `tree` (seed §7) as a [`TypedDocument`]: every record
+/// but `HEAD` and `TRLR` (the synthetic `UNDEF` records of dangling pointers last,
+/// as `elf:Undefined` records), and the `HEAD`'s typed substructures (all but
+/// `CHAR` and `SCHMA`; `GEDC` included, so write with `head.gedc` off) as metadata.
+/// Texts hold LF as their only line break (a CR in them is a character): write
+/// with [`WriterConfig::cr_is_line_break`](crate::write::WriterConfig::cr_is_line_break)
+/// off to keep it one.
+/// Each keeps its structure type, its text and its substructures; a pointer
+/// becomes a handle of the record it resolves to. Xref ids are not kept:
+/// [`write_typed`](crate::write::typed::write_typed) gives one to each record that
+/// is pointed to.
+///
+/// ```
+/// use gedcom_elf::bridge::typed_document;
+/// use gedcom_elf::write::typed::{write_typed, TypedOptions};
+/// use gedcom_elf::Tree;
+///
+/// let input = b"0 HEAD\n0 @X7@ INDI\n1 NAME Ada\n0 @FAM-1@ FAM\n1 WIFE @X7@\n0 TRLR\n";
+/// let tree = Tree::from_slice(input)?;
+/// let doc = typed_document(&tree)?;
+/// let mut opts = TypedOptions::default();
+/// opts.head.gedc = false;
+/// let mut out = Vec::new();
+/// write_typed(&doc, tree.schema(), &opts, &mut out)?;
+/// assert_eq!(out, b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ada\n0 FAM\n1 WIFE @I1@\n0 TRLR\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`WriteErrorKind::InvalidType`] for a tree typed by an older draft's IRI
+/// dictionary; [`WriteErrorKind::InvalidHandle`] for a pointer that resolves to a
+/// structure that is not a record.
+pub fn typed_document(tree: &Tree<'_>) -> Result<TypedDocument, WriteError> {
+    if tree.schema().source() == SchemaSource::Dictionary {
+        return Err(WriteError::new(
+            WriteErrorKind::InvalidType,
+            "the tree is typed by an older draft's IRI dictionary",
+        ));
+    }
+    let mut doc = TypedDocument::new();
+    let mut handles: HashMap<usize, RecordId> = HashMap::new();
+    let mut roots: Vec<(NodeRef<'_>, StructureId)> = Vec::new();
+    let mut head = None;
+    for (i, r) in tree.records().enumerate() {
+        let Some(ty) = r.structure_type() else {
+            if i == 0 && r.tag().eq_ignore_ascii_case("HEAD") {
+                head = Some(r);
+            }
+            continue;
+        };
+        let id = doc.add_record(&ty.iri());
+        handles.insert(r.id().index(), id);
+        roots.push((r, id.into()));
+    }
+    for r in tree.undefined_records() {
+        let ty = r
+            .structure_type()
+            .map_or_else(|| crate::tree::schema::UNDEFINED.into(), |t| t.iri());
+        let id = doc.add_record(&ty);
+        handles.insert(r.id().index(), id);
+    }
+    if let Some(h) = head {
+        for c in h.children() {
+            if let Some(ty) = c.structure_type() {
+                let id = doc.add_metadata(&ty.iri());
+                roots.push((c, id));
+            }
+        }
+    }
+    for (root, id) in roots {
+        let mut stack: Vec<StructureId> = Vec::new();
+        for step in root.walk() {
+            match step {
+                Step::Enter(n) => {
+                    let at = match stack.last() {
+                        None => id,
+                        Some(&parent) => {
+                            let ty = n.structure_type().map(|t| t.iri());
+                            let ty = ty.as_deref().unwrap_or(crate::tree::schema::UNDEFINED);
+                            doc.add(parent, ty)?
+                        }
+                    };
+                    let value = match n.value() {
+                        None => None,
+                        Some(Value::Text(t)) => Some(TypedValue::Text(t.text().into_owned())),
+                        Some(Value::Pointer(_)) => {
+                            let target = n.target().filter(|t| t.parent().is_none());
+                            let handle = target.and_then(|t| handles.get(&t.id().index()));
+                            match handle {
+                                Some(&h) => Some(TypedValue::Pointer(h)),
+                                None => {
+                                    return Err(WriteError::new(
+                                        WriteErrorKind::InvalidHandle,
+                                        format!(
+                                            "line {}: the pointer does not resolve to a record",
+                                            n.line()
+                                        ),
+                                    ))
+                                }
+                            }
+                        }
+                    };
+                    doc.set_value(at, value)?;
+                    stack.push(at);
+                }
+                Step::Leave(_) => {
+                    stack.pop();
+                }
+            }
+        }
+    }
+    Ok(doc)
 }

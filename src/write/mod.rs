@@ -303,7 +303,7 @@ pub struct WriteError {
 }
 
 impl WriteError {
-    fn new(kind: WriteErrorKind, message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: WriteErrorKind, message: impl Into<String>) -> Self {
         WriteError {
             kind,
             message: message.into(),
