@@ -48,6 +48,20 @@ fn write(c: &mut Criterion) {
     let bytes = generate::bench_input().0;
     let records = tree(&bytes);
     let mut out: Vec<u8> = Vec::with_capacity(bytes.len() + bytes.len() / 8);
+    // Expected sizes, checked inside every timed iteration.
+    let event_count = Reader::from_slice(&bytes).count() as u64;
+    let tree_len = {
+        let mut w = Writer::new(&mut out);
+        for r in &records {
+            w.write_structure(r).unwrap();
+        }
+        w.finish().unwrap();
+        out.len()
+    };
+    assert!(
+        tree_len > bytes.len() / 2,
+        "the tree wrote {tree_len} octets"
+    );
     let mut g = c.benchmark_group("write");
     g.sample_size(10);
     g.throughput(Throughput::Bytes(bytes.len() as u64));
@@ -59,7 +73,7 @@ fn write(c: &mut Criterion) {
                 black_box(&e);
                 n += 1;
             }
-            black_box(n);
+            assert_eq!(n, event_count);
         })
     });
 
@@ -89,7 +103,7 @@ fn write(c: &mut Criterion) {
                 w.write_structure(r).unwrap();
             }
             w.finish().unwrap();
-            black_box(out.len());
+            assert_eq!(out.len(), tree_len);
         })
     });
 

@@ -537,6 +537,59 @@ struct Frame {
     has_children: bool,
 }
 
+/// `true` when `b` holds no `@`, LF or CR. Eight octets at a time (most payloads are
+/// short: cheaper than a SIMD search's set-up).
+#[inline]
+fn plain(b: &[u8]) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    /// High bit set somewhere when some octet of `w` equals `c`.
+    #[inline(always)]
+    fn has(w: u64, c: u8) -> u64 {
+        let x = w ^ (LO * u64::from(c));
+        x.wrapping_sub(LO) & !x & HI
+    }
+    #[inline(always)]
+    fn word(c: &[u8]) -> u64 {
+        <[u8; 8]>::try_from(c).map_or(0, u64::from_le_bytes)
+    }
+    let mut hit = 0u64;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let w = word(c);
+        hit |= has(w, b'@') | has(w, b'\n') | has(w, b'\r');
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        if b.len() >= 8 {
+            // The last eight octets, overlapping the chunks already seen.
+            let w = word(&b[b.len() - 8..]);
+            hit |= has(w, b'@') | has(w, b'\n') | has(w, b'\r');
+        } else {
+            for &c in rest {
+                hit |= u64::from((c == b'@') | (c == b'\n') | (c == b'\r'));
+            }
+        }
+    }
+    hit == 0
+}
+
+/// The decimal digits of `level`: `digits[i..]`.
+fn level_digits(level: u32) -> ([u8; 10], usize) {
+    let mut digits = [0u8; 10];
+    let mut n = level;
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    (digits, i)
+}
+
 /// Flush the buffer to the underlying writer once it holds this much.
 const FLUSH_AT: usize = 1 << 16;
 
@@ -559,6 +612,15 @@ pub struct Writer<W: Write> {
     started: bool,
     scratch: String,
     lines: Vec<(usize, usize)>,
+    /// The output encoding holds every character (UTF-8, UTF-16).
+    utf: bool,
+    /// The output encoding is UTF-16 (two octets per ASCII character).
+    utf16: bool,
+    /// The output encoding is UTF-8: text is written as it is.
+    utf8: bool,
+    /// The line terminator's characters, and its width in output octets.
+    term: &'static str,
+    term_width: usize,
 }
 
 impl<W: Write> fmt::Debug for Writer<W> {
@@ -570,9 +632,37 @@ impl<W: Write> fmt::Debug for Writer<W> {
     }
 }
 
+/// Octets of `[0-9A-Za-z_]`: the characters of tags and of the first character of an
+/// xref id or pointer.
+const ID_CHAR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = b.is_ascii_alphanumeric() || b == b'_';
+        i += 1;
+    }
+    t
+};
+
 /// `true` when `tag` matches `[0-9A-Za-z_]+`.
+#[inline]
 fn valid_tag(tag: &str) -> bool {
-    !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    !tag.is_empty() && tag.bytes().all(|b| ID_CHAR[b as usize])
+}
+
+/// `true` when `x` matches `Pointer` (`"@" [a-zA-Z0-9_] [^@]* "@"`) or, with `xref`,
+/// `XRefID` (`"@" [a-zA-Z0-9_] [^@:!]* "@"`), and holds no line break: one pass.
+#[inline]
+fn xref_grammar(x: &[u8], xref: bool) -> bool {
+    let n = x.len();
+    n >= 3
+        && x[0] == b'@'
+        && ID_CHAR[x[1] as usize]
+        && x[n - 1] == b'@'
+        && x[2..n - 1]
+            .iter()
+            .all(|&b| b != b'@' && b != b'\n' && b != b'\r' && !(xref && (b == b':' || b == b'!')))
 }
 
 impl<W: Write> Writer<W> {
@@ -583,6 +673,8 @@ impl<W: Write> Writer<W> {
 
     /// A writer with `config`.
     pub fn with_config(out: W, config: WriterConfig) -> Self {
+        let encoding = config.encoding;
+        let line_ending = config.line_ending;
         Writer {
             out: Some(out),
             buf: Vec::with_capacity(FLUSH_AT + 4096),
@@ -593,6 +685,14 @@ impl<W: Write> Writer<W> {
             started: false,
             scratch: String::new(),
             lines: Vec::new(),
+            utf: matches!(
+                encoding,
+                Encoding::Utf8 | Encoding::Utf16Le | Encoding::Utf16Be
+            ),
+            utf16: encoding.is_utf16(),
+            utf8: encoding == Encoding::Utf8,
+            term: line_ending.as_str(),
+            term_width: line_ending.as_str().len() * if encoding.is_utf16() { 2 } else { 1 },
         }
     }
 
@@ -834,7 +934,7 @@ impl<W: Write> Writer<W> {
     pub fn write_structure<S: Structure>(&mut self, s: &S) -> Result<(), WriteError> {
         let base = self.stack.len();
         self.begin(s.tag(), s.xref(), s.value())?;
-        let mut stack = vec![s.children()];
+        let mut stack: smallvec::SmallVec<[_; 16]> = smallvec::smallvec![s.children()];
         while let Some(top) = stack.last_mut() {
             match top.next() {
                 Some(child) => {
@@ -940,12 +1040,17 @@ impl<W: Write> Writer<W> {
         Ok(out)
     }
 
+    #[inline]
     fn check_xref(&self, x: &str, kind: WriteErrorKind) -> Result<(), WriteError> {
-        let grammar = match kind {
-            WriteErrorKind::InvalidPointer => is_pointer(x.as_bytes()),
-            _ => is_valid_xref(x.as_bytes()),
-        };
-        if grammar && !x.contains(['\n', '\r']) && self.enc.can_encode_verbatim(x) {
+        let grammar = xref_grammar(x.as_bytes(), kind != WriteErrorKind::InvalidPointer);
+        debug_assert!(
+            !grammar
+                || match kind {
+                    WriteErrorKind::InvalidPointer => is_pointer(x.as_bytes()),
+                    _ => is_valid_xref(x.as_bytes()),
+                }
+        );
+        if grammar && (self.utf || self.enc.can_encode_verbatim(x)) {
             return Ok(());
         }
         let what = if kind == WriteErrorKind::InvalidPointer {
@@ -1021,23 +1126,21 @@ impl<W: Write> Writer<W> {
         text: &str,
         bare_first: bool,
     ) {
-        let term = self.enc.width(self.config.line_ending.as_str());
+        let term = self.term_width;
         let max = self.config.max_line_bytes;
         // Fast path: a short single-line text with no `@`, in an encoding that takes it
-        // octet for octet.
-        let verbatim = match self.config.encoding {
-            Encoding::Utf8 => true,
-            Encoding::Ascii => text.is_ascii(),
-            _ => false,
-        };
-        if verbatim && !bare_first {
-            if let Some(&last) = text.as_bytes().last() {
-                let plain = !text.bytes().any(|b| b == b'@' || b == b'\n' || b == b'\r');
-                if plain
-                    && last.is_ascii()
+        // octet for octet (UTF-8; any other but UTF-16 when the text is ASCII).
+        if !bare_first && !self.utf16 {
+            let b = text.as_bytes();
+            if let Some(&last) = b.last() {
+                // Level (at most 10 digits), spaces, xref and tag: a bound on the prefix.
+                let bound = 13 + tag.len() + xref.map_or(0, str::len) + b.len() + term;
+                if last.is_ascii()
                     && last != b' '
                     && last != b'\t'
-                    && self.prefix_width(level, xref, tag) + text.len() + term <= max
+                    && plain(b)
+                    && (bound <= max || self.prefix_width(level, xref, tag) + b.len() + term <= max)
+                    && (self.utf8 || text.is_ascii())
                 {
                     self.emit_line(level, xref, tag, Some(text));
                     return;
@@ -1105,49 +1208,75 @@ impl<W: Write> Writer<W> {
     }
 
     /// Appends one line: `LEVEL [XREF ]TAG[ PAYLOAD]` and the terminator.
+    #[inline]
     fn emit_line(&mut self, level: u32, xref: Option<&str>, tag: &str, payload: Option<&str>) {
-        let mut digits = [0u8; 10];
-        let mut n = level;
-        let mut i = digits.len();
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        let term = self.config.line_ending.as_str();
-        if self.config.encoding.is_utf16() {
-            let mut line = String::with_capacity(64);
-            line.push_str(std::str::from_utf8(&digits[i..]).unwrap_or("0"));
-            line.push(' ');
-            if let Some(x) = xref {
-                line.push_str(x);
-                line.push(' ');
-            }
-            line.push_str(tag);
-            if let Some(p) = payload {
-                line.push(' ');
-                line.push_str(p);
-            }
-            line.push_str(term);
-            self.enc.encode(&line, &mut self.buf);
+        if self.utf16 {
+            self.emit_line_utf16(level, xref, tag, payload);
             return;
         }
+        let term = self.term.as_bytes();
+        let raw = self.utf8;
         let buf = &mut self.buf;
-        buf.extend_from_slice(&digits[i..]);
-        buf.push(b' ');
-        if let Some(x) = xref {
-            self.enc.encode(x, buf);
+        buf.reserve(
+            12 + xref.map_or(0, str::len) + tag.len() + payload.map_or(0, str::len) + term.len(),
+        );
+        if level < 10 {
+            // Fixed-size copies compile to plain stores; most lines need no other.
+            buf.extend_from_slice(&[b'0' + level as u8, b' ']);
+        } else {
+            let (digits, i) = level_digits(level);
+            buf.extend_from_slice(&digits[i..]);
             buf.push(b' ');
         }
-        buf.extend_from_slice(tag.as_bytes());
+        if let Some(x) = xref {
+            if raw {
+                buf.extend_from_slice(x.as_bytes());
+            } else {
+                self.enc.encode(x, buf);
+            }
+            buf.push(b' ');
+        }
+        match <[u8; 4]>::try_from(tag.as_bytes()) {
+            Ok(four) => buf.extend_from_slice(&four),
+            Err(_) => buf.extend_from_slice(tag.as_bytes()),
+        }
         if let Some(p) = payload {
             buf.push(b' ');
-            self.enc.encode(p, buf);
+            if raw {
+                buf.extend_from_slice(p.as_bytes());
+            } else {
+                self.enc.encode(p, buf);
+            }
         }
-        buf.extend_from_slice(term.as_bytes());
+        match term {
+            [t] => buf.push(*t),
+            _ => buf.extend_from_slice(term),
+        }
+    }
+
+    #[cold]
+    fn emit_line_utf16(
+        &mut self,
+        level: u32,
+        xref: Option<&str>,
+        tag: &str,
+        payload: Option<&str>,
+    ) {
+        let (digits, i) = level_digits(level);
+        let mut line = String::with_capacity(64);
+        line.push_str(std::str::from_utf8(&digits[i..]).unwrap_or("0"));
+        line.push(' ');
+        if let Some(x) = xref {
+            line.push_str(x);
+            line.push(' ');
+        }
+        line.push_str(tag);
+        if let Some(p) = payload {
+            line.push(' ');
+            line.push_str(p);
+        }
+        line.push_str(self.term);
+        self.enc.encode(&line, &mut self.buf);
     }
 
     #[inline]
@@ -1307,4 +1436,56 @@ pub fn decode_xref(bytes: &[u8], source: Encoding) -> Cow<'_, str> {
     );
     out.push_str(close);
     Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_agrees_with_a_byte_loop() {
+        // Every length up to 40, each special octet (and its neighbours, high octets)
+        // at each position.
+        for len in 0..40 {
+            for at in 0..len.max(1) {
+                for c in [
+                    b'@', b'\n', b'\r', b'?', b'A', 0x80, 0xC0, 0xFF, 0x00, 0x0B, 0x3F,
+                ] {
+                    let mut b = vec![b'x'; len];
+                    if len > 0 {
+                        b[at] = c;
+                    }
+                    let naive = !b.iter().any(|&c| c == b'@' || c == b'\n' || c == b'\r');
+                    assert_eq!(plain(&b), naive, "{b:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn xref_grammar_agrees_with_the_reader() {
+        let cases: &[&[u8]] = &[
+            b"@I1@",
+            b"@@",
+            b"@I@",
+            b"@_@",
+            b"@I:1@",
+            b"@I!1@",
+            b"@I@1@",
+            b"@I 1@",
+            b"@-1@",
+            b"I1",
+            b"@I1",
+            b"@I\n1@",
+            b"@I\r1@",
+            b"@\xC3\xA91@",
+            b"@1\xC3\xA9@",
+            b"@",
+        ];
+        for &x in cases {
+            let no_break = !x.contains(&b'\n') && !x.contains(&b'\r');
+            assert_eq!(xref_grammar(x, true), is_valid_xref(x) && no_break, "{x:?}");
+            assert_eq!(xref_grammar(x, false), is_pointer(x) && no_break, "{x:?}");
+        }
+    }
 }
