@@ -16,7 +16,7 @@
 //! ```
 //!
 //! [`typed_document`] turns a tree into a
-//! [`TypedDocument`](crate::write::typed::TypedDocument): the structures by type, for
+//! [`TypedDocument`]: the structures by type, for
 //! [`write_typed`](crate::write::typed::write_typed) to write again with tags and xref
 //! ids of its choosing.
 

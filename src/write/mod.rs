@@ -1129,23 +1129,10 @@ impl<W: Write> Writer<W> {
         let term = self.term_width;
         let max = self.config.max_line_bytes;
         // Fast path: a short single-line text with no `@`, in an encoding that takes it
-        // octet for octet (UTF-8; any other but UTF-16 when the text is ASCII).
-        if !bare_first && !self.utf16 {
-            let b = text.as_bytes();
-            if let Some(&last) = b.last() {
-                // Level (at most 10 digits), spaces, xref and tag: a bound on the prefix.
-                let bound = 13 + tag.len() + xref.map_or(0, str::len) + b.len() + term;
-                if last.is_ascii()
-                    && last != b' '
-                    && last != b'\t'
-                    && plain(b)
-                    && (bound <= max || self.prefix_width(level, xref, tag) + b.len() + term <= max)
-                    && (self.utf8 || text.is_ascii())
-                {
-                    self.emit_line(level, xref, tag, Some(text));
-                    return;
-                }
-            }
+        // octet for octet.
+        if !bare_first && self.fits_verbatim(level, xref, tag, text) {
+            self.emit_line(level, xref, tag, Some(text));
+            return;
         }
         let preserve = self.config.escapes.lookup(tag.as_bytes());
         let sub = level.saturating_add(1);
@@ -1155,6 +1142,11 @@ impl<W: Write> Writer<W> {
         for (i, seg) in text::Segments::new(text, self.config.cr_is_line_break).enumerate() {
             let (x, t) = if i == 0 { (xref, tag) } else { (None, "CONT") };
             let l = if i == 0 { level } else { sub };
+            if !(i == 0 && bare_first) && self.fits_verbatim(l, x, t, seg) {
+                // As in the fast path of a one-line text: no escaping, no split.
+                self.emit_line(l, x, t, Some(seg));
+                continue;
+            }
             scratch.clear();
             text::prepare(seg, preserve, &self.enc, &mut scratch);
             if scratch.is_empty() {
@@ -1191,6 +1183,31 @@ impl<W: Write> Writer<W> {
         }
         self.scratch = scratch;
         self.lines = lines;
+    }
+
+    /// `true` when `text` can be the payload of line `LEVEL [XREF ]TAG` as it is: it
+    /// holds no `@`, CR or LF, does not end in whitespace, fits within the line limit,
+    /// and the output encoding takes it octet for octet (UTF-8; any other but UTF-16
+    /// when it is ASCII). What escaping and splitting would leave unchanged.
+    #[inline(always)]
+    fn fits_verbatim(&self, level: u32, xref: Option<&str>, tag: &str, text: &str) -> bool {
+        if self.utf16 {
+            return false;
+        }
+        let b = text.as_bytes();
+        let Some(&last) = b.last() else {
+            return false;
+        };
+        let term = self.term_width;
+        let max = self.config.max_line_bytes;
+        // Level (at most 10 digits), spaces, xref and tag: a bound on the prefix.
+        let bound = 13 + tag.len() + xref.map_or(0, str::len) + b.len() + term;
+        last.is_ascii()
+            && last != b' '
+            && last != b'\t'
+            && plain(b)
+            && (bound <= max || self.prefix_width(level, xref, tag) + b.len() + term <= max)
+            && (self.utf8 || text.is_ascii())
     }
 
     /// The width of `LEVEL [XREF ]TAG ` (the space before a payload included) in output
