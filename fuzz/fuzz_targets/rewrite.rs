@@ -25,7 +25,9 @@ fn events(bytes: &[u8]) -> Option<(Vec<String>, bool)> {
     let mut skip = false;
     loop {
         let e = reader.next_event().ok()?;
-        errors |= reader.drain_diagnostics().any(|d| d.severity() == Severity::Error);
+        errors |= reader
+            .drain_diagnostics()
+            .any(|d| d.severity() == Severity::Error);
         let Some(e) = e else { break };
         match e {
             Event::Begin(b) => {

@@ -2,16 +2,27 @@
 //! writer accepts must read back as the same structures (texts compared in NFC for
 //! ANSEL, whose reader composes), with no error diagnostic; what it refuses must leave
 //! its state as it was.
+//!
+//! The same items as typed structures (types picked from the default schema, new IRIs
+//! and undefined tag identifiers; pointers to records by handle) through
+//! `write_typed`: whatever it accepts reads back with the same types, texts and
+//! pointer targets.
 #![no_main]
 
 use arbitrary::Arbitrary;
 use gedcom_elf::encoding::ALL_ENCODINGS;
+use gedcom_elf::tree::{NodeRef, Schema, Tree};
+use gedcom_elf::write::typed::{
+    write_typed, RecordId, SchemaLines, StructureId, TypedDocument, TypedOptions, TypedValue,
+};
 use gedcom_elf::write::{LineEnding, WriteValue, Writer, WriterConfig};
 use gedcom_elf::{Encoding, Event, Input, Severity, Value};
 use libfuzzer_sys::fuzz_target;
 use unicode_normalization::UnicodeNormalization;
 
-const TAGS: &[&str] = &["NOTE", "DATE", "NAME", "_X", "ERROR", "CONT", "CONC", "TRLR"];
+const TAGS: &[&str] = &[
+    "NOTE", "DATE", "NAME", "_X", "ERROR", "CONT", "CONC", "TRLR",
+];
 
 #[derive(Arbitrary, Debug)]
 struct Item {
@@ -45,7 +56,121 @@ fn render_text(t: &str, nfc: bool) -> String {
     }
 }
 
+const TYPES: &[&str] = &[
+    "elf:INDIVIDUAL_RECORD",
+    "elf:FAM_RECORD",
+    "elf:NOTE_RECORD",
+    "elf:PERSONAL_NAME_STRUCTURE",
+    "elf:BIRTH",
+    "elf:DATE_VALUE",
+    "elf:NOTE_STRUCTURE",
+    "elf:PARENT1_POINTER",
+    "elf:MARRIAGE",
+    "elf:Parent1Age",
+    "elf:AGE_AT_EVENT",
+    "elf:Undefined",
+    "elf:Undefined#_X",
+    "elf:Undefined#ERROR",
+    "https://example.com/ext/Nickname",
+    "https://example.org/nickname",
+    "urn:x:_X",
+];
+
+/// The items as a typed document: `up` closes structures, `tag` picks a type.
+fn typed(doc: &Doc) -> TypedDocument {
+    let mut d = TypedDocument::new();
+    let mut open: Vec<StructureId> = Vec::new();
+    let mut records: Vec<RecordId> = Vec::new();
+    for item in doc.items.iter().take(200) {
+        for _ in 0..(item.up as usize).min(open.len()) {
+            open.pop();
+        }
+        let ty = TYPES[item.tag as usize % TYPES.len()];
+        let id = match open.last() {
+            None => {
+                let r = d.add_record(ty);
+                records.push(r);
+                r.into()
+            }
+            Some(&p) => match d.add(p, ty) {
+                Ok(id) => id,
+                Err(_) => continue,
+            },
+        };
+        let value = match &item.value {
+            None => None,
+            Some(Payload::Text(t)) => Some(TypedValue::Text(t.clone())),
+            Some(Payload::Pointer(p)) if !records.is_empty() => {
+                Some(TypedValue::Pointer(records[*p as usize % records.len()]))
+            }
+            Some(Payload::Pointer(_)) => None,
+        };
+        let _ = d.set_value(id, value);
+        open.push(id);
+    }
+    d
+}
+
+/// Writes `d` typed and checks that it reads back with the same types, texts (LF
+/// only: CR is written as a character) and pointer targets.
+fn typed_round_trip(d: &TypedDocument, enc: Encoding, minimal: bool) {
+    let opts = TypedOptions {
+        config: WriterConfig::new().encoding(enc).cr_is_line_break(false),
+        schema_lines: if minimal {
+            SchemaLines::Minimal
+        } else {
+            SchemaLines::Full
+        },
+        ..TypedOptions::default()
+    };
+    let mut out = Vec::new();
+    if write_typed(d, &Schema::default_schema(), &opts, &mut out).is_err() {
+        return;
+    }
+    let input = Input::new(&out).unwrap();
+    let tree = Tree::from_input(&input).unwrap();
+    assert!(tree
+        .diagnostics()
+        .iter()
+        .all(|x| x.severity() != Severity::Error));
+    let all: Vec<NodeRef<'_>> = tree.records().collect();
+    let body = &all[1..all.len() - 1];
+    let records: Vec<RecordId> = d.records().collect();
+    assert_eq!(body.len(), records.len());
+    let schema = tree.schema();
+    let mut pairs: Vec<(StructureId, NodeRef<'_>)> = records
+        .iter()
+        .map(|&r| StructureId::from(r))
+        .zip(body.iter().copied())
+        .collect();
+    while let Some((s, n)) = pairs.pop() {
+        let want = schema.expand(d.structure_type(s).unwrap()).into_owned();
+        assert_eq!(n.structure_type().unwrap().iri(), want);
+        match d.value(s) {
+            None => assert!(n.value().is_none()),
+            Some(TypedValue::Text(t)) => {
+                assert_eq!(
+                    render_text(&n.text().unwrap(), enc == Encoding::Ansel),
+                    render_text(t, enc == Encoding::Ansel)
+                );
+            }
+            Some(TypedValue::Pointer(r)) => {
+                let target = n.target().unwrap();
+                let at = body.iter().position(|b| b.id() == target.id());
+                assert_eq!(at, records.iter().position(|x| x == r));
+            }
+        }
+        let dc: Vec<_> = d.children(s).collect();
+        let nc: Vec<_> = n.children().collect();
+        assert_eq!(dc.len(), nc.len());
+        pairs.extend(dc.into_iter().zip(nc));
+    }
+}
+
 fuzz_target!(|doc: Doc| {
+    let enc0 = ALL_ENCODINGS[doc.encoding as usize % ALL_ENCODINGS.len()];
+    typed_round_trip(&typed(&doc), enc0, doc.cr);
+
     let enc = ALL_ENCODINGS[doc.encoding as usize % ALL_ENCODINGS.len()];
     let le = [LineEnding::Lf, LineEnding::CrLf, LineEnding::Cr][doc.line_ending as usize % 3];
     let config = WriterConfig::new()

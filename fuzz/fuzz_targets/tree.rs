@@ -35,7 +35,10 @@ fuzz_target!(|data: &[u8]| {
     }
     assert_eq!(tree.len(), begins);
     for (n, t) in tree.nodes().zip(&types) {
-        assert_eq!(n.structure_type().map(|t| t.iri().into_owned()).as_ref(), t.as_ref());
+        assert_eq!(
+            n.structure_type().map(|t| t.iri().into_owned()).as_ref(),
+            t.as_ref()
+        );
     }
     for n in tree.nodes() {
         let _ = (n.tag(), n.xref(), n.text(), n.line(), n.origin(), n.level());
@@ -65,8 +68,14 @@ fuzz_target!(|data: &[u8]| {
         let Ok(r) = r else { return };
         let root = whole.next().expect("as many records");
         assert_eq!(r.len(), root.subtree_len());
-        for (a, b) in r.nodes().zip(std::iter::once(root).chain(root.descendants())) {
-            assert_eq!((a.tag(), a.line(), a.origin()), (b.tag(), b.line(), b.origin()));
+        for (a, b) in r
+            .nodes()
+            .zip(std::iter::once(root).chain(root.descendants()))
+        {
+            assert_eq!(
+                (a.tag(), a.line(), a.origin()),
+                (b.tag(), b.line(), b.origin())
+            );
             assert_eq!(a.text(), b.text());
             assert_eq!(a.pointer(), b.pointer());
         }
