@@ -244,10 +244,29 @@ impl<'a> Chunks<'a> {
     ///
     /// # Errors
     /// The first error of `work` or `sink`, in document order.
-    pub fn for_each<T, F, S>(mut self, jobs: usize, work: F, mut sink: S) -> Result<Summary, Error>
+    pub fn for_each<T, F, S>(self, jobs: usize, work: F, sink: S) -> Result<Summary, Error>
     where
         T: Send,
         F: Fn(&mut Reader<'a>) -> Result<T, Error> + Sync,
+        S: FnMut(T, Vec<Diagnostic>) -> Result<(), Error>,
+    {
+        self.for_each_indexed(jobs, |_, reader, _| work(reader), sink)
+    }
+
+    /// [`Chunks::for_each`] for a `work` that is also told the chunk's
+    /// index and may drain the reader's diagnostics as it goes into the
+    /// vector it is given (those still in the reader at the end follow
+    /// them): the chunk's diagnostics, fixed up and handed to `sink` as
+    /// `for_each` does.
+    pub(crate) fn for_each_indexed<T, F, S>(
+        mut self,
+        jobs: usize,
+        work: F,
+        mut sink: S,
+    ) -> Result<Summary, Error>
+    where
+        T: Send,
+        F: Fn(usize, &mut Reader<'a>, &mut Vec<Diagnostic>) -> Result<T, Error> + Sync,
         S: FnMut(T, Vec<Diagnostic>) -> Result<(), Error>,
     {
         let n = self.ranges.len();
@@ -263,8 +282,9 @@ impl<'a> Chunks<'a> {
                 None
             };
             let mut reader = taken.unwrap_or_else(|| this.reader(i));
-            let result = work(&mut reader);
-            let diagnostics: Vec<Diagnostic> = reader.drain_diagnostics().collect();
+            let mut diagnostics = Vec::new();
+            let result = work(i, &mut reader, &mut diagnostics);
+            diagnostics.extend(reader.drain_diagnostics());
             ChunkOut {
                 result,
                 diagnostics,

@@ -10,7 +10,7 @@ use crate::escape::EscapeTable;
 use crate::event::{Begin, Origin, Value, Xref};
 use crate::payload::{Decoding, Payload};
 use crate::tree::hash::FastMap;
-use crate::tree::index::{Insert, XrefIndex};
+use crate::tree::index::XrefIndex;
 use crate::tree::schema::{Ctx, Schema, TypeKey};
 use crate::tree::types::StructureType;
 
@@ -56,6 +56,9 @@ pub(crate) struct Node {
 /// tag, its type and the context of its substructures.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Kind {
+    /// The kind of the parent (or a root marker), which with the tag
+    /// identifies the kind.
+    parent: u32,
     tag: ByteRef,
     key: Option<TypeKey>,
     ctx: Ctx,
@@ -93,6 +96,8 @@ pub(crate) struct Core {
     /// Sorted xref entries whose key is defined more than once.
     dups: Vec<u32>,
     base: Decoding,
+    /// Whether `base` is from a payload (else the default).
+    has_base: bool,
     pub(crate) line_offset: u64,
     pub(crate) shared: Arc<Shared>,
 }
@@ -197,53 +202,71 @@ impl Core {
             .map(|i| self.xrefs[i].1)
     }
 
-    /// Reports duplicate xref_ids and makes the synthetic UNDEF records for
-    /// pointers that resolve to no single structure. The index was filled
-    /// while building; `pending` holds what the builder noted.
+    /// Indexes the xref_ids, reports duplicate ones and makes the synthetic
+    /// UNDEF records for pointers that resolve to no single structure, on
+    /// `jobs` threads (see [`XrefIndex::build`]).
     pub(crate) fn resolve_pointers(
         &mut self,
         buf: &[u8],
         diagnostics: &mut Diagnostics,
-        pending: Pending,
+        jobs: usize,
     ) {
-        let mut dups = Vec::with_capacity(pending.dups.len());
-        for &(e, first) in &pending.dups {
-            dups.push(first);
-            let node = self.xrefs[e as usize].0;
-            let first_node = self.xrefs[first as usize].0;
-            diagnostics.push(Diagnostic {
-                kind: DiagnosticKind::DuplicateXref,
-                position: Position {
-                    line: self.nodes[node as usize].line as u64 + self.line_offset,
-                    byte: 0,
-                },
-                message: format!(
-                    "duplicate xref_id {} (first given on line {}); pointers to it resolve to an undef record",
-                    String::from_utf8_lossy(self.bytes(buf, self.xrefs[e as usize].1)),
-                    self.nodes[first_node as usize].line as u64 + self.line_offset
-                ),
-            });
-        }
-        dups.sort_unstable();
-        dups.dedup();
-        self.dups = dups;
         self.doc_xrefs = self.xrefs.len() as u32;
-
         let extra = std::mem::take(&mut self.extra);
         // Pointers that match no single xref_id: (node, matched several).
-        let mut unresolved: Vec<(u32, bool)> = Vec::new();
-        if let Some(index) = &self.index {
-            for n in 0..self.doc_nodes {
-                if self.flags(n) & V_POINTER == 0 {
-                    continue;
+        let unresolved: Vec<(u32, bool)> = {
+            let xrefs = &self.xrefs;
+            let key_of = |e: u32| get(buf, &extra, xrefs[e as usize].1);
+            let each_xref = |r: std::ops::Range<usize>, f: &mut dyn FnMut(u32, &[u8])| {
+                for (e, x) in xrefs[r.clone()].iter().enumerate() {
+                    f((r.start + e) as u32, get(buf, &extra, x.1));
                 }
-                let key = get(buf, &extra, self.val(n));
-                match index.find(key, |i| get(buf, &extra, self.xrefs[i as usize].1)) {
-                    Some(e) if self.dups.binary_search(&e).is_err() => {}
-                    found => unresolved.push((n, found.is_some())),
-                }
+            };
+            let (index, pairs) = XrefIndex::build(xrefs.len(), jobs, &each_xref, &key_of);
+            let mut dups = Vec::with_capacity(pairs.len());
+            for &(e, first) in &pairs {
+                dups.push(first);
+                let node = xrefs[e as usize].0;
+                let first_node = xrefs[first as usize].0;
+                diagnostics.push(Diagnostic {
+                    kind: DiagnosticKind::DuplicateXref,
+                    position: Position {
+                        line: self.nodes[node as usize].line as u64 + self.line_offset,
+                        byte: 0,
+                    },
+                    message: format!(
+                        "duplicate xref_id {} (first given on line {}); pointers to it resolve to an undef record",
+                        String::from_utf8_lossy(key_of(e)),
+                        self.nodes[first_node as usize].line as u64 + self.line_offset
+                    ),
+                });
             }
-        }
+            dups.sort_unstable();
+            dups.dedup();
+            let this = &*self;
+            let each_pointer = |r: std::ops::Range<usize>, f: &mut dyn FnMut(u32, &[u8])| {
+                for (i, n) in this.nodes[r.clone()].iter().enumerate() {
+                    if n.flags & V_POINTER != 0 {
+                        let id = (r.start + i) as u32;
+                        f(id, get(buf, &extra, this.val(id)));
+                    }
+                }
+            };
+            let dups_ref = &dups;
+            let found = index.find_many(
+                self.doc_nodes as usize,
+                jobs,
+                &each_pointer,
+                &key_of,
+                &|n, found| match found {
+                    Some(e) if dups_ref.binary_search(&e).is_err() => None,
+                    found => Some((n, found.is_some())),
+                },
+            );
+            self.index = Some(index);
+            self.dups = dups;
+            found
+        };
         let mut undef = XrefIndex::with_entries(unresolved.len());
         // Exact reservations: the arena was shrunk to fit, and a doubling
         // would show up as memory.
@@ -256,14 +279,16 @@ impl Core {
             let key = get(buf, &extra, r);
             let entry = self.xrefs.len() as u32;
             let xrefs = &self.xrefs;
-            if let Insert::Existing(_) =
-                undef.insert(key, entry, |i| get(buf, &extra, xrefs[i as usize].1))
+            if undef
+                .insert(key, entry, |i| get(buf, &extra, xrefs[i as usize].1))
+                .is_some()
             {
                 continue;
             }
             if !any {
                 any = true;
                 self.kinds.push(Kind {
+                    parent: ROOT,
                     tag: ByteRef::default(),
                     key: self.shared.schema.resolve(Ctx::Unknown, "UNDEF").0,
                     ctx: Ctx::Unknown,
@@ -372,19 +397,13 @@ impl Core {
                     undef_index: None,
                     dups: Vec::new(),
                     base: self.base,
+                    has_base: self.has_base,
                     line_offset: self.line_offset,
                     shared: self.shared.clone(),
                 }
             })
             .collect()
     }
-}
-
-/// What the builder notes for [`Core::resolve_pointers`].
-#[derive(Debug, Default)]
-pub(crate) struct Pending {
-    /// `(entry, first entry with the same key)` for repeated xref_ids.
-    dups: Vec<(u32, u32)>,
 }
 
 /// Retained diagnostics, capped.
@@ -459,11 +478,6 @@ pub(crate) struct Builder<'b> {
     kind_map: FastMap<(u32, &'b str), u32>,
     owned_kinds: FastMap<(u32, String), u32>,
     records: u64,
-    seen_text: bool,
-    /// Whether to index xref_ids and note pointers (whole trees only).
-    resolve: bool,
-    pending: Pending,
-    core_index: Option<XrefIndex>,
     /// Type resolutions kept from one record tree to the next.
     pub(crate) memo: Option<ResolveMemo>,
 }
@@ -499,6 +513,7 @@ impl<'b> Builder<'b> {
                 undef_index: None,
                 dups: Vec::new(),
                 base: Decoding::default(),
+                has_base: false,
                 line_offset: 0,
                 shared,
             },
@@ -508,10 +523,6 @@ impl<'b> Builder<'b> {
             kind_map: FastMap::default(),
             owned_kinds: FastMap::default(),
             records: 0,
-            seen_text: false,
-            resolve,
-            pending: Pending::default(),
-            core_index: None,
             memo: None,
         })
     }
@@ -577,6 +588,7 @@ impl<'b> Builder<'b> {
         let id = self.core.kinds.len() as u32;
         let tag_ref = self.locate(tag.as_bytes())?;
         self.core.kinds.push(Kind {
+            parent: parent_kind,
             tag: tag_ref,
             key,
             ctx,
@@ -627,8 +639,8 @@ impl<'b> Builder<'b> {
             }
             Some(Value::Text(p)) => {
                 flags |= V_TEXT;
-                if !self.seen_text {
-                    self.seen_text = true;
+                if !self.core.has_base {
+                    self.core.has_base = true;
                     self.core.base = p.decoding();
                 }
                 if p.is_continued() {
@@ -642,18 +654,7 @@ impl<'b> Builder<'b> {
         if let Some(x) = &b.xref {
             flags |= HAS_XREF;
             let r = self.locate(x.as_bytes())?;
-            let entry = self.core.xrefs.len() as u32;
             self.core.xrefs.push((id, r));
-            if self.resolve {
-                let (buf, core) = (self.buf, &self.core);
-                let index = self.core_index.get_or_insert_with(XrefIndex::default);
-                let found = index.insert(x.as_bytes(), entry, |i| {
-                    get(buf, &core.extra, core.xrefs[i as usize].1)
-                });
-                if let Insert::Existing(first) = found {
-                    self.pending.dups.push((entry, first));
-                }
-            }
         }
         if parent == NONE {
             self.records += 1;
@@ -672,9 +673,24 @@ impl<'b> Builder<'b> {
         }
     }
 
-    /// Closes what is still open and returns the arena, with what
-    /// [`Core::resolve_pointers`] needs.
-    pub(crate) fn finish(mut self) -> (Core, Pending) {
+    /// Tells a builder of a later chunk of a document that the document's
+    /// first record is in an earlier chunk.
+    pub(crate) fn after_first_record(&mut self) {
+        self.records = self.records.max(1);
+    }
+
+    /// Closes what is still open and returns the arena as it is, for
+    /// [`Joiner::append`].
+    pub(crate) fn into_part(mut self) -> Core {
+        while !self.stack.is_empty() {
+            self.end();
+        }
+        self.core
+    }
+
+    /// Closes what is still open and returns the arena (its xref_ids not
+    /// yet indexed: see [`Core::resolve_pointers`]).
+    pub(crate) fn finish(mut self) -> Core {
         while !self.stack.is_empty() {
             self.end();
         }
@@ -688,10 +704,154 @@ impl<'b> Builder<'b> {
         c.xrefs.shrink_to_fit();
         c.rests.shrink_to_fit();
         c.roots.shrink_to_fit();
-        if self.resolve {
-            c.index = Some(self.core_index.take().unwrap_or_default());
+        self.core
+    }
+}
+
+/// Concatenates the arenas of consecutive chunks of one document (built
+/// over the same buffer, every chunk but the first with
+/// [`Builder::after_first_record`]) into the arena of the whole, equal to
+/// what one [`Builder`] over the whole would have built: node ids are
+/// offset, kinds are mapped to the whole's (numbered in order of first
+/// use, as one builder numbers them), references to the chunks' own bytes
+/// are offset.
+pub(crate) struct Joiner {
+    core: Core,
+    /// The whole's kinds by parent kind and tag.
+    kinds: FastMap<(u32, Vec<u8>), u32>,
+}
+
+impl Joiner {
+    /// An empty whole over `buf`, room for about `expected_nodes`.
+    pub(crate) fn new(
+        buf: &[u8],
+        shared: Arc<Shared>,
+        expected_nodes: usize,
+    ) -> Result<Self, Error> {
+        // The builder checks the limits and sets up an empty arena.
+        let core = Builder::new(buf, shared, expected_nodes, true)?.core;
+        Ok(Joiner {
+            core,
+            kinds: FastMap::default(),
+        })
+    }
+
+    /// Appends the arena of the next chunk.
+    pub(crate) fn append(&mut self, buf: &[u8], part: Core) -> Result<(), Error> {
+        let whole = &mut self.core;
+        let buf_len = whole.buf_len;
+        let node_off =
+            u32::try_from(whole.nodes.len()).map_err(|_| limit("too many structures"))?;
+        if whole.nodes.len() + part.nodes.len() >= (u32::MAX - 2) as usize {
+            return Err(limit("too many structures"));
         }
-        (self.core, self.pending)
+        let extra_off = whole.extra.len() as u32;
+        if buf_len as usize + whole.extra.len() + part.extra.len() > u32::MAX as usize {
+            return Err(limit("too much data outside the input"));
+        }
+        let rebase = |r: ByteRef| {
+            if r.off >= buf_len && r.len > 0 {
+                ByteRef {
+                    off: r.off + extra_off,
+                    len: r.len,
+                }
+            } else {
+                r
+            }
+        };
+        // Kinds: a chunk's kinds are numbered in order of first use in the
+        // chunk, parents before children, so mapping them in order keeps
+        // the whole's numbering in order of first use in the document.
+        let mut map = Vec::with_capacity(part.kinds.len());
+        for k in &part.kinds {
+            let parent = match k.parent {
+                ROOT_FIRST | ROOT => k.parent,
+                p => map[p as usize],
+            };
+            let tag = part.bytes(buf, k.tag).to_vec();
+            let next = whole.kinds.len() as u32;
+            let g = *self.kinds.entry((parent, tag)).or_insert(next);
+            if g == next {
+                whole.kinds.push(Kind {
+                    parent,
+                    tag: rebase(k.tag),
+                    key: k.key,
+                    ctx: k.ctx,
+                });
+            }
+            map.push(g);
+        }
+        whole.extra.extend_from_slice(&part.extra);
+        if !whole.has_base && part.has_base {
+            whole.has_base = true;
+            whole.base = part.base;
+        }
+        let fix = |n: &Node, kind16: u16| Node {
+            parent: if n.parent == NONE {
+                NONE
+            } else {
+                n.parent + node_off
+            },
+            end: n.end + node_off,
+            val_off: if n.val_off >= buf_len && n.len8 != 0 {
+                n.val_off + extra_off
+            } else {
+                n.val_off
+            },
+            kind16,
+            ..*n
+        };
+        let small: Option<Vec<u16>> = if part.big_kinds.is_empty() {
+            map.iter()
+                .map(|&g| u16::try_from(g).ok().filter(|&g| g != u16::MAX))
+                .collect()
+        } else {
+            None
+        };
+        match small {
+            Some(small) => whole
+                .nodes
+                .extend(part.nodes.iter().map(|n| fix(n, small[n.kind16 as usize]))),
+            None => {
+                whole.nodes.reserve(part.nodes.len());
+                for (i, n) in part.nodes.iter().enumerate() {
+                    let id = node_off + i as u32;
+                    let g = map[part.kind_of(i as u32) as usize];
+                    let kind16 = match u16::try_from(g) {
+                        Ok(k) if k != u16::MAX => k,
+                        _ => {
+                            whole.big_kinds.push((id, g));
+                            u16::MAX
+                        }
+                    };
+                    whole.nodes.push(fix(n, kind16));
+                }
+            }
+        }
+        let lens = part.big_lens.iter().map(|&(n, x)| (n + node_off, x));
+        whole.big_lens.extend(lens);
+        let xrefs = part.xrefs.iter().map(|&(n, r)| (n + node_off, rebase(r)));
+        whole.xrefs.extend(xrefs);
+        let rests = part.rests.iter().map(|&(n, r)| (n + node_off, rebase(r)));
+        whole.rests.extend(rests);
+        whole.roots.extend(part.roots.iter().map(|&r| r + node_off));
+        Ok(())
+    }
+
+    /// The whole arena (its xref_ids not yet indexed: see
+    /// [`Core::resolve_pointers`]).
+    pub(crate) fn finish(self) -> Core {
+        let mut c = self.core;
+        c.doc_nodes = c.nodes.len() as u32;
+        c.doc_xrefs = c.xrefs.len() as u32;
+        c.nodes.shrink_to_fit();
+        c.big_kinds.shrink_to_fit();
+        c.big_lens.shrink_to_fit();
+        c.kinds.shrink_to_fit();
+        c.xrefs.shrink_to_fit();
+        c.rests.shrink_to_fit();
+        c.roots.shrink_to_fit();
+        c
     }
 }
 

@@ -5,75 +5,326 @@
 //! `@I123456@`) inline, so that a lookup touches one slot and no other
 //! memory; longer keys keep their hash in the slot and are compared in the
 //! input only when the hashes agree.
+//!
+//! The table is cut into shards of equal size: the top bits of a key's
+//! hash choose its shard, the low bits its home slot in the shard, and
+//! probing wraps within the shard. A whole tree's index is built in bulk
+//! ([`XrefIndex::build`]) and its pointers are looked up in bulk
+//! ([`XrefIndex::find_many`]): keys are first grouped by shard, then each
+//! shard (a few hundred KiB, cache-resident) takes its keys in one go, on
+//! as many threads as asked. Looking keys up one at a time in a table of
+//! tens of MiB instead costs a cache miss each.
+
+use std::ops::Range;
 
 use crate::tree::hash::hash_bytes;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Slot {
-    /// `entry + 1`; 0 for an empty slot.
+pub(crate) struct Slot {
+    /// `entry + 1`; 0 for an empty slot. (In a bulk lookup's list, the
+    /// caller's item id.)
     entry: u32,
     /// A short key, NUL-padded (xrefs this short hold no NUL), or for a
     /// long key: a zero first byte, then the key's hash.
     key: [u8; 12],
 }
 
-/// The in-slot form of `key`.
-#[inline]
-fn pack(key: &[u8], hash: u64) -> ([u8; 12], bool) {
-    let mut k = [0u8; 12];
-    if !key.is_empty() && key.len() <= 12 && !key.contains(&0) {
-        k[..key.len()].copy_from_slice(key);
-        (k, true)
-    } else {
-        k[4..].copy_from_slice(&hash.to_le_bytes());
-        (k, false)
+impl Slot {
+    /// Whether the key is held inline.
+    #[inline]
+    fn short(&self) -> bool {
+        self.key[0] != 0
+    }
+
+    /// The key's hash, from the slot alone.
+    #[inline]
+    fn hash(&self) -> u64 {
+        if self.short() {
+            let len = self.key.iter().position(|&b| b == 0).unwrap_or(12);
+            hash_bytes(&self.key[..len])
+        } else {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&self.key[4..]);
+            u64::from_le_bytes(b)
+        }
     }
 }
 
-/// Capacity is a power of two at least twice the number of entries, so
-/// probe sequences stay short.
+/// The in-slot form of `key`.
+#[inline]
+fn pack(key: &[u8], hash: u64) -> [u8; 12] {
+    let mut k = [0u8; 12];
+    if !key.is_empty() && key.len() <= 12 && !key.contains(&0) {
+        k[..key.len()].copy_from_slice(key);
+    } else {
+        k[4..].copy_from_slice(&hash.to_le_bytes());
+    }
+    k
+}
+
+/// Average number of keys per shard in a bulk-built index: a shard's
+/// slots (a power of two, at most two thirds full) then take 64 to 128
+/// KiB.
+const KEYS_PER_SHARD: usize = 4096;
+
+/// See the [module documentation](self).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct XrefIndex {
     slots: Vec<Slot>,
+    /// log2 of the number of shards.
+    shard_bits: u32,
+    /// Slots per shard, minus one.
+    mask: usize,
     len: usize,
 }
 
-/// The outcome of inserting a key.
-pub(crate) enum Insert {
-    /// The key was new.
-    New,
-    /// The key was already present for this entry.
-    Existing(u32),
+/// `0..n` cut into at most `parts` ranges of about equal length.
+pub(crate) fn split(n: usize, parts: usize) -> Vec<Range<usize>> {
+    let parts = parts.clamp(1, n.max(1));
+    (0..parts)
+        .map(|i| n * i / parts..n * (i + 1) / parts)
+        .collect()
+}
+
+/// Runs `f` on every range of [`split`]`(n, jobs)`, on that many threads
+/// (the calling thread alone when there is one range), returning the
+/// results in range order.
+pub(crate) fn par_ranges<T: Send>(
+    n: usize,
+    jobs: usize,
+    f: impl Fn(Range<usize>) -> T + Sync,
+) -> Vec<T> {
+    let ranges = split(n, jobs);
+    if ranges.len() == 1 {
+        return ranges.into_iter().map(f).collect();
+    }
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = ranges.into_iter().map(|r| s.spawn(move || f(r))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+/// A source of keys: `keys(range, f)` hands `f` each `(id, key)` with an
+/// id in `range`, in id order (ids without a key are skipped).
+pub(crate) type Keys<'f> = dyn Fn(Range<usize>, &mut dyn FnMut(u32, &[u8])) + Sync + 'f;
+
+/// Keys grouped by shard: `items[starts[s]..starts[s + 1]]` are shard
+/// `s`'s, in their original order.
+struct Grouped {
+    items: Vec<Slot>,
+    starts: Vec<u32>,
+}
+
+impl Grouped {
+    fn of_shard(&self, s: usize) -> &[Slot] {
+        &self.items[self.starts[s] as usize..self.starts[s + 1] as usize]
+    }
+}
+
+/// Groups by shard the keys that `each` produces for `range` (twice: a
+/// counting pass, then a placing pass, so that no unsorted copy is kept).
+fn group(range: Range<usize>, shard_bits: u32, each: &Keys<'_>) -> Grouped {
+    let shards = 1usize << shard_bits;
+    let mut counts = vec![0u32; shards + 1];
+    each(range.clone(), &mut |_, key| {
+        counts[shard_of(hash_bytes(key), shard_bits) + 1] += 1;
+    });
+    for s in 1..=shards {
+        counts[s] += counts[s - 1];
+    }
+    let starts = counts.clone();
+    let mut items = vec![Slot::default(); counts[shards] as usize];
+    each(range, &mut |id, key| {
+        let h = hash_bytes(key);
+        let s = shard_of(h, shard_bits);
+        items[counts[s] as usize] = Slot {
+            entry: id,
+            key: pack(key, h),
+        };
+        counts[s] += 1;
+    });
+    Grouped { items, starts }
+}
+
+#[inline]
+fn shard_of(h: u64, shard_bits: u32) -> usize {
+    if shard_bits == 0 {
+        0
+    } else {
+        (h >> (64 - shard_bits)) as usize
+    }
+}
+
+/// Where `slot`'s key is in `shard` (slots of one shard), or the empty
+/// slot where it would go. `same(a, b)` compares the full keys of two
+/// long-key slots whose hashes agree.
+#[inline]
+fn probe_shard(shard: &[Slot], mask: usize, item: &Slot, same: impl Fn(&Slot) -> bool) -> usize {
+    let mut i = item.hash() as usize & mask;
+    loop {
+        let s = &shard[i];
+        if s.entry == 0 || (s.key == item.key && (item.short() || same(s))) {
+            return i;
+        }
+        i = (i + 1) & mask;
+    }
 }
 
 impl XrefIndex {
-    /// An index with room for `n` entries.
+    /// An index with room for `n` entries (one shard, grown by
+    /// [`XrefIndex::insert`] as needed).
     pub(crate) fn with_entries(n: usize) -> Self {
         let cap = (n.max(4) * 2).next_power_of_two();
         XrefIndex {
             slots: vec![Slot::default(); cap],
+            shard_bits: 0,
+            mask: cap - 1,
             len: 0,
         }
     }
 
-    /// Doubles the capacity, re-placing every slot. Needs no key: a short
-    /// key is in its slot, a long one's hash is.
+    /// Builds the index of entries `0..n`, whose keys `keys(range, f)`
+    /// hands to `f` as `(entry, key)` in entry order, on `jobs` threads.
+    /// Also returns `(entry, first entry with the same key)` for every
+    /// repeated key, by entry: the first in entry order is the one indexed.
+    pub(crate) fn build<'k>(
+        n: usize,
+        jobs: usize,
+        keys: &Keys<'_>,
+        key_of: &(dyn Fn(u32) -> &'k [u8] + Sync),
+    ) -> (XrefIndex, Vec<(u32, u32)>) {
+        let shards = n.div_ceil(KEYS_PER_SHARD).next_power_of_two();
+        let shard_bits = shards.trailing_zeros();
+        let parts = par_ranges(n, jobs, |r| group(r, shard_bits, keys));
+        let most = (0..shards)
+            .map(|s| parts.iter().map(|p| p.of_shard(s).len()).sum::<usize>())
+            .max()
+            .unwrap_or(0);
+        let cap = (most + most / 2 + 1).max(4).next_power_of_two();
+        let mask = cap - 1;
+        let mut slots = vec![Slot::default(); shards * cap];
+        let shard_groups = split(shards, jobs);
+        // Each thread fills its own shards, taking their keys from every
+        // part in order (so in entry order).
+        let mut rest = &mut slots[..];
+        let mut work = Vec::new();
+        for g in &shard_groups {
+            let (mine, more) = rest.split_at_mut(g.len() * cap);
+            rest = more;
+            work.push((g.clone(), mine));
+        }
+        let parts = &parts;
+        let fill = move |(g, mine): (Range<usize>, &mut [Slot])| {
+            let mut dups = Vec::new();
+            for (s, shard) in g.zip(mine.chunks_mut(cap)) {
+                for p in parts {
+                    for item in p.of_shard(s) {
+                        let i = probe_shard(shard, mask, item, |s| {
+                            key_of(s.entry - 1) == key_of(item.entry)
+                        });
+                        let slot = &mut shard[i];
+                        if slot.entry == 0 {
+                            *slot = Slot {
+                                entry: item.entry + 1,
+                                key: item.key,
+                            };
+                        } else {
+                            dups.push((item.entry, slot.entry - 1));
+                        }
+                    }
+                }
+            }
+            dups
+        };
+        let found: Vec<Vec<(u32, u32)>> = if work.len() == 1 {
+            work.into_iter().map(fill).collect()
+        } else {
+            std::thread::scope(|s| {
+                let fill = &fill;
+                let handles: Vec<_> = work.into_iter().map(|w| s.spawn(move || fill(w))).collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                    .collect()
+            })
+        };
+        let mut dups = found.concat();
+        dups.sort_unstable();
+        let len = n - dups.len();
+        (
+            XrefIndex {
+                slots,
+                shard_bits,
+                mask,
+                len,
+            },
+            dups,
+        )
+    }
+
+    /// Looks up, on `jobs` threads, the keys that `keys(range, f)` hands to
+    /// `f` as `(id, key)` for ids in `0..n`, and returns `keep(id, entry
+    /// found)` for those it keeps, by id.
+    pub(crate) fn find_many<'k, T: Send + Ord>(
+        &self,
+        n: usize,
+        jobs: usize,
+        keys: &Keys<'_>,
+        key_of: &(dyn Fn(u32) -> &'k [u8] + Sync),
+        keep: &(dyn Fn(u32, Option<u32>) -> Option<T> + Sync),
+    ) -> Vec<T> {
+        if self.slots.is_empty() {
+            let mut out = Vec::new();
+            keys(0..n, &mut |id, _| out.extend(keep(id, None)));
+            return out;
+        }
+        let shards = 1usize << self.shard_bits;
+        let parts = par_ranges(n, jobs, |r| group(r, self.shard_bits, keys));
+        let parts = &parts;
+        let cap = self.mask + 1;
+        let found = par_ranges(shards, jobs, |g| {
+            let mut out = Vec::new();
+            for s in g {
+                let shard = &self.slots[s * cap..(s + 1) * cap];
+                for p in parts {
+                    for item in p.of_shard(s) {
+                        let hit = if item.short() {
+                            let i = probe_shard(shard, self.mask, item, |_| false);
+                            shard[i].entry.checked_sub(1)
+                        } else {
+                            // Rare: a long key is compared in full, so
+                            // fetch it again and look it up the usual way.
+                            let mut hit = None;
+                            let id = item.entry as usize;
+                            keys(id..id + 1, &mut |_, k| hit = self.find(k, key_of));
+                            hit
+                        };
+                        out.extend(keep(item.entry, hit));
+                    }
+                }
+            }
+            out
+        });
+        let mut out: Vec<T> = found.into_iter().flatten().collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// Doubles the capacity of a one-shard index, re-placing every slot.
+    /// Needs no key: a short key is in its slot, a long one's hash is.
     fn grow(&mut self) {
+        debug_assert_eq!(self.shard_bits, 0);
         let cap = (self.slots.len() * 2).max(8);
         let old = std::mem::replace(&mut self.slots, vec![Slot::default(); cap]);
-        let mask = cap - 1;
+        self.mask = cap - 1;
         for s in old.into_iter().filter(|s| s.entry != 0) {
-            let h = if s.key[0] == 0 {
-                let mut b = [0u8; 8];
-                b.copy_from_slice(&s.key[4..]);
-                u64::from_le_bytes(b)
-            } else {
-                let len = s.key.iter().position(|&b| b == 0).unwrap_or(12);
-                hash_bytes(&s.key[..len])
-            };
-            let mut i = h as usize & mask;
+            let mut i = s.hash() as usize & self.mask;
             while self.slots[i].entry != 0 {
-                i = (i + 1) & mask;
+                i = (i + 1) & self.mask;
             }
             self.slots[i] = s;
         }
@@ -83,41 +334,32 @@ impl XrefIndex {
     /// it would go.
     #[inline]
     fn probe<'k>(&self, key: &[u8], h: u64, key_of: impl Fn(u32) -> &'k [u8]) -> (usize, [u8; 12]) {
-        let mask = self.slots.len() - 1;
-        let (packed, short) = pack(key, h);
-        let mut i = h as usize & mask;
+        let packed = pack(key, h);
+        let short = packed[0] != 0;
+        let base = shard_of(h, self.shard_bits) * (self.mask + 1);
+        let mut i = h as usize & self.mask;
         loop {
-            let s = &self.slots[i];
+            let s = &self.slots[base + i];
             if s.entry == 0 || (s.key == packed && (short || key_of(s.entry - 1) == key)) {
-                return (i, packed);
+                return (base + i, packed);
             }
-            i = (i + 1) & mask;
+            i = (i + 1) & self.mask;
         }
     }
 
-    /// Inserts `entry` under `key` unless the key is present.
+    /// Inserts `entry` under `key` unless the key is present (one-shard
+    /// indexes only), and then returns the entry it is present for.
     /// `key_of(e)` gives the key of a stored entry.
     pub(crate) fn insert<'k>(
         &mut self,
         key: &[u8],
         entry: u32,
         key_of: impl Fn(u32) -> &'k [u8],
-    ) -> Insert {
-        self.insert_hashed(key, hash_bytes(key), entry, key_of)
-    }
-
-    /// [`XrefIndex::insert`] with the key's hash already computed.
-    pub(crate) fn insert_hashed<'k>(
-        &mut self,
-        key: &[u8],
-        hash: u64,
-        entry: u32,
-        key_of: impl Fn(u32) -> &'k [u8],
-    ) -> Insert {
+    ) -> Option<u32> {
         if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
-        let (i, packed) = self.probe(key, hash, key_of);
+        let (i, packed) = self.probe(key, hash_bytes(key), key_of);
         let s = &mut self.slots[i];
         if s.entry == 0 {
             *s = Slot {
@@ -125,28 +367,18 @@ impl XrefIndex {
                 key: packed,
             };
             self.len += 1;
-            Insert::New
+            None
         } else {
-            Insert::Existing(s.entry - 1)
+            Some(s.entry - 1)
         }
     }
 
     /// The entry stored under `key`.
     pub(crate) fn find<'k>(&self, key: &[u8], key_of: impl Fn(u32) -> &'k [u8]) -> Option<u32> {
-        self.find_hashed(key, hash_bytes(key), key_of)
-    }
-
-    /// [`XrefIndex::find`] with the key's hash already computed.
-    pub(crate) fn find_hashed<'k>(
-        &self,
-        key: &[u8],
-        hash: u64,
-        key_of: impl Fn(u32) -> &'k [u8],
-    ) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
         }
-        let (i, _) = self.probe(key, hash, key_of);
+        let (i, _) = self.probe(key, hash_bytes(key), key_of);
         self.slots[i].entry.checked_sub(1)
     }
 
@@ -160,9 +392,8 @@ impl XrefIndex {
 mod tests {
     use super::*;
 
-    #[test]
-    fn short_long_and_odd_keys() {
-        let keys: Vec<Vec<u8>> = vec![
+    fn keys() -> Vec<Vec<u8>> {
+        vec![
             b"@I1@".to_vec(),
             b"@I1@@".to_vec(),
             b"@ABCDEFGHIJ@".to_vec(),
@@ -170,23 +401,74 @@ mod tests {
             b"@ABCDEFGHIJKL@".to_vec(),
             b"@A\0@".to_vec(),
             b"@A@".to_vec(),
-        ];
+            Vec::new(),
+        ]
+    }
+
+    #[test]
+    fn short_long_and_odd_keys() {
+        let keys = keys();
         let mut ix = XrefIndex::with_entries(0);
         for (e, k) in keys.iter().enumerate() {
-            assert!(matches!(
-                ix.insert(k, e as u32, |i| &keys[i as usize]),
-                Insert::New
-            ));
+            assert_eq!(ix.insert(k, e as u32, |i| &keys[i as usize]), None);
         }
         for (e, k) in keys.iter().enumerate() {
             assert_eq!(ix.find(k, |i| &keys[i as usize]), Some(e as u32));
-            assert!(matches!(
-                ix.insert(k, 99, |i| &keys[i as usize]),
-                Insert::Existing(x) if x == e as u32
-            ));
+            assert_eq!(ix.insert(k, 99, |i| &keys[i as usize]), Some(e as u32));
         }
-        assert_eq!(ix.find(b"", |i| &keys[i as usize]), None);
         assert_eq!(ix.find(b"@ABCDEFGHIJ", |i| &keys[i as usize]), None);
         assert_eq!(ix.find(b"@A", |i| &keys[i as usize]), None);
+    }
+
+    /// Bulk building and bulk lookups agree with one-at-a-time inserts and
+    /// finds, with many shards, repeated keys and on several threads.
+    #[test]
+    fn bulk_equals_one_at_a_time() {
+        let mut all = keys();
+        for i in 0..20_000u32 {
+            all.push(format!("@I{}@", i % 15_000).into_bytes());
+            if i % 97 == 0 {
+                all.push(format!("@A-LONG-KEY-{}@", i % 700).into_bytes());
+            }
+        }
+        let n = all.len();
+        let key_of = |e: u32| &all[e as usize][..];
+        let each = |r: Range<usize>, f: &mut dyn FnMut(u32, &[u8])| {
+            for e in r {
+                f(e as u32, &all[e]);
+            }
+        };
+        let mut one = XrefIndex::with_entries(0);
+        let mut want_dups = Vec::new();
+        for (e, k) in all.iter().enumerate() {
+            if let Some(first) = one.insert(k, e as u32, key_of) {
+                want_dups.push((e as u32, first));
+            }
+        }
+        for jobs in [1, 2, 3] {
+            let (bulk, dups) = XrefIndex::build(n, jobs, &each, &key_of);
+            assert!(bulk.shard_bits > 0);
+            assert_eq!(dups, want_dups);
+            let mut probes: Vec<Vec<u8>> = all.clone();
+            probes.push(b"@NOPE@".to_vec());
+            probes.push(b"@A-LONG-KEY-NOPE@".to_vec());
+            for k in &probes {
+                assert_eq!(bulk.find(k, key_of), one.find(k, key_of), "{k:?}");
+            }
+            let probe_each = |r: Range<usize>, f: &mut dyn FnMut(u32, &[u8])| {
+                for i in r {
+                    f(i as u32, &probes[i]);
+                }
+            };
+            let got = bulk.find_many(probes.len(), jobs, &probe_each, &key_of, &|id, e| {
+                Some((id, e))
+            });
+            let want: Vec<_> = probes
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (i as u32, one.find(k, key_of)))
+                .collect();
+            assert_eq!(got, want);
+        }
     }
 }

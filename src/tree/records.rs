@@ -428,7 +428,7 @@ impl<R: Read> Records<R> {
             }
         }
         self.memo = builder.memo.take().unwrap_or_default();
-        let (mut core, _) = builder.finish();
+        let mut core = builder.finish();
         core.line_offset = line_base;
         if self.shared.is_none() {
             let s = Arc::new(Shared {

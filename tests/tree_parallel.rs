@@ -1,0 +1,228 @@
+//! The parallel tree build equals the sequential one, node for node: the
+//! same records in the same order, every node's tag, xref_id, payload,
+//! line, origin, type, parent and subtree, every pointer's target, the same
+//! UNDEF records, and the same diagnostics in the same order with the same
+//! line numbers; over every file of corpus/ and ../shared/corpus, generated
+//! files, and files with errors, with chunks from one record each to one
+//! chunk for all, on one to three threads.
+
+mod common;
+
+#[path = "../benches/support/generate.rs"]
+mod generate;
+
+use gedcom_elf::tree::{NodeRef, Tree};
+use gedcom_elf::{Input, ReaderConfig};
+
+/// Everything observable about one node, with ids for its links.
+fn describe(n: NodeRef<'_>) -> String {
+    let payload = n.payload().map(|p| {
+        (
+            p.first_line().to_vec(),
+            p.additional_lines().to_vec(),
+            p.text().into_owned(),
+        )
+    });
+    format!(
+        "{:?} {} {:?} {:?} {:?} line={} {:?} synthetic={} type={:?} parent={:?} len={} children={} target={:?} record={:?} next={:?}",
+        n.id(),
+        n.tag(),
+        n.xref().map(|x| x.as_bytes().to_vec()),
+        n.pointer().map(|x| x.as_bytes().to_vec()),
+        payload,
+        n.line(),
+        n.origin(),
+        n.is_synthetic(),
+        n.structure_type().map(|t| t.to_string()),
+        n.parent().map(|p| p.id()),
+        n.subtree_len(),
+        n.children().count(),
+        n.target().map(|t| t.id()),
+        n.record().id(),
+        n.next_sibling().map(|s| s.id()),
+    )
+}
+
+fn assert_same_tree(name: &str, what: &str, a: &Tree<'_>, b: &Tree<'_>) {
+    assert_eq!(a.len(), b.len(), "{name} {what}: nodes");
+    assert_eq!(a.record_count(), b.record_count(), "{name} {what}: records");
+    for (x, y) in a.nodes().zip(b.nodes()) {
+        assert_eq!(describe(x), describe(y), "{name} {what}");
+    }
+    assert_eq!(
+        a.nodes().count(),
+        b.nodes().count(),
+        "{name} {what}: all nodes"
+    );
+    let ra: Vec<_> = a.records().map(|r| r.id()).collect();
+    let rb: Vec<_> = b.records().map(|r| r.id()).collect();
+    assert_eq!(ra, rb, "{name} {what}: record order");
+    let ua: Vec<_> = a.undefined_records().map(describe).collect();
+    let ub: Vec<_> = b.undefined_records().map(describe).collect();
+    assert_eq!(ua, ub, "{name} {what}: undef records");
+    assert_eq!(
+        a.diagnostics(),
+        b.diagnostics(),
+        "{name} {what}: diagnostics"
+    );
+    assert_eq!(
+        a.diagnostics_dropped(),
+        b.diagnostics_dropped(),
+        "{name} {what}: dropped"
+    );
+    assert_eq!(
+        format!("{:?}", a.schema()),
+        format!("{:?}", b.schema()),
+        "{name} {what}: schema"
+    );
+    for n in a.nodes().filter_map(|n| n.xref()) {
+        let x = String::from_utf8_lossy(n.as_bytes()).into_owned();
+        assert_eq!(
+            a.find(&x).map(|n| n.id()),
+            b.find(&x).map(|n| n.id()),
+            "{name} {what}: find {x}"
+        );
+        let all_a: Vec<_> = a.find_all(&x).iter().map(|n| n.id()).collect();
+        let all_b: Vec<_> = b.find_all(&x).iter().map(|n| n.id()).collect();
+        assert_eq!(all_a, all_b, "{name} {what}: find_all {x}");
+    }
+}
+
+const CASES: [(usize, usize); 7] = [
+    (1, 1),
+    (1, 2),
+    (7, 3),
+    (64, 2),
+    (4096, 2),
+    (1 << 20, 2),
+    (1 << 20, 1),
+];
+
+fn check_with(name: &str, bytes: &[u8], config: ReaderConfig) -> bool {
+    let Ok(input) = Input::new(bytes) else {
+        return false;
+    };
+    let sequential = Tree::build(input.reader_with_config(config.clone()));
+    for (chunk, jobs) in CASES {
+        let what = format!("chunks of {chunk}, {jobs} jobs");
+        let parallel = Tree::build_parallel_chunked(&input, config.clone(), jobs, chunk);
+        match (&sequential, &parallel) {
+            (Ok(s), Ok(p)) => assert_same_tree(name, &what, s, p),
+            (Err(s), Err(p)) => assert_eq!(s.to_string(), p.to_string(), "{name} {what}"),
+            (s, p) => panic!(
+                "{name} {what}: sequential {:?}, parallel {:?}",
+                s.as_ref().err(),
+                p.as_ref().err()
+            ),
+        }
+    }
+    // The default chunking.
+    let parallel = Tree::build_parallel(&input, config, 2);
+    match (&sequential, &parallel) {
+        (Ok(s), Ok(p)) => assert_same_tree(name, "default chunks", s, p),
+        (s, p) => assert_eq!(s.is_ok(), p.is_ok(), "{name}"),
+    }
+    sequential.is_ok()
+}
+
+fn check(name: &str, bytes: &[u8]) -> bool {
+    check_with(name, bytes, ReaderConfig::new())
+}
+
+#[test]
+fn corpus_files_build_the_same_in_parallel() {
+    let mut built = 0;
+    for (name, bytes) in common::project_corpus() {
+        built += usize::from(check(&name, &bytes));
+    }
+    assert!(built > 40, "only {built} corpus files built");
+}
+
+#[test]
+fn shared_corpus_builds_the_same_in_parallel() {
+    let Some(dir) = common::shared_corpus() else {
+        return;
+    };
+    let mut built = 0;
+    for (name, bytes) in common::ged_files(&dir) {
+        built += usize::from(check(&name, &bytes));
+    }
+    assert!(built > 0);
+}
+
+#[test]
+fn generated_files_build_the_same_in_parallel() {
+    for (individuals, seed) in [(40, 1), (400, 7)] {
+        let mut bytes = Vec::new();
+        generate::generate(individuals, seed, &mut bytes).unwrap();
+        let input = Input::new(&bytes).unwrap();
+        let tree = Tree::build_parallel_chunked(&input, ReaderConfig::new(), 2, 512).unwrap();
+        assert!(tree.record_count() > individuals as usize);
+        assert!(check(&format!("generated {individuals}/{seed}"), &bytes));
+    }
+}
+
+/// Files with problems across chunk boundaries: duplicate xref_ids in
+/// different chunks, dangling pointers (repeated, in several chunks),
+/// ERROR structures, level-0 CONT lines, a missing TRLR, lines after the
+/// TRLR, a too-deep line, unparsable lines.
+#[test]
+fn errors_across_chunks_are_reported_the_same() {
+    let cases: &[&[u8]] = &[
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 FAMS @F9@\n0 @I2@ INDI\n1 FAMC @F9@\n0 @I1@ INDI\n1 NAME dup\n0 @F1@ FAM\n1 HUSB @I1@\n1 WIFE @I2@\n1 CHIL @I3@\n0 @I2@ NOTE again\n0 @I2@ NOTE thrice\n0 TRLR\n",
+        b"0 HEAD\n0 @I1@ INDI\n1 NAME a\n0 @I2@ INDI\n1 FAMC @F1@\n",
+        b"0 HEAD\n0 @I1@ INDI\n0 TRLR\n0 @I2@ INDI\n1 NAME x\n0 @I3@ INDI\n0 TRLR\n0 @I4@ INDI\n",
+        b"0 HEAD\n0 TRLR\n\n\n0 @I2@ INDI\n0 TRLR\n",
+        b"0 HEAD\n0 TRLR\n\n  \n\t0 TRLR\n\n  \n\t\n\t 0 @N1@ NOTE x\n",
+        b"0 HEAD\n0 @I1@ INDI\n2 X\n0 CONT y\n3 Z\n0 ERROR e\n1 A\n0 TRLR\n",
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME a\n9 DEEP x\nnot a line\n1 NOTE @\n0 @N1@ NOTE long\n1 CONT more\n1 CONC text\n0 @N1@ NOTE\n0 @X@ @Y@ Z\n0 TRLR\n",
+        b"0 HEAD\n1 CHAR UTF-8\n0 @AVERYLONGXREFIDENTIFIER@ INDI\n1 ASSO @AVERYLONGXREFIDENTIFIER@\n1 ASSO @ANOTHERVERYLONGXREFID@\n0 @AVERYLONGXREFIDENTIFIER@ INDI\n0 @P@ INDI\n1 ASSO @ANOTHERVERYLONGXREFID@\n0 TRLR\n",
+        // A second HEAD, which is no header, at the start of a chunk.
+        b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n0 HEAD\n1 CHAR UTF-8\n1 SOUR x\n0 TRLR\n",
+        b"0 HEAD\n1 CHAR UTF-8\n1 SCHMA\n2 TAG _X http://example.com/x\n0 @I1@ INDI\n1 _X a\n2 _Y @I1@\n1 NOTE a\\nb\n0 TRLR\n",
+    ];
+    for bytes in cases {
+        let name = String::from_utf8_lossy(bytes);
+        assert!(check(&name, bytes), "{name}");
+        // A reader that keeps one diagnostic at a time, and a strict one.
+        check_with(
+            &name,
+            bytes,
+            ReaderConfig::new().max_retained_diagnostics(1),
+        );
+        check_with(&name, bytes, ReaderConfig::new().strict(true));
+    }
+}
+
+/// Many duplicate and dangling pointers in many chunks: more diagnostics
+/// than a tree keeps.
+#[test]
+fn many_diagnostics_are_capped_the_same() {
+    let mut text = String::from("0 HEAD\n1 CHAR UTF-8\n");
+    for i in 0..6000 {
+        text += &format!(
+            "0 @I{}@ INDI\n1 FAMC @F{i}@\n1 ASSO @I{}@\n",
+            i % 3000,
+            i + 10_000
+        );
+    }
+    text += "0 TRLR\n";
+    assert!(check("many diagnostics", text.as_bytes()));
+    let input = Input::new(text.as_bytes()).unwrap();
+    let tree = Tree::build_parallel_chunked(&input, ReaderConfig::new(), 2, 300).unwrap();
+    assert_eq!(tree.diagnostics().len(), 10_000);
+    assert!(tree.diagnostics_dropped() > 0);
+}
+
+/// UTF-16 and ANSEL inputs (transcoded or decoded by the reader).
+#[test]
+fn other_encodings_build_the_same() {
+    let text = "0 HEAD\n1 CHAR UNICODE\n0 @I1@ INDI\n1 NAME Zoë /Brontë/\n1 FAMS @F1@\n0 @F1@ FAM\n1 HUSB @I1@\n1 WIFE @I2@\n0 TRLR\n";
+    let mut le = vec![0xFF, 0xFE];
+    for u in text.encode_utf16() {
+        le.extend_from_slice(&u.to_le_bytes());
+    }
+    assert!(check("utf-16le", &le));
+    let ansel = b"0 HEAD\n1 CHAR ANSEL\n0 @I1@ INDI\n1 NAME Zo\xE8e /Bront\xE8e/\n1 NOTE caf\xE2e\n0 TRLR\n";
+    assert!(check("ansel", ansel));
+}
