@@ -24,6 +24,11 @@
 //! - `gedcom-elf-events`: `gedcom_elf::Reader::from_slice` with the default
 //!   configuration, counting every `next_event` (Begin and End, so twice the
 //!   number of structures; payload text is not decoded).
+//! - `gedcom-elf-tree`: `gedcom_elf::tree::Tree::from_input`, the whole
+//!   file into the arena tree (xref index, pointers resolved), counting
+//!   records.
+//! - `gedcom-elf-tree-parallel`: `gedcom_elf::tree::Tree::build_parallel` on
+//!   every core, the same tree.
 //!
 //! Each timed run includes dropping what the contender built. Peak memory
 //! is not measured here: run the binary under `/usr/bin/time -v` for that.
@@ -99,7 +104,45 @@ const CONTENDERS: &[Contender] = &[
         unit: "events",
         run: elf_parallel,
     },
+    Contender {
+        name: "gedcom-elf-tree",
+        unit: "records",
+        run: elf_tree,
+    },
+    Contender {
+        name: "gedcom-elf-tree-parallel",
+        unit: "records",
+        run: elf_tree_parallel,
+    },
 ];
+
+/// The whole file as a `gedcom_elf` tree (encoding detection included).
+fn elf_tree(bytes: &[u8]) -> Outcome {
+    let run = || -> Result<u64, gedcom_elf::Error> {
+        let input = gedcom_elf::Input::new(bytes)?;
+        let tree = gedcom_elf::tree::Tree::from_input(&input)?;
+        Ok(black_box(&tree).record_count() as u64)
+    };
+    match run() {
+        Ok(n) => Outcome::Items(n),
+        Err(e) => Outcome::Failed(e.to_string()),
+    }
+}
+
+/// The same tree built on every core.
+fn elf_tree_parallel(bytes: &[u8]) -> Outcome {
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let run = || -> Result<u64, gedcom_elf::Error> {
+        let input = gedcom_elf::Input::new(bytes)?;
+        let config = gedcom_elf::ReaderConfig::new();
+        let tree = gedcom_elf::tree::Tree::build_parallel(&input, config, jobs)?;
+        Ok(black_box(&tree).record_count() as u64)
+    };
+    match run() {
+        Ok(n) => Outcome::Items(n),
+        Err(e) => Outcome::Failed(e.to_string()),
+    }
+}
 
 /// Events plus every string payload decoded with `text()`: the work a tree
 /// of owned strings (what `ged_io` builds) implies.
@@ -347,7 +390,7 @@ fn main() -> ExitCode {
             size as f64 / 1e6
         ),
         format!(
-            "{:<18} {:>10} {:>13} {:>22}  {}",
+            "{:<24} {:>10} {:>13} {:>22}  {}",
             "contender", "MB/s", "x line-count", "min..max MB/s", "items"
         ),
     ];
@@ -380,7 +423,7 @@ fn main() -> ExitCode {
         }
         if let Some(p) = problem {
             table.push(format!(
-                "{:<18} {:>10} {:>13} {:>22}  {p}",
+                "{:<24} {:>10} {:>13} {:>22}  {p}",
                 c.name, "-", "-", "-"
             ));
             continue;
@@ -390,7 +433,7 @@ fn main() -> ExitCode {
         let speed = mb_per_s(size, median(&mut times));
         let base = *reference.get_or_insert(speed);
         table.push(format!(
-            "{:<18} {:>10.1} {:>13.4} {:>22}  {} {}",
+            "{:<24} {:>10.1} {:>13.4} {:>22}  {} {}",
             c.name,
             speed,
             speed / base,

@@ -10,7 +10,7 @@ use crate::escape::EscapeTable;
 use crate::event::{Begin, Origin, Value, Xref};
 use crate::payload::{Decoding, Payload};
 use crate::tree::hash::FastMap;
-use crate::tree::index::XrefIndex;
+use crate::tree::index::{KeyList, XrefIndex};
 use crate::tree::schema::{Ctx, Schema, TypeKey};
 use crate::tree::types::StructureType;
 
@@ -98,6 +98,8 @@ pub(crate) struct Core {
     base: Decoding,
     /// Whether `base` is from a payload (else the default).
     has_base: bool,
+    /// Keys noted while building, for [`Core::resolve_pointers`].
+    captured: Captured,
     pub(crate) line_offset: u64,
     pub(crate) shared: Arc<Shared>,
 }
@@ -214,15 +216,11 @@ impl Core {
         self.doc_xrefs = self.xrefs.len() as u32;
         let extra = std::mem::take(&mut self.extra);
         // Pointers that match no single xref_id: (node, matched several).
+        let mut captured = std::mem::take(&mut self.captured);
         let unresolved: Vec<(u32, bool)> = {
             let xrefs = &self.xrefs;
             let key_of = |e: u32| get(buf, &extra, xrefs[e as usize].1);
-            let each_xref = |r: std::ops::Range<usize>, f: &mut dyn FnMut(u32, &[u8])| {
-                for (e, x) in xrefs[r.clone()].iter().enumerate() {
-                    f((r.start + e) as u32, get(buf, &extra, x.1));
-                }
-            };
-            let (index, pairs) = XrefIndex::build(xrefs.len(), jobs, &each_xref, &key_of);
+            let (index, pairs) = XrefIndex::build(&mut captured.xrefs, jobs, &key_of);
             let mut dups = Vec::with_capacity(pairs.len());
             for &(e, first) in &pairs {
                 dups.push(first);
@@ -244,19 +242,12 @@ impl Core {
             dups.sort_unstable();
             dups.dedup();
             let this = &*self;
-            let each_pointer = |r: std::ops::Range<usize>, f: &mut dyn FnMut(u32, &[u8])| {
-                for (i, n) in this.nodes[r.clone()].iter().enumerate() {
-                    if n.flags & V_POINTER != 0 {
-                        let id = (r.start + i) as u32;
-                        f(id, get(buf, &extra, this.val(id)));
-                    }
-                }
-            };
+            let long_key = |n: u32| get(buf, &extra, this.val(n));
             let dups_ref = &dups;
             let found = index.find_many(
-                self.doc_nodes as usize,
+                &mut captured.pointers,
                 jobs,
-                &each_pointer,
+                &long_key,
                 &key_of,
                 &|n, found| match found {
                     Some(e) if dups_ref.binary_search(&e).is_err() => None,
@@ -398,12 +389,21 @@ impl Core {
                     dups: Vec::new(),
                     base: self.base,
                     has_base: self.has_base,
+                    captured: Captured::default(),
                     line_offset: self.line_offset,
                     shared: self.shared.clone(),
                 }
             })
             .collect()
     }
+}
+
+/// Keys noted by builders: the xref_ids (by entry) and the pointers (by
+/// node), one list per chunk.
+#[derive(Debug, Default)]
+pub(crate) struct Captured {
+    xrefs: Vec<KeyList>,
+    pointers: Vec<KeyList>,
 }
 
 /// Retained diagnostics, capped.
@@ -478,6 +478,10 @@ pub(crate) struct Builder<'b> {
     kind_map: FastMap<(u32, &'b str), u32>,
     owned_kinds: FastMap<(u32, String), u32>,
     records: u64,
+    /// Whether to note keys for pointer resolution (whole trees only).
+    resolve: bool,
+    xref_keys: KeyList,
+    pointer_keys: KeyList,
     /// Type resolutions kept from one record tree to the next.
     pub(crate) memo: Option<ResolveMemo>,
 }
@@ -514,6 +518,7 @@ impl<'b> Builder<'b> {
                 dups: Vec::new(),
                 base: Decoding::default(),
                 has_base: false,
+                captured: Captured::default(),
                 line_offset: 0,
                 shared,
             },
@@ -523,6 +528,9 @@ impl<'b> Builder<'b> {
             kind_map: FastMap::default(),
             owned_kinds: FastMap::default(),
             records: 0,
+            resolve,
+            xref_keys: KeyList::default(),
+            pointer_keys: KeyList::default(),
             memo: None,
         })
     }
@@ -635,6 +643,9 @@ impl<'b> Builder<'b> {
             None => ByteRef::default(),
             Some(Value::Pointer(x)) => {
                 flags |= V_POINTER;
+                if self.resolve {
+                    self.pointer_keys.push(id, x.as_bytes());
+                }
                 self.locate(x.as_bytes())?
             }
             Some(Value::Text(p)) => {
@@ -654,6 +665,10 @@ impl<'b> Builder<'b> {
         if let Some(x) = &b.xref {
             flags |= HAS_XREF;
             let r = self.locate(x.as_bytes())?;
+            if self.resolve {
+                let entry = self.core.xrefs.len() as u32;
+                self.xref_keys.push(entry, x.as_bytes());
+            }
             self.core.xrefs.push((id, r));
         }
         if parent == NONE {
@@ -685,7 +700,16 @@ impl<'b> Builder<'b> {
         while !self.stack.is_empty() {
             self.end();
         }
+        self.keep_keys();
         self.core
+    }
+
+    fn keep_keys(&mut self) {
+        if self.resolve {
+            let c = &mut self.core.captured;
+            c.xrefs.push(std::mem::take(&mut self.xref_keys));
+            c.pointers.push(std::mem::take(&mut self.pointer_keys));
+        }
     }
 
     /// Closes what is still open and returns the arena (its xref_ids not
@@ -704,6 +728,7 @@ impl<'b> Builder<'b> {
         c.xrefs.shrink_to_fit();
         c.rests.shrink_to_fit();
         c.roots.shrink_to_fit();
+        self.keep_keys();
         self.core
     }
 }
@@ -827,6 +852,15 @@ impl Joiner {
                     whole.nodes.push(fix(n, kind16));
                 }
             }
+        }
+        let xref_off = whole.xrefs.len() as u32;
+        for mut l in part.captured.xrefs {
+            l.offset += xref_off;
+            whole.captured.xrefs.push(l);
+        }
+        for mut l in part.captured.pointers {
+            l.offset += node_off;
+            whole.captured.pointers.push(l);
         }
         let lens = part.big_lens.iter().map(|&(n, x)| (n + node_off, x));
         whole.big_lens.extend(lens);

@@ -108,46 +108,113 @@ pub(crate) fn par_ranges<T: Send>(
     })
 }
 
-/// A source of keys: `keys(range, f)` hands `f` each `(id, key)` with an
-/// id in `range`, in id order (ids without a key are skipped).
-pub(crate) type Keys<'f> = dyn Fn(Range<usize>, &mut dyn FnMut(u32, &[u8])) + Sync + 'f;
-
-/// Keys grouped by shard: `items[starts[s]..starts[s + 1]]` are shard
-/// `s`'s, in their original order.
-struct Grouped {
-    items: Vec<Slot>,
+/// Keys captured while building, to be indexed or looked up in bulk:
+/// `items[i]` holds a key and an id, to which `offset` is added (a
+/// chunk's ids are local to it).
+#[derive(Debug, Default)]
+pub(crate) struct KeyList {
+    pub(crate) items: Vec<Slot>,
+    pub(crate) offset: u32,
+    /// After [`group_in_place`], for each block `b` of [`BLOCK`] items:
+    /// `items[starts[b * (shards + 1) + s]..starts[b * (shards + 1) + s +
+    /// 1]]` are shard `s`'s of that block.
     starts: Vec<u32>,
+    shards: usize,
 }
 
-impl Grouped {
-    fn of_shard(&self, s: usize) -> &[Slot] {
-        &self.items[self.starts[s] as usize..self.starts[s + 1] as usize]
-    }
-}
-
-/// Groups by shard the keys that `each` produces for `range` (twice: a
-/// counting pass, then a placing pass, so that no unsorted copy is kept).
-fn group(range: Range<usize>, shard_bits: u32, each: &Keys<'_>) -> Grouped {
-    let shards = 1usize << shard_bits;
-    let mut counts = vec![0u32; shards + 1];
-    each(range.clone(), &mut |_, key| {
-        counts[shard_of(hash_bytes(key), shard_bits) + 1] += 1;
-    });
-    for s in 1..=shards {
-        counts[s] += counts[s - 1];
-    }
-    let starts = counts.clone();
-    let mut items = vec![Slot::default(); counts[shards] as usize];
-    each(range, &mut |id, key| {
-        let h = hash_bytes(key);
-        let s = shard_of(h, shard_bits);
-        items[counts[s] as usize] = Slot {
+impl KeyList {
+    /// Notes `key` for `id`.
+    #[inline]
+    pub(crate) fn push(&mut self, id: u32, key: &[u8]) {
+        self.items.push(Slot {
             entry: id,
-            key: pack(key, h),
-        };
-        counts[s] += 1;
+            key: pack(key, hash_bytes(key)),
+        });
+    }
+
+    /// The keys of shard `s`, block by block.
+    fn of_shard(&self, s: usize) -> impl Iterator<Item = &Slot> + '_ {
+        self.starts
+            .chunks_exact(self.shards + 1)
+            .flat_map(move |b| &self.items[b[s] as usize..b[s + 1] as usize])
+    }
+}
+
+/// Items grouped at a time by [`group_in_place`]: 512 KiB, which stay in
+/// the cache while they are moved about.
+const BLOCK: usize = 1 << 15;
+
+/// Groups a list's keys by shard, in place (not stably), block by block:
+/// moving items about a whole list of tens of MiB would miss the cache at
+/// every move.
+fn group_in_place(list: &mut KeyList, shard_bits: u32) {
+    let shards = 1usize << shard_bits;
+    list.shards = shards;
+    list.starts.clear();
+    let mut base = 0u32;
+    for block in list.items.chunks_mut(BLOCK) {
+        let at = list.starts.len();
+        list.starts.resize(at + shards + 1, 0);
+        let starts = &mut list.starts[at..];
+        for it in block.iter() {
+            starts[shard_of(it.hash(), shard_bits) + 1] += 1;
+        }
+        for s in 1..=shards {
+            starts[s] += starts[s - 1];
+        }
+        // Each shard's next unplaced position; an item found out of place
+        // is swapped into the next free position of its own shard.
+        let mut next: Vec<u32> = starts[..shards].to_vec();
+        for s in 0..shards {
+            let end = starts[s + 1];
+            while next[s] < end {
+                let i = next[s] as usize;
+                let t = shard_of(block[i].hash(), shard_bits);
+                if t == s {
+                    next[s] += 1;
+                } else {
+                    block.swap(i, next[t] as usize);
+                    next[t] += 1;
+                }
+            }
+        }
+        for x in starts.iter_mut() {
+            *x += base;
+        }
+        base += block.len() as u32;
+    }
+}
+
+/// Groups every list by shard, on `jobs` threads.
+fn group_all(lists: &mut [KeyList], shard_bits: u32, jobs: usize) {
+    let per = lists.len().div_ceil(jobs.max(1)).max(1);
+    if jobs <= 1 || lists.len() <= 1 {
+        for l in lists.iter_mut() {
+            group_in_place(l, shard_bits);
+        }
+        return;
+    }
+    // Lists are of about equal size (chunks), so equal counts balance.
+    std::thread::scope(|scope| {
+        for group in lists.chunks_mut(per) {
+            scope.spawn(move || {
+                for l in group {
+                    group_in_place(l, shard_bits);
+                }
+            });
+        }
     });
-    Grouped { items, starts }
+}
+
+/// Reads a shard's slots in order, one per cache line, so that the
+/// hardware brings them in at streaming speed before they are probed in
+/// random order.
+fn warm(shard: &[Slot]) {
+    let mut sum = 0u32;
+    for s in shard.iter().step_by(4) {
+        sum = sum.wrapping_add(s.entry);
+    }
+    std::hint::black_box(sum);
 }
 
 #[inline]
@@ -187,60 +254,64 @@ impl XrefIndex {
         }
     }
 
-    /// Builds the index of entries `0..n`, whose keys `keys(range, f)`
-    /// hands to `f` as `(entry, key)` in entry order, on `jobs` threads.
+    /// Builds the index of the keys in `lists` (reordering them), on
+    /// `jobs` threads; a key's entry is its id plus its list's offset.
     /// Also returns `(entry, first entry with the same key)` for every
     /// repeated key, by entry: the first in entry order is the one indexed.
+    /// `key_of(e)` gives the key of entry `e`.
     pub(crate) fn build<'k>(
-        n: usize,
+        lists: &mut [KeyList],
         jobs: usize,
-        keys: &Keys<'_>,
         key_of: &(dyn Fn(u32) -> &'k [u8] + Sync),
     ) -> (XrefIndex, Vec<(u32, u32)>) {
+        let n: usize = lists.iter().map(|l| l.items.len()).sum();
         let shards = n.div_ceil(KEYS_PER_SHARD).next_power_of_two();
         let shard_bits = shards.trailing_zeros();
-        let parts = par_ranges(n, jobs, |r| group(r, shard_bits, keys));
+        group_all(lists, shard_bits, jobs);
+        let lists = &*lists;
         let most = (0..shards)
-            .map(|s| parts.iter().map(|p| p.of_shard(s).len()).sum::<usize>())
+            .map(|s| lists.iter().map(|l| l.of_shard(s).count()).sum::<usize>())
             .max()
             .unwrap_or(0);
         let cap = (most + most / 2 + 1).max(4).next_power_of_two();
         let mask = cap - 1;
         let mut slots = vec![Slot::default(); shards * cap];
-        let shard_groups = split(shards, jobs);
-        // Each thread fills its own shards, taking their keys from every
-        // part in order (so in entry order).
+        // Each thread fills its own shards. Keys come in no particular
+        // order: the smallest entry of a key stays in the slot, and each
+        // other one is reported once, when it meets a smaller one.
         let mut rest = &mut slots[..];
         let mut work = Vec::new();
-        for g in &shard_groups {
+        for g in split(shards, jobs) {
             let (mine, more) = rest.split_at_mut(g.len() * cap);
             rest = more;
-            work.push((g.clone(), mine));
+            work.push((g, mine));
         }
-        let parts = &parts;
         let fill = move |(g, mine): (Range<usize>, &mut [Slot])| {
-            let mut dups = Vec::new();
+            let mut losers = Vec::new();
             for (s, shard) in g.zip(mine.chunks_mut(cap)) {
-                for p in parts {
-                    for item in p.of_shard(s) {
-                        let i = probe_shard(shard, mask, item, |s| {
-                            key_of(s.entry - 1) == key_of(item.entry)
-                        });
+                for l in lists {
+                    for item in l.of_shard(s) {
+                        let e = item.entry + l.offset;
+                        let i =
+                            probe_shard(shard, mask, item, |s| key_of(s.entry - 1) == key_of(e));
                         let slot = &mut shard[i];
                         if slot.entry == 0 {
                             *slot = Slot {
-                                entry: item.entry + 1,
+                                entry: e + 1,
                                 key: item.key,
                             };
+                        } else if e < slot.entry - 1 {
+                            losers.push(slot.entry - 1);
+                            slot.entry = e + 1;
                         } else {
-                            dups.push((item.entry, slot.entry - 1));
+                            losers.push(e);
                         }
                     }
                 }
             }
-            dups
+            losers
         };
-        let found: Vec<Vec<(u32, u32)>> = if work.len() == 1 {
+        let found: Vec<Vec<u32>> = if work.len() == 1 {
             work.into_iter().map(fill).collect()
         } else {
             std::thread::scope(|s| {
@@ -252,58 +323,64 @@ impl XrefIndex {
                     .collect()
             })
         };
-        let mut dups = found.concat();
-        dups.sort_unstable();
-        let len = n - dups.len();
-        (
-            XrefIndex {
-                slots,
-                shard_bits,
-                mask,
-                len,
-            },
-            dups,
-        )
+        let mut losers: Vec<u32> = found.into_iter().flatten().collect();
+        losers.sort_unstable();
+        let index = XrefIndex {
+            slots,
+            shard_bits,
+            mask,
+            len: n - losers.len(),
+        };
+        // Repeated keys are few: find each one's first entry.
+        let dups = losers
+            .into_iter()
+            .map(|e| (e, index.find(key_of(e), key_of).unwrap_or(e)))
+            .collect();
+        (index, dups)
     }
 
-    /// Looks up, on `jobs` threads, the keys that `keys(range, f)` hands to
-    /// `f` as `(id, key)` for ids in `0..n`, and returns `keep(id, entry
-    /// found)` for those it keeps, by id.
+    /// Looks up, on `jobs` threads, the keys in `lists` (reordering them)
+    /// and returns `keep(id, entry found)` for those it keeps, by id (an
+    /// id plus its list's offset). `key_of(e)` gives the key of entry `e`;
+    /// `long_key(id)` the key noted for `id` when it is longer than 12
+    /// bytes.
     pub(crate) fn find_many<'k, T: Send + Ord>(
         &self,
-        n: usize,
+        lists: &mut [KeyList],
         jobs: usize,
-        keys: &Keys<'_>,
+        long_key: &(dyn Fn(u32) -> &'k [u8] + Sync),
         key_of: &(dyn Fn(u32) -> &'k [u8] + Sync),
         keep: &(dyn Fn(u32, Option<u32>) -> Option<T> + Sync),
     ) -> Vec<T> {
         if self.slots.is_empty() {
-            let mut out = Vec::new();
-            keys(0..n, &mut |id, _| out.extend(keep(id, None)));
+            let mut out: Vec<T> = lists
+                .iter()
+                .flat_map(|l| l.items.iter().map(move |i| i.entry + l.offset))
+                .filter_map(|id| keep(id, None))
+                .collect();
+            out.sort_unstable();
             return out;
         }
         let shards = 1usize << self.shard_bits;
-        let parts = par_ranges(n, jobs, |r| group(r, self.shard_bits, keys));
-        let parts = &parts;
+        group_all(lists, self.shard_bits, jobs);
+        let lists = &*lists;
         let cap = self.mask + 1;
         let found = par_ranges(shards, jobs, |g| {
             let mut out = Vec::new();
             for s in g {
                 let shard = &self.slots[s * cap..(s + 1) * cap];
-                for p in parts {
-                    for item in p.of_shard(s) {
+                warm(shard);
+                for l in lists {
+                    for item in l.of_shard(s) {
+                        let id = item.entry + l.offset;
                         let hit = if item.short() {
                             let i = probe_shard(shard, self.mask, item, |_| false);
                             shard[i].entry.checked_sub(1)
                         } else {
-                            // Rare: a long key is compared in full, so
-                            // fetch it again and look it up the usual way.
-                            let mut hit = None;
-                            let id = item.entry as usize;
-                            keys(id..id + 1, &mut |_, k| hit = self.find(k, key_of));
-                            hit
+                            // Rare: a long key is compared in full.
+                            self.find(long_key(id), key_of)
                         };
-                        out.extend(keep(item.entry, hit));
+                        out.extend(keep(id, hit));
                     }
                 }
             }
@@ -421,7 +498,7 @@ mod tests {
     }
 
     /// Bulk building and bulk lookups agree with one-at-a-time inserts and
-    /// finds, with many shards, repeated keys and on several threads.
+    /// finds, with many shards, repeated keys, several lists and threads.
     #[test]
     fn bulk_equals_one_at_a_time() {
         let mut all = keys();
@@ -433,10 +510,20 @@ mod tests {
         }
         let n = all.len();
         let key_of = |e: u32| &all[e as usize][..];
-        let each = |r: Range<usize>, f: &mut dyn FnMut(u32, &[u8])| {
-            for e in r {
-                f(e as u32, &all[e]);
-            }
+        let lists_of = |keys: &[Vec<u8>], parts: usize| -> Vec<KeyList> {
+            split(keys.len(), parts)
+                .into_iter()
+                .map(|r| {
+                    let mut l = KeyList {
+                        offset: r.start as u32,
+                        ..KeyList::default()
+                    };
+                    for i in r.clone() {
+                        l.push((i - r.start) as u32, &keys[i]);
+                    }
+                    l
+                })
+                .collect()
         };
         let mut one = XrefIndex::with_entries(0);
         let mut want_dups = Vec::new();
@@ -445,24 +532,21 @@ mod tests {
                 want_dups.push((e as u32, first));
             }
         }
-        for jobs in [1, 2, 3] {
-            let (bulk, dups) = XrefIndex::build(n, jobs, &each, &key_of);
+        let mut probes: Vec<Vec<u8>> = all.clone();
+        probes.push(b"@NOPE@".to_vec());
+        probes.push(b"@A-LONG-KEY-NOPE@".to_vec());
+        for (jobs, parts) in [(1, 1), (2, 2), (3, 7)] {
+            let mut lists = lists_of(&all, parts);
+            let (bulk, dups) = XrefIndex::build(&mut lists, jobs, &key_of);
+            assert_eq!(bulk.len, n - want_dups.len());
             assert!(bulk.shard_bits > 0);
             assert_eq!(dups, want_dups);
-            let mut probes: Vec<Vec<u8>> = all.clone();
-            probes.push(b"@NOPE@".to_vec());
-            probes.push(b"@A-LONG-KEY-NOPE@".to_vec());
             for k in &probes {
                 assert_eq!(bulk.find(k, key_of), one.find(k, key_of), "{k:?}");
             }
-            let probe_each = |r: Range<usize>, f: &mut dyn FnMut(u32, &[u8])| {
-                for i in r {
-                    f(i as u32, &probes[i]);
-                }
-            };
-            let got = bulk.find_many(probes.len(), jobs, &probe_each, &key_of, &|id, e| {
-                Some((id, e))
-            });
+            let mut lists = lists_of(&probes, parts);
+            let long_key = |i: u32| &probes[i as usize][..];
+            let got = bulk.find_many(&mut lists, jobs, &long_key, &key_of, &|id, e| Some((id, e)));
             let want: Vec<_> = probes
                 .iter()
                 .enumerate()
