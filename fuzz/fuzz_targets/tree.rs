@@ -1,6 +1,7 @@
 //! Arbitrary bytes through the tree: build it, walk every node (payloads,
 //! types, parents, paths) and resolve every pointer; read the same bytes
-//! record by record and compare. Must not panic or hang.
+//! record by record and compare; build it in parallel from small chunks and
+//! compare node for node. Must not panic or hang.
 #![no_main]
 
 use gedcom_elf::tree::{Records, Step, Tree};
@@ -20,6 +21,32 @@ fuzz_target!(|data: &[u8]| {
     let Ok(tree) = Tree::build(reader.clone()) else {
         return;
     };
+    // In parallel, from chunks of 1 to 64 bytes: the same tree.
+    let chunk = usize::from(flags >> 2) % 64 + 1;
+    let jobs = 1 + usize::from(flags >> 1 & 1);
+    let par = Tree::build_parallel_chunked(&prepared, config.clone(), jobs, chunk)
+        .expect("the parallel build succeeds as the sequential one did");
+    assert_eq!(par.len(), tree.len());
+    assert_eq!(par.record_count(), tree.record_count());
+    assert_eq!(par.diagnostics(), tree.diagnostics());
+    assert_eq!(par.diagnostics_dropped(), tree.diagnostics_dropped());
+    let all = |t: &Tree<'_>| t.nodes().count();
+    assert_eq!(all(&par), all(&tree));
+    for (a, b) in par.nodes().zip(tree.nodes()) {
+        assert_eq!((a.id(), a.tag(), a.xref(), a.pointer()), (b.id(), b.tag(), b.xref(), b.pointer()));
+        assert_eq!((a.line(), a.origin(), a.is_synthetic()), (b.line(), b.origin(), b.is_synthetic()));
+        let raw = |n: gedcom_elf::tree::NodeRef<'_>| {
+            n.payload().map(|p| (p.first_line().to_vec(), p.additional_lines().to_vec(), p.text().into_owned()))
+        };
+        assert_eq!(raw(a), raw(b));
+        assert_eq!(a.parent().map(|p| p.id()), b.parent().map(|p| p.id()));
+        assert_eq!(a.subtree_len(), b.subtree_len());
+        assert_eq!(a.target().map(|t| t.id()), b.target().map(|t| t.id()));
+        assert_eq!(
+            a.structure_type().map(|t| t.iri().into_owned()),
+            b.structure_type().map(|t| t.iri().into_owned())
+        );
+    }
     let mut begins = 0usize;
     let mut types = Vec::new();
     let schema = Schema::from_reader(reader.clone()).unwrap();
