@@ -57,33 +57,50 @@ pub fn record_boundaries(input: &[u8], from: usize, target: usize) -> Vec<usize>
     let target = target.max(1);
     let mut cuts = Vec::new();
     let mut pos = from.saturating_add(target);
-    while pos < input.len() {
-        // The first line that starts at or after `pos`.
-        let Some(k) = memchr::memchr2(b'\n', b'\r', &input[pos - 1..]) else {
-            break;
-        };
-        let mut lines = Lines::starting_at(input, pos - 1 + k + 1, 1);
-        let mut found = None;
-        for raw in lines.by_ref() {
-            if starts_record(raw.text) {
-                found = Some(raw.start);
-                break;
-            }
-        }
-        match found {
-            Some(cut) => {
-                // Cut at the line's first byte, leading whitespace included.
-                let mut c = cut;
-                while c > 0 && matches!(input[c - 1], b' ' | b'\t') {
-                    c -= 1;
-                }
-                cuts.push(c);
-                pos = c.saturating_add(target);
-            }
-            None => break,
-        }
+    while let Some(c) = next_boundary(input, pos) {
+        cuts.push(c);
+        pos = c.saturating_add(target);
     }
     cuts
+}
+
+/// The first offset where a chunk may start at or after the line that
+/// starts at or after `pos` (see [`record_boundaries`]).
+fn next_boundary(input: &[u8], pos: usize) -> Option<usize> {
+    if pos == 0 || pos >= input.len() {
+        return None;
+    }
+    // The first line that starts at or after `pos`.
+    let k = memchr::memchr2(b'\n', b'\r', &input[pos - 1..])?;
+    let mut lines = Lines::starting_at(input, pos - 1 + k + 1, 1);
+    let cut = lines.find(|raw| starts_record(raw.text))?.start;
+    // Cut at the line's first byte, leading whitespace included.
+    let mut c = cut;
+    while c > 0 && matches!(input[c - 1], b' ' | b'\t') {
+        c -= 1;
+    }
+    Some(c)
+}
+
+/// Where the first line string of `bytes` ends (0 when there is none).
+fn first_line_end(bytes: &[u8]) -> usize {
+    Lines::new(bytes)
+        .next()
+        .map_or(0, |l| l.start + l.text.len())
+}
+
+/// The end of the first record of `bytes`: where a chunk after it may
+/// start (see [`record_boundaries`]), or the end of `bytes`.
+pub(crate) fn first_record_end(bytes: &[u8]) -> usize {
+    next_boundary(bytes, first_line_end(bytes).saturating_add(1)).unwrap_or(bytes.len())
+}
+
+/// A reader of the first record of what `reader` reads (which must not
+/// have started): for reading the HEAD's schema without the look over the
+/// whole input that a reader makes when it starts.
+pub(crate) fn first_record_reader(reader: Reader<'_>) -> Reader<'_> {
+    let end = first_record_end(reader.input());
+    reader.first_chunk(end)
 }
 
 /// Line breaks in `bytes` as the scanner counts them (CRLF is one).
@@ -150,10 +167,11 @@ impl<'a> Chunks<'a> {
         Chunks::from_reader(input.bytes(), input.reader_with_config(config), target)
     }
 
-    fn from_reader(bytes: &'a [u8], mut first: Reader<'a>, target: usize) -> Result<Self, Error> {
-        let template = first.template()?;
-        let from = first.position();
-        let cuts = record_boundaries(bytes, from, target);
+    fn from_reader(bytes: &'a [u8], first: Reader<'a>, target: usize) -> Result<Self, Error> {
+        // Cut first, so that the first reader's start (which looks over its
+        // whole window once) sees only the first chunk. The first chunk
+        // holds at least the first line's record.
+        let cuts = record_boundaries(bytes, first_line_end(bytes), target);
         let mut ranges = Vec::with_capacity(cuts.len() + 1);
         let mut start = 0;
         for &cut in cuts.iter().chain(std::iter::once(&bytes.len())) {
@@ -162,11 +180,14 @@ impl<'a> Chunks<'a> {
             start = cut;
         }
         let first_end = ranges.first().map_or(bytes.len(), |r| r.1);
+        let mut first = first.first_chunk(first_end);
+        let template = first.template()?;
+        debug_assert!(first.position() <= first_end);
         Ok(Chunks {
             bytes,
             ranges,
             template,
-            first: Some(first.first_chunk(first_end)),
+            first: Some(first),
         })
     }
 

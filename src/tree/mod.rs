@@ -52,7 +52,7 @@ pub use types::{StructureType, TypeResolver};
 use crate::diag::{Diagnostic, Error};
 use crate::escape::EscapeTable;
 use crate::event::Event;
-use crate::par::Chunks;
+use crate::par::{first_record_reader, Chunks};
 use crate::read::{Reader, ReaderConfig};
 use crate::Input;
 use arena::{Builder, Core, Diagnostics, Joiner, Shared};
@@ -86,7 +86,9 @@ impl<'a> Tree<'a> {
     /// [`ErrorKind::Limit`](crate::ErrorKind::Limit) for inputs of 4 GiB or
     /// more (read those with [`Records`]).
     pub fn build(reader: Reader<'a>) -> Result<Tree<'a>, Error> {
-        let schema = Schema::from_reader(reader.clone())?;
+        // The HEAD is in the first record: its reader need not look at the
+        // rest.
+        let schema = Schema::from_reader(first_record_reader(reader.clone()))?;
         Tree::build_with_schema(reader, schema)
     }
 
@@ -210,7 +212,9 @@ impl<'a> Tree<'a> {
     ) -> Result<Tree<'a>, Error> {
         let bytes: &'a [u8] = input.bytes();
         let jobs = jobs.max(1);
-        let schema = Schema::from_reader(input.reader_with_config(config.clone()))?;
+        let schema = Schema::from_reader(first_record_reader(
+            input.reader_with_config(config.clone()),
+        ))?;
         let shared = Arc::new(Shared {
             schema: schema.clone(),
             escapes: EscapeTable::default(),
