@@ -50,8 +50,8 @@ options:
   --types           (events) add each structure's ELF type identifier
   --tree            (stats) build the whole tree: nodes, UNDEF records, memory,
                     pointers that match no xref_id. A tree holds the whole
-                    document: standard input is read whole into memory first,
-                    and the tree is built on one thread
+                    document: standard input is read whole into memory first;
+                    the tree is built on --jobs threads
   --chunk-bytes N   cut a file into chunks of about N bytes (default 2 MiB), and
                     standard input into batches of about N bytes (default
                     64 KiB); output does not depend on it (for testing)

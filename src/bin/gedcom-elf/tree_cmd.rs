@@ -45,16 +45,20 @@ pub fn with_input(
     }
 }
 
-/// Builds the tree of the whole input (one thread): the one place a tree
-/// is built, so that a parallel build can take its place in one line.
-/// The build is one library call that reports no progress, so the bar
+/// Builds the tree of the whole input on `jobs` threads (`--jobs`): the one
+/// place a tree is built. The build is one library call that reports no progress, so the bar
 /// shows the time it has taken.
-pub fn build_tree<'a>(input: &'a Input<'_>, config: ReaderConfig) -> Result<Tree<'a>, Error> {
+pub fn build_tree<'a>(
+    input: &'a Input<'_>,
+    config: ReaderConfig,
+    jobs: usize,
+) -> Result<Tree<'a>, Error> {
     let progress = Progress::step(format!(
         "building the tree of {} MB",
         input.bytes().len() / 1_000_000
     ));
-    let tree = Tree::build(input.reader_with_config(config));
+    // Record-aligned chunks on `jobs` threads; identical to `Tree::build`.
+    let tree = Tree::build_parallel(input, config, jobs);
     progress.finish();
     tree
 }
@@ -64,7 +68,7 @@ pub fn stats(opts: &Options) -> ExitCode {
     let name = opts.name();
     with_input(opts, |prepared, file| {
         let started = Instant::now();
-        let tree = match build_tree(prepared, opts.config()) {
+        let tree = match build_tree(prepared, opts.config(), opts.jobs) {
             Ok(t) => t,
             Err(e) => return fail(&name, &e),
         };
