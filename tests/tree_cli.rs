@@ -131,3 +131,42 @@ fn stats_tree_reports_nodes_undef_and_memory() {
     assert!(text.contains("undef:       1\n"), "{text}");
     assert!(text.contains("tree memory: "), "{text}");
 }
+
+#[test]
+fn stats_tree_is_the_same_on_any_number_of_threads_and_chunks() {
+    let mut input = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
+    for i in 0..300 {
+        // Pointers forward and back across chunks, a dangling one, a duplicate.
+        input.extend_from_slice(
+            format!(
+                "0 @I{i}@ INDI\n1 NAME P{i}\n1 FAMS @F{}@\n0 @F{i}@ FAM\n1 HUSB @I{}@\n",
+                (i + 7) % 311,
+                (i * 13) % 300
+            )
+            .as_bytes(),
+        );
+    }
+    input.extend_from_slice(b"0 @I5@ INDI\n0 @F3@ FAM\n0 TRLR\n");
+    // Everything but the timing and the temporary file's name.
+    let without_time = |o: &Output| -> String {
+        let all = stdout(o)
+            .lines()
+            .filter(|l| !l.contains("time"))
+            .collect::<Vec<_>>()
+            .join("\n")
+            + &String::from_utf8_lossy(&o.stderr);
+        all.lines()
+            .map(|l| l.split_once(".ged").map_or(l, |(_, rest)| rest))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let want = without_time(&run(&["stats", "--tree", "--jobs", "1"], &input));
+    assert!(want.contains("undef:"), "{want}");
+    for (jobs, chunk) in [("2", "64"), ("2", "1000"), ("3", "1"), ("1", "50")] {
+        let got = run(
+            &["stats", "--tree", "--jobs", jobs, "--chunk-bytes", chunk],
+            &input,
+        );
+        assert_eq!(without_time(&got), want, "jobs {jobs} chunk {chunk}");
+    }
+}

@@ -52,7 +52,8 @@ options:
                     pointers that match no xref_id. A tree holds the whole
                     document: standard input is read whole into memory first;
                     the tree is built on --jobs threads
-  --chunk-bytes N   cut a file into chunks of about N bytes (default 2 MiB), and
+  --chunk-bytes N   cut a file into chunks of about N bytes (default 2 MiB; the
+                    tree: 4 MiB), and
                     standard input into batches of about N bytes (default
                     64 KiB); output does not depend on it (for testing)
 

@@ -52,13 +52,17 @@ pub fn build_tree<'a>(
     input: &'a Input<'_>,
     config: ReaderConfig,
     jobs: usize,
+    chunk: Option<usize>,
 ) -> Result<Tree<'a>, Error> {
     let progress = Progress::step(format!(
         "building the tree of {} MB",
         input.bytes().len() / 1_000_000
     ));
     // Record-aligned chunks on `jobs` threads; identical to `Tree::build`.
-    let tree = Tree::build_parallel(input, config, jobs);
+    let tree = match chunk {
+        Some(bytes) => Tree::build_parallel_chunked(input, config, jobs, bytes),
+        None => Tree::build_parallel(input, config, jobs),
+    };
     progress.finish();
     tree
 }
@@ -68,7 +72,7 @@ pub fn stats(opts: &Options) -> ExitCode {
     let name = opts.name();
     with_input(opts, |prepared, file| {
         let started = Instant::now();
-        let tree = match build_tree(prepared, opts.config(), opts.jobs) {
+        let tree = match build_tree(prepared, opts.config(), opts.jobs, opts.chunk) {
             Ok(t) => t,
             Err(e) => return fail(&name, &e),
         };
