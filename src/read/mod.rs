@@ -911,7 +911,13 @@ impl<'a> Reader<'a> {
         self.stats.structures += 1;
         self.stats.max_level = self.stats.max_level.max(level);
 
-        let rest = self.additional_lines(written.checked_add(1), &mut end)?;
+        // Read ahead; additional lines are rare, so their loop is out of line.
+        let child = written.checked_add(1);
+        let rest = if !self.read_ahead() || !self.continues(child) {
+            None
+        } else {
+            self.additional_lines_from_pending(child, &mut end)?
+        };
         let keep_first = match self.config.trailing_whitespace {
             TrailingWhitespace::Keep => true,
             TrailingWhitespace::Trim => false,
@@ -961,38 +967,43 @@ impl<'a> Reader<'a> {
         })))
     }
 
-    /// Reads the `CONT`/`CONC` additional lines at level `child` that follow,
-    /// leaving the first other line pending. Returns where the additional
-    /// lines start and whether the first is a `CONC`, and moves `end` to the
-    /// end of the last.
+    /// Whether the pending line is a `CONT`/`CONC` additional line at level `child`.
     #[inline(always)]
-    fn additional_lines(
+    fn continues(&self, child: Option<u32>) -> bool {
+        let q = &self.pending;
+        q.error.is_none() && Some(q.level) == child && q.kind.is_continuation()
+    }
+
+    /// Reads the `CONT`/`CONC` additional lines at level `child`, the pending
+    /// line being the first, leaving the first other line pending. Returns
+    /// where they start and whether the first is a `CONC`, and moves `end`
+    /// to the end of the last.
+    #[inline(never)]
+    fn additional_lines_from_pending(
         &mut self,
         child: Option<u32>,
         end: &mut usize,
     ) -> Result<Option<(usize, bool)>, Error> {
         let mut rest: Option<(usize, bool)> = None;
-        while self.read_ahead() {
+        loop {
             let q = &self.pending;
-            if q.error.is_none() && Some(q.level) == child && q.kind.is_continuation() {
-                let (number, start, q_end) = (q.number, q.start, q.end);
-                let conc = q.kind == TagKind::Conc;
-                if q.has_xref() {
-                    // Family Tree Maker writes `1 @N1@ CONT ...` in NOTE records.
-                    self.report(
-                        DiagnosticKind::ContinuationXref,
-                        number,
-                        start,
-                        "xref on a continuation line ignored".into(),
-                    )?;
-                }
-                rest.get_or_insert((start, conc));
-                *end = q_end;
-                continue;
+            let (number, start, q_end) = (q.number, q.start, q.end);
+            let conc = q.kind == TagKind::Conc;
+            if q.has_xref() {
+                // Family Tree Maker writes `1 @N1@ CONT ...` in NOTE records.
+                self.report(
+                    DiagnosticKind::ContinuationXref,
+                    number,
+                    start,
+                    "xref on a continuation line ignored".into(),
+                )?;
             }
-            break;
+            rest.get_or_insert((start, conc));
+            *end = q_end;
+            if !self.read_ahead() || !self.continues(child) {
+                return Ok(rest);
+            }
         }
-        Ok(rest)
     }
 
     /// Whether the pending line is the common case: well formed, not too
