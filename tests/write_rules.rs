@@ -509,3 +509,182 @@ fn a_head_with_text_keeps_a_bare_first_line() {
     assert_eq!(out, b"0 HEAD\n1 CONC x\n1 CONT y\n1 CHAR UTF-8\n0 TRLR\n");
     assert_eq!(read_text(&out, "HEAD").as_deref(), Some("x\ny"));
 }
+
+/// The lines one structure gets when written at `depth` (under `_N` structures), each
+/// with its level made relative to `depth`, for comparing the writer's fast path
+/// (levels below 10) with its general path (10 and deeper), which must agree (given a
+/// line limit one octet longer for the extra digit).
+fn lines_at(
+    config: &WriterConfig,
+    depth: usize,
+    tag: &str,
+    xref: Option<&str>,
+    value: Option<WriteValue<'_>>,
+) -> Vec<Vec<u8>> {
+    let term = config.get_line_ending().as_str().as_bytes().to_vec();
+    let out = write_with(config.clone(), |w| {
+        for _ in 0..depth {
+            w.begin("_N", None, None)?;
+        }
+        w.begin(tag, xref, value)?;
+        w.end()?;
+        for _ in 0..depth {
+            w.end()?;
+        }
+        Ok(())
+    });
+    let mut lines = Vec::new();
+    let mut rest = &out[..];
+    while !rest.is_empty() {
+        let at = rest
+            .windows(term.len())
+            .position(|w| w == term)
+            .expect("every line is terminated");
+        lines.push(rest[..at].to_vec());
+        rest = &rest[at + term.len()..];
+    }
+    // HEAD, its CHAR, the _N lines; the TRLR.
+    let body = &lines[2 + depth..lines.len() - 1];
+    body.iter()
+        .map(|l| {
+            let sp = l.iter().position(|&b| b == b' ').unwrap();
+            let level: usize = std::str::from_utf8(&l[..sp]).unwrap().parse().unwrap();
+            let mut v = (level - depth).to_string().into_bytes();
+            v.extend_from_slice(&l[sp..]);
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn fast_and_general_paths_agree() {
+    let texts = [
+        "plain",
+        "é",
+        "ends in é",
+        "ends in я",
+        "ends in 国",
+        "space last ",
+        "tab last\t",
+        "a \u{301}",
+        "mark last e\u{301}",
+        "@ first",
+        "last @",
+        "mid@dle",
+        "cr last\r",
+        "lf last\n",
+        "in\tside",
+        "control\u{1}char",
+        "@#DJULIAN@ 1540",
+        "ab",
+        "abc",
+        "abcd",
+        "abcdefg",
+        "abcdefgh",
+        "abcdefghi",
+        "0123456789abcdef",
+        "0123456789abcdefg",
+        "0123456789abcdef0123456789abcdef",
+        "0123456789abcdef0123456789abcdef0",
+        "",
+    ];
+    let configs = [
+        WriterConfig::new(),
+        WriterConfig::new().line_ending(LineEnding::CrLf),
+        WriterConfig::new().line_ending(LineEnding::Cr),
+        WriterConfig::new().encoding(Encoding::Ascii),
+        WriterConfig::new().encoding(Encoding::Ansel),
+        WriterConfig::new().encoding(Encoding::Windows1252),
+        WriterConfig::new().cr_is_line_break(false),
+    ];
+    let mut compared = 0;
+    for base in &configs {
+        for text in texts {
+            for tag in ["NOTE", "DATE", "_CUSTOM", "N"] {
+                for xref in [None, Some("@X1@")] {
+                    // Limits around the line's length: it fits exactly, by one more, or
+                    // is one octet too long (at level 1; level 10 has one more digit).
+                    let fast_len = 2
+                        + xref.map_or(0, |x| x.len() + 1)
+                        + tag.len()
+                        + 1
+                        + text.len()
+                        + base.get_line_ending().as_str().len();
+                    for max in [fast_len - 1, fast_len, fast_len + 1, 255] {
+                        let fast = base.clone().max_line_bytes(max);
+                        let general = base.clone().max_line_bytes(max + 1);
+                        let v = Some(WriteValue::Text(text));
+                        assert_eq!(
+                            lines_at(&fast, 0, tag, xref, v),
+                            lines_at(&general, 10, tag, xref, v),
+                            "{text:?} {tag} {xref:?} {max} {:?}",
+                            base
+                        );
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        for pointer in ["@I1@", "@I:1@", "@I é@", "@@", "@I@1@"] {
+            for tag in ["FAMS", "_PTR"] {
+                let v = Some(WriteValue::Pointer(pointer));
+                let mut fast = Writer::with_config(Vec::new(), base.clone());
+                let mut general = Writer::with_config(Vec::new(), base.clone());
+                for w in [&mut fast, &mut general] {
+                    w.begin("HEAD", None, None).unwrap();
+                    w.end().unwrap();
+                }
+                for _ in 0..10 {
+                    general.begin("_N", None, None).unwrap();
+                }
+                let a = fast.begin(tag, None, v).map_err(|e| e.kind());
+                let b = general.begin(tag, None, v).map_err(|e| e.kind());
+                assert_eq!(a, b, "{pointer:?} {base:?}");
+                if a.is_ok() {
+                    assert_eq!(
+                        lines_at(base, 0, tag, None, v),
+                        lines_at(base, 10, tag, None, v)
+                    );
+                }
+                compared += 1;
+            }
+        }
+        for xref in ["@I1@", "@I:1@", "@I!1@", "@I é@", "@-1@", "@I\n1@"] {
+            let mut fast = Writer::with_config(Vec::new(), base.clone());
+            let mut general = Writer::with_config(Vec::new(), base.clone());
+            for w in [&mut fast, &mut general] {
+                w.begin("HEAD", None, None).unwrap();
+                w.end().unwrap();
+            }
+            for _ in 0..10 {
+                general.begin("_N", None, None).unwrap();
+            }
+            let a = fast.begin("INDI", Some(xref), None).map_err(|e| e.kind());
+            let b = general
+                .begin("INDI", Some(xref), None)
+                .map_err(|e| e.kind());
+            assert_eq!(a, b, "{xref:?} {base:?}");
+            compared += 1;
+        }
+    }
+    assert!(compared > 1000);
+}
+
+#[test]
+fn fast_path_lines_read_back() {
+    // Texts the fast path writes as they are, at the line limit, read back unchanged.
+    let texts = ["plain text", "ends in é", "Москва", "北京市", "x"];
+    for text in texts {
+        let max = 2 + 4 + 1 + text.len() + 1;
+        let config = WriterConfig::new().max_line_bytes(max);
+        let out = write_with(config, |w| {
+            w.begin("INDI", Some("@I1@"), None)?;
+            w.leaf("NOTE", Some(WriteValue::Text(text)))?;
+            w.end()
+        });
+        let s = String::from_utf8(out.clone()).unwrap();
+        assert!(s.contains(&format!("\n1 NOTE {text}\n")), "{s}");
+        assert!(!s.contains("CONC"), "{s}");
+        assert_eq!(read_text(&out, "NOTE").as_deref(), Some(text));
+    }
+}

@@ -59,6 +59,7 @@ use crate::encoding::{self, Encoder, Encoding};
 use crate::escape::EscapeTable;
 use crate::event::{Event, Value};
 use crate::scan::{is_pointer, is_valid_xref};
+use unicode_normalization::char::canonical_combining_class;
 
 /// The line terminator written after every line (seed §3.5: one form for the whole file).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -295,56 +296,65 @@ pub enum WriteErrorKind {
 }
 
 /// An error from a [`Writer`]. Nothing of the refused structure was written.
+///
+/// One pointer wide, so that the `Result`s of the writer's calls are returned in a
+/// register.
 #[derive(Debug)]
-pub struct WriteError {
+pub struct WriteError(Box<ErrorInner>);
+
+#[derive(Debug)]
+struct ErrorInner {
     kind: WriteErrorKind,
     message: String,
     io: Option<io::Error>,
 }
 
 impl WriteError {
+    #[cold]
     pub(crate) fn new(kind: WriteErrorKind, message: impl Into<String>) -> Self {
-        WriteError {
+        WriteError(Box::new(ErrorInner {
             kind,
             message: message.into(),
             io: None,
-        }
+        }))
     }
 
     /// What went wrong.
     #[must_use]
     pub fn kind(&self) -> WriteErrorKind {
-        self.kind
+        self.0.kind
     }
 
     /// A lowercase description.
     #[must_use]
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 }
 
 impl fmt::Display for WriteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.0.message)
     }
 }
 
 impl std::error::Error for WriteError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.io
+        self.0
+            .io
             .as_ref()
             .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
 
 impl From<io::Error> for WriteError {
+    #[cold]
     fn from(e: io::Error) -> Self {
-        WriteError {
+        WriteError(Box::new(ErrorInner {
             kind: WriteErrorKind::Io,
             message: format!("cannot write: {e}"),
             io: Some(e),
-        }
+        }))
     }
 }
 
@@ -522,56 +532,179 @@ impl Default for HeadOptions {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Plain,
-    /// A level-0 HEAD whose CHAR line the writer wrote.
-    Head,
-    /// Being dropped.
-    Skip,
-}
+/// Octets of `[0-9A-Za-z_]`: the characters of tags and of the first character of an
+/// xref id or pointer.
+const ID_CHAR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = b.is_ascii_alphanumeric() || b == b'_';
+        i += 1;
+    }
+    t
+};
 
-#[derive(Clone, Copy, Debug)]
-struct Frame {
-    kind: Kind,
-    has_children: bool,
-}
+/// Classes of octets inside an xref or pointer (between its first character and its
+/// closing `@`), for a one-lookup-per-octet check.
+const C_AT_BREAK: u8 = 1;
+/// `:` and `!`, which an xref id may not hold (a pointer may).
+const C_XREF_ONLY: u8 = 2;
+/// A non-ASCII octet.
+const C_HIGH: u8 = 4;
+const ID_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = if b == b'@' || b == b'\n' || b == b'\r' {
+            C_AT_BREAK
+        } else if b == b':' || b == b'!' {
+            C_XREF_ONLY
+        } else if b >= 0x80 {
+            C_HIGH
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+};
 
-/// `true` when `b` holds no `@`, LF or CR. Eight octets at a time (most payloads are
-/// short: cheaper than a SIMD search's set-up).
-#[inline]
-fn plain(b: &[u8]) -> bool {
+/// Non-zero when some octet of `w` is `@` or a control character below U+0020 (LF and
+/// CR; a tab or another control character only costs the general path), or has a bit
+/// of `high` set.
+#[inline(always)]
+fn special_octets(w: u64, high: u64) -> u64 {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
-    /// High bit set somewhere when some octet of `w` equals `c`.
-    #[inline(always)]
-    fn has(w: u64, c: u8) -> u64 {
-        let x = w ^ (LO * u64::from(c));
-        x.wrapping_sub(LO) & !x & HI
-    }
-    #[inline(always)]
-    fn word(c: &[u8]) -> u64 {
-        <[u8; 8]>::try_from(c).map_or(0, u64::from_le_bytes)
-    }
-    let mut hit = 0u64;
-    let mut chunks = b.chunks_exact(8);
-    for c in &mut chunks {
-        let w = word(c);
-        hit |= has(w, b'@') | has(w, b'\n') | has(w, b'\r');
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        if b.len() >= 8 {
-            // The last eight octets, overlapping the chunks already seen.
-            let w = word(&b[b.len() - 8..]);
-            hit |= has(w, b'@') | has(w, b'\n') | has(w, b'\r');
-        } else {
-            for &c in rest {
-                hit |= u64::from((c == b'@') | (c == b'\n') | (c == b'\r'));
-            }
+    let at = w ^ (LO * u64::from(b'@'));
+    // The classic "has an octet less than n" test, for n = 0x01 (after the xor) and
+    // n = 0x20: exact as a whole, for octets below 0x80 (`!w` masks the others out).
+    ((at.wrapping_sub(LO) & !at) | (w.wrapping_sub(LO * 0x20) & !w)) & HI | (w & high)
+}
+
+#[inline(always)]
+fn word8(c: &[u8]) -> u64 {
+    <[u8; 8]>::try_from(c).map_or(0, u64::from_le_bytes)
+}
+
+#[inline(always)]
+fn word4(c: &[u8]) -> u64 {
+    <[u8; 4]>::try_from(c).map_or(0, |w| u64::from(u32::from_le_bytes(w)))
+}
+
+/// Non-zero when `b` holds `@`, LF or CR, or (with `high` = `0x8080...`) a non-ASCII
+/// octet. Eight octets at a time; a short `b` is read as at most two overlapping words,
+/// so that no length costs a per-octet loop (most payloads are short).
+#[inline(always)]
+fn scan_special(b: &[u8], high: u64) -> u64 {
+    let n = b.len();
+    if n >= 8 {
+        let mut hit = 0u64;
+        let mut i = 0;
+        while i + 8 < n {
+            hit |= special_octets(word8(&b[i..i + 8]), high);
+            i += 8;
         }
+        // The last eight octets, overlapping the words already seen.
+        hit | special_octets(word8(&b[n - 8..]), high)
+    } else if n >= 4 {
+        special_octets(word4(&b[..4]) | (word4(&b[n - 4..]) << 32), high)
+    } else if n > 0 {
+        // Every octet of the word is one of `b`'s.
+        let w = u32::from_le_bytes([b[0], b[n / 2], b[n - 1], b[0]]);
+        special_octets(u64::from(w) | (u64::from(w) << 32), high)
+    } else {
+        0
     }
-    hit == 0
+}
+
+/// `true` when `b` holds no `@`, LF or CR (nor another control character).
+#[inline]
+fn plain(b: &[u8]) -> bool {
+    scan_special(b, 0) == 0
+}
+
+/// `true` when `text` is not empty and cannot end in whitespace in any encoding: its
+/// last character is neither a space or tab nor a combining mark (which ANSEL writes
+/// before its base, so that a space could come last).
+#[inline(always)]
+fn plain_end(text: &str) -> bool {
+    match text.as_bytes().last() {
+        Some(&last) if last < 0x80 => last != b' ' && last != b'\t',
+        Some(_) => plain_end_non_ascii(text),
+        None => false,
+    }
+}
+
+/// [`plain_end`] for a text whose last character is not ASCII.
+#[inline(never)]
+fn plain_end_non_ascii(text: &str) -> bool {
+    // Combining marks begin at U+0300.
+    text.chars()
+        .next_back()
+        .is_some_and(|c| c < '\u{300}' || canonical_combining_class(c) == 0)
+}
+
+/// Copies `s` to the start of `d` (`d.len() == s.len()`) with fixed-size moves for the
+/// short strings lines are made of, instead of a call to `memcpy`.
+#[inline(always)]
+fn copy_short(d: &mut [u8], s: &[u8]) {
+    let n = s.len();
+    if n < 8 {
+        if n >= 4 {
+            d[..4].copy_from_slice(&s[..4]);
+            d[n - 4..n].copy_from_slice(&s[n - 4..]);
+        } else if n > 0 {
+            d[0] = s[0];
+            d[n / 2] = s[n / 2];
+            d[n - 1] = s[n - 1];
+        }
+    } else if n <= 16 {
+        d[..8].copy_from_slice(&s[..8]);
+        d[n - 8..n].copy_from_slice(&s[n - 8..]);
+    } else if n <= 32 {
+        d[..16].copy_from_slice(&s[..16]);
+        d[n - 16..n].copy_from_slice(&s[n - 16..]);
+    } else {
+        d[..n].copy_from_slice(s);
+    }
+}
+
+/// `true` for a tag the fast path may write: `[0-9A-Za-z_]+`, and none that a rule
+/// treats specially (`HEAD` and `CHAR` in any case, `CONT`, `CONC`, `ERROR`; a few
+/// other tags are sent to the slow path too, which is only slower).
+#[inline(always)]
+fn fast_tag(t: &[u8]) -> bool {
+    if let Ok(four) = <[u8; 4]>::try_from(t) {
+        let w = u32::from_le_bytes(four) | 0x2020_2020;
+        ID_CHAR[four[0] as usize]
+            & ID_CHAR[four[1] as usize]
+            & ID_CHAR[four[2] as usize]
+            & ID_CHAR[four[3] as usize]
+            && w != u32::from_le_bytes(*b"head")
+            && w != u32::from_le_bytes(*b"char")
+            && w != u32::from_le_bytes(*b"cont")
+            && w != u32::from_le_bytes(*b"conc")
+    } else {
+        !t.is_empty() && t != b"ERROR" && t.iter().all(|&b| ID_CHAR[b as usize])
+    }
+}
+
+/// `true` when `x` matches `Pointer` or (`bad` including [`C_XREF_ONLY`]) `XRefID`, holds
+/// no line break, and no octet of a class in `bad`.
+#[inline(always)]
+fn fast_id(x: &[u8], bad: u8) -> bool {
+    let n = x.len();
+    if n < 3 || x[0] != b'@' || x[n - 1] != b'@' || !ID_CHAR[x[1] as usize] {
+        return false;
+    }
+    let mut c = 0u8;
+    for &b in &x[2..n - 1] {
+        c |= ID_CLASS[b as usize];
+    }
+    c & bad == 0
 }
 
 /// The decimal digits of `level`: `digits[i..]`.
@@ -592,6 +725,13 @@ fn level_digits(level: u32) -> ([u8; 10], usize) {
 
 /// Flush the buffer to the underlying writer once it holds this much.
 const FLUSH_AT: usize = 1 << 16;
+/// The longest line the fast path writes (longer ones take the general path).
+const FAST_LINE_MAX: usize = 4096;
+/// Room in the buffer beyond [`FLUSH_AT`]: one fast line and the terminator's second
+/// octet, stored even when the terminator has one.
+const BUF_LEN: usize = FLUSH_AT + FAST_LINE_MAX + 2;
+/// The deepest level the fast path writes: one digit.
+const FAST_DEPTH: usize = 10;
 
 /// The push-style ELF writer. See the [module documentation](self).
 ///
@@ -599,51 +739,73 @@ const FLUSH_AT: usize = 1 << 16;
 /// underlying writer back (dropping the writer flushes too, ignoring errors).
 ///
 /// # Memory
-/// O(depth): one small frame per open structure, no recursion (100,000 levels are fine),
-/// a 64 KiB output buffer and scratch space for the longest payload.
+/// O(1): no frame per open structure and no recursion (any depth is fine), a 68 KiB
+/// output buffer and scratch space for the longest payload.
+///
+/// # Fast path
+/// Most structures are a tag with a short payload that needs no escaping or split:
+/// [`Writer::begin`] first tries to check and write such a structure in one pass
+/// straight into the output buffer, and leaves everything else (first line, `HEAD`,
+/// `CHAR`, `CONT`, `CONC`, `ERROR`, levels of two or more digits, texts with `@`, line
+/// breaks, trailing whitespace or a character needing an escape, lines over the limit,
+/// UTF-16, refusals, a full buffer) to the general path, which applies every rule.
 pub struct Writer<W: Write> {
     out: Option<W>,
+    /// Output not yet flushed: `buf[..pos]`. `buf` is initialised octets, at least
+    /// [`BUF_LEN`] of them.
     buf: Vec<u8>,
+    pos: usize,
     config: WriterConfig,
     enc: Encoder,
-    stack: Vec<Frame>,
-    /// Level of the last line not tagged CONT, CONC or ERROR (as a reader computes it).
-    previous_level: Option<u32>,
+    /// The number of open structures.
+    depth: usize,
+    /// The innermost open structure has no substructure yet (and is not a `HEAD` whose
+    /// `CHAR` line the writer wrote).
+    fresh: bool,
+    /// The open record is a level-0 `HEAD` whose `CHAR` line the writer wrote.
+    head_open: bool,
+    /// Open structures from this depth on are being dropped (a caller's `CHAR` under such
+    /// a `HEAD`, with its substructures); `usize::MAX` when none is.
+    skip_from: usize,
+    /// [`Writer::end`] does some bookkeeping when the depth falls to this value.
+    watch: usize,
+    /// The fast path writes structures at depths below this (0: it is off).
+    fast_depth: usize,
+    /// The longest line the fast path writes: the line limit, at most [`FAST_LINE_MAX`].
+    fast_line_max: usize,
+    /// `0x8080...` when the fast path takes ASCII only (not UTF-8 output), else 0.
+    high: u64,
+    /// The octet classes the fast path refuses in an xref or pointer: `@` and line
+    /// breaks, and non-ASCII octets unless the output is UTF-8.
+    id_bad: u8,
+    /// Level of the last line not tagged CONT, CONC or ERROR (as a reader computes it),
+    /// 0 before the first.
+    previous_level: usize,
     started: bool,
     scratch: String,
     lines: Vec<(usize, usize)>,
+    line: Vec<u8>,
     /// The output encoding holds every character (UTF-8, UTF-16).
     utf: bool,
     /// The output encoding is UTF-16 (two octets per ASCII character).
     utf16: bool,
     /// The output encoding is UTF-8: text is written as it is.
     utf8: bool,
-    /// The line terminator's characters, and its width in output octets.
+    /// The line terminator's characters, its width in output octets, and its octets
+    /// padded to two (fast path, not UTF-16).
     term: &'static str,
     term_width: usize,
+    term2: [u8; 2],
 }
 
 impl<W: Write> fmt::Debug for Writer<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Writer")
             .field("config", &self.config)
-            .field("depth", &self.stack.len())
+            .field("depth", &self.depth)
             .finish_non_exhaustive()
     }
 }
-
-/// Octets of `[0-9A-Za-z_]`: the characters of tags and of the first character of an
-/// xref id or pointer.
-const ID_CHAR: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 256 {
-        let b = i as u8;
-        t[i] = b.is_ascii_alphanumeric() || b == b'_';
-        i += 1;
-    }
-    t
-};
 
 /// `true` when `tag` matches `[0-9A-Za-z_]+`.
 #[inline]
@@ -674,26 +836,64 @@ impl<W: Write> Writer<W> {
     /// A writer with `config`.
     pub fn with_config(out: W, config: WriterConfig) -> Self {
         let encoding = config.encoding;
-        let line_ending = config.line_ending;
-        Writer {
+        let term = config.line_ending.as_str();
+        let t = term.as_bytes();
+        let mut w = Writer {
             out: Some(out),
-            buf: Vec::with_capacity(FLUSH_AT + 4096),
+            buf: vec![0; BUF_LEN],
+            pos: 0,
             enc: Encoder::new(config.encoding),
+            depth: 0,
+            fresh: false,
+            head_open: false,
+            skip_from: usize::MAX,
+            watch: usize::MAX,
+            fast_depth: 0,
+            fast_line_max: config.max_line_bytes.min(FAST_LINE_MAX),
+            high: if encoding == Encoding::Utf8 {
+                0
+            } else {
+                0x8080_8080_8080_8080
+            },
+            id_bad: if encoding == Encoding::Utf8 {
+                C_AT_BREAK
+            } else {
+                C_AT_BREAK | C_HIGH
+            },
             config,
-            stack: Vec::new(),
-            previous_level: None,
+            previous_level: 0,
             started: false,
             scratch: String::new(),
             lines: Vec::new(),
+            line: Vec::new(),
             utf: matches!(
                 encoding,
                 Encoding::Utf8 | Encoding::Utf16Le | Encoding::Utf16Be
             ),
             utf16: encoding.is_utf16(),
             utf8: encoding == Encoding::Utf8,
-            term: line_ending.as_str(),
-            term_width: line_ending.as_str().len() * if encoding.is_utf16() { 2 } else { 1 },
-        }
+            term,
+            term_width: t.len() * if encoding.is_utf16() { 2 } else { 1 },
+            term2: [t[0], t.get(1).copied().unwrap_or(0)],
+        };
+        w.update_gates();
+        w
+    }
+
+    /// Recomputes `fast_depth` and `watch` from the state they summarise.
+    fn update_gates(&mut self) {
+        self.fast_depth = if self.started && !self.utf16 {
+            FAST_DEPTH.min(self.skip_from.saturating_add(1))
+        } else {
+            0
+        };
+        self.watch = if self.skip_from != usize::MAX {
+            self.skip_from
+        } else if self.head_open {
+            0
+        } else {
+            usize::MAX
+        };
     }
 
     /// The configuration in use.
@@ -709,7 +909,7 @@ impl<W: Write> Writer<W> {
 
     /// The number of open structures (the level the next structure gets).
     pub fn depth(&self) -> usize {
-        self.stack.len()
+        self.depth
     }
 
     /// Begins a structure one level below the innermost open one (a record when none is
@@ -723,7 +923,102 @@ impl<W: Write> Writer<W> {
     /// [`ContinuationTag`](WriteErrorKind::ContinuationTag),
     /// [`TooDeep`](WriteErrorKind::TooDeep), [`MissingHead`](WriteErrorKind::MissingHead);
     /// [`WriteErrorKind::Io`] when the underlying writer fails.
+    #[inline]
     pub fn begin(
+        &mut self,
+        tag: &str,
+        xref: Option<&str>,
+        value: Option<WriteValue<'_>>,
+    ) -> Result<(), WriteError> {
+        if self.begin_fast(tag, xref, value) {
+            Ok(())
+        } else {
+            self.begin_general(tag, xref, value)
+        }
+    }
+
+    /// The fast path of [`Writer::begin`]: checks and writes, in one pass and straight
+    /// into the buffer, a structure that needs none of the general path's work (see
+    /// [`Writer`]), and returns `true`; returns `false`, having changed nothing, for any
+    /// other (including every one to refuse).
+    #[inline(always)]
+    fn begin_fast(&mut self, tag: &str, xref: Option<&str>, value: Option<WriteValue<'_>>) -> bool {
+        let depth = self.depth;
+        let pos = self.pos;
+        // Output begun, not UTF-16, no dropped parent, a one-digit level; room in the
+        // buffer; not too deep for a reader (after ERROR, CONT or CONC lines).
+        if depth >= self.fast_depth || pos >= FLUSH_AT || depth > self.previous_level + 1 {
+            return false;
+        }
+        let t = tag.as_bytes();
+        if !fast_tag(t) {
+            return false;
+        }
+        let bad = self.id_bad;
+        // Level, space, tag, terminator.
+        let mut len = 2 + t.len() + self.term_width;
+        if let Some(x) = xref {
+            if !fast_id(x.as_bytes(), bad | C_XREF_ONLY) {
+                return false;
+            }
+            len += x.len() + 1;
+        }
+        let payload: &[u8] = match value {
+            None => &[],
+            Some(WriteValue::Pointer(p)) => {
+                if !fast_id(p.as_bytes(), bad) {
+                    return false;
+                }
+                p.as_bytes()
+            }
+            Some(WriteValue::Text(text)) => {
+                // Non-empty, no `@`, CR or LF, no trailing whitespace (nor a character
+                // that may be a combining mark after it), ASCII unless UTF-8 output.
+                let b = text.as_bytes();
+                if !plain_end(text) || scan_special(b, self.high) != 0 {
+                    return false;
+                }
+                b
+            }
+        };
+        if !payload.is_empty() {
+            len += 1 + payload.len();
+        }
+        // Within the line limit (and the fast path's longest line).
+        if len > self.fast_line_max {
+            return false;
+        }
+        let line = &mut self.buf[pos..pos + len + 1];
+        line[0] = b'0' + depth as u8;
+        line[1] = b' ';
+        let mut i = 2;
+        if let Some(x) = xref {
+            let x = x.as_bytes();
+            copy_short(&mut line[i..i + x.len()], x);
+            i += x.len();
+            line[i] = b' ';
+            i += 1;
+        }
+        copy_short(&mut line[i..i + t.len()], t);
+        i += t.len();
+        if !payload.is_empty() {
+            line[i] = b' ';
+            i += 1;
+            copy_short(&mut line[i..i + payload.len()], payload);
+            i += payload.len();
+        }
+        line[i..i + 2].copy_from_slice(&self.term2);
+        self.pos = pos + len;
+        self.previous_level = depth;
+        self.depth = depth + 1;
+        self.fresh = true;
+        true
+    }
+
+    /// [`Writer::begin`] for every structure: all rules, all encodings, any depth.
+    #[cold]
+    #[inline(never)]
+    fn begin_general(
         &mut self,
         tag: &str,
         xref: Option<&str>,
@@ -735,17 +1030,21 @@ impl<W: Write> Writer<W> {
                 format!("invalid tag {tag:?}: tags are [0-9A-Za-z_]+"),
             ));
         }
-        let depth = self.stack.len();
-        let parent = self.stack.last().copied();
-        if let Some(p) = parent {
+        if self.pos >= FLUSH_AT {
+            self.flush_buf()?;
+        }
+        let depth = self.depth;
+        if depth > 0 {
             // Substructures of a dropped structure, and a CHAR of the caller's under a
             // HEAD that got the writer's own.
-            let own_char = p.kind == Kind::Head && tag.eq_ignore_ascii_case("CHAR");
-            if p.kind == Kind::Skip || own_char {
-                self.stack.push(Frame {
-                    kind: Kind::Skip,
-                    has_children: false,
-                });
+            let parent_dropped = depth > self.skip_from;
+            let own_char = depth == 1 && self.head_open && tag.eq_ignore_ascii_case("CHAR");
+            if parent_dropped || own_char {
+                if !parent_dropped {
+                    self.skip_from = depth;
+                }
+                self.depth = depth + 1;
+                self.update_gates();
                 return Ok(());
             }
         }
@@ -768,15 +1067,15 @@ impl<W: Write> Writer<W> {
             }
         }
         let continuation = tag == "CONT" || tag == "CONC";
-        if continuation && parent.is_some_and(|p| !p.has_children) {
+        if continuation && depth > 0 && self.fresh {
             return Err(WriteError::new(
                 WriteErrorKind::ContinuationTag,
                 format!("a {tag} structure cannot be the first substructure: it would be read as an additional line"),
             ));
         }
         if depth > 0 {
-            let prev = self.previous_level.unwrap_or(0);
-            if level > prev.saturating_add(1) {
+            let prev = self.previous_level;
+            if depth > prev.saturating_add(1) {
                 return Err(WriteError::new(
                     WriteErrorKind::TooDeep,
                     format!("a level-{level} {tag} after a level-{prev} line would be read as too deep (its superstructure is tagged ERROR, CONT or CONC)"),
@@ -794,34 +1093,53 @@ impl<W: Write> Writer<W> {
 
         self.write_lines(level, xref, tag, value, first_line)?;
         if !continuation && tag != "ERROR" {
-            self.previous_level = Some(level);
-        }
-        if let Some(top) = self.stack.last_mut() {
-            top.has_children = true;
+            self.previous_level = depth;
         }
         let head = self.config.set_head_char && depth == 0 && tag.eq_ignore_ascii_case("HEAD");
-        self.stack.push(Frame {
-            kind: if head { Kind::Head } else { Kind::Plain },
-            has_children: head,
-        });
+        self.depth = depth + 1;
+        // A HEAD with the writer's CHAR line has a substructure.
+        self.fresh = !head;
+        if depth == 0 {
+            self.head_open = head;
+        }
         if head {
             self.write_char_lines();
         }
-        self.flush_if_full()
+        self.update_gates();
+        Ok(())
     }
 
     /// Ends the innermost open structure.
     ///
     /// # Errors
-    /// [`WriteErrorKind::NothingOpen`] when no structure is open; [`WriteErrorKind::Io`].
+    /// [`WriteErrorKind::NothingOpen`] when no structure is open.
+    #[inline]
     pub fn end(&mut self) -> Result<(), WriteError> {
-        if self.stack.pop().is_none() {
+        let Some(depth) = self.depth.checked_sub(1) else {
             return Err(WriteError::new(
                 WriteErrorKind::NothingOpen,
                 "end with no structure open",
             ));
+        };
+        self.depth = depth;
+        self.fresh = false;
+        if depth == self.watch {
+            self.ended_watched();
         }
-        self.flush_if_full()
+        Ok(())
+    }
+
+    /// The end of a dropped structure's outermost frame or of a `HEAD` with the writer's
+    /// `CHAR`.
+    #[cold]
+    fn ended_watched(&mut self) {
+        if self.depth == self.skip_from {
+            self.skip_from = usize::MAX;
+        }
+        if self.depth == 0 {
+            self.head_open = false;
+        }
+        self.update_gates();
     }
 
     /// Begins and ends a structure with no substructures.
@@ -858,7 +1176,7 @@ impl<W: Write> Writer<W> {
     /// As [`Writer::begin`]; [`WriteErrorKind::MissingHead`] when something was written
     /// already or a structure is open.
     pub fn begin_head(&mut self, opts: &HeadOptions) -> Result<(), WriteError> {
-        if !self.stack.is_empty() {
+        if self.depth != 0 {
             return Err(WriteError::new(
                 WriteErrorKind::MissingHead,
                 "a HEAD must be a record",
@@ -920,7 +1238,7 @@ impl<W: Write> Writer<W> {
     /// # Errors
     /// As [`Writer::begin`].
     pub fn trailer(&mut self) -> Result<(), WriteError> {
-        while !self.stack.is_empty() {
+        while self.depth != 0 {
             self.end()?;
         }
         self.begin("TRLR", None, None)?;
@@ -932,9 +1250,10 @@ impl<W: Write> Writer<W> {
     /// # Errors
     /// As [`Writer::begin`]; structures begun before the error stay open.
     pub fn write_structure<S: Structure>(&mut self, s: &S) -> Result<(), WriteError> {
-        let base = self.stack.len();
+        let base = self.depth;
         self.begin(s.tag(), s.xref(), s.value())?;
-        let mut stack: smallvec::SmallVec<[_; 16]> = smallvec::smallvec![s.children()];
+        let mut stack = Vec::with_capacity(16);
+        stack.push(s.children());
         while let Some(top) = stack.last_mut() {
             match top.next() {
                 Some(child) => {
@@ -947,7 +1266,7 @@ impl<W: Write> Writer<W> {
                 }
             }
         }
-        debug_assert_eq!(self.stack.len(), base);
+        debug_assert_eq!(self.depth, base);
         Ok(())
     }
 
@@ -980,14 +1299,12 @@ impl<W: Write> Writer<W> {
     pub fn write_event(&mut self, event: &Event<'_>, source: Encoding) -> Result<(), WriteError> {
         match event {
             Event::Begin(b) => {
-                if b.level as usize != self.stack.len() {
+                if b.level as usize != self.depth {
                     return Err(WriteError::new(
                         WriteErrorKind::LevelJump,
                         format!(
                             "a level-{} {} begins at depth {}",
-                            b.level,
-                            b.tag,
-                            self.stack.len()
+                            b.level, b.tag, self.depth
                         ),
                     ));
                 }
@@ -1008,15 +1325,10 @@ impl<W: Write> Writer<W> {
                 self.begin(&b.tag, xref.as_deref(), value)
             }
             Event::End(e) => {
-                if (e.level as usize).checked_add(1) != Some(self.stack.len()) {
+                if (e.level as usize).checked_add(1) != Some(self.depth) {
                     return Err(WriteError::new(
                         WriteErrorKind::LevelJump,
-                        format!(
-                            "a level-{} {} ends at depth {}",
-                            e.level,
-                            e.tag,
-                            self.stack.len()
-                        ),
+                        format!("a level-{} {} ends at depth {}", e.level, e.tag, self.depth),
                     ));
                 }
                 self.end()
@@ -1029,7 +1341,7 @@ impl<W: Write> Writer<W> {
     /// # Errors
     /// [`WriteErrorKind::Io`] when writing or flushing fails.
     pub fn finish(mut self) -> Result<W, WriteError> {
-        while !self.stack.is_empty() {
+        while self.depth != 0 {
             self.end()?;
         }
         self.flush_buf()?;
@@ -1072,7 +1384,8 @@ impl<W: Write> Writer<W> {
         if !self.started {
             self.started = true;
             if self.config.writes_bom() {
-                self.buf.extend_from_slice(self.enc.bom());
+                let bom = self.enc.bom();
+                self.put(bom);
             }
         }
     }
@@ -1093,10 +1406,10 @@ impl<W: Write> Writer<W> {
             Encoding::Ibm850 => Some("850"),
             _ => None,
         };
-        self.previous_level = Some(1);
+        self.previous_level = 1;
         if let Some(v) = vers {
             self.emit_line(2, None, "VERS", Some(v));
-            self.previous_level = Some(2);
+            self.previous_level = 2;
         }
     }
 
@@ -1186,7 +1499,8 @@ impl<W: Write> Writer<W> {
     }
 
     /// `true` when `text` can be the payload of line `LEVEL [XREF ]TAG` as it is: it
-    /// holds no `@`, CR or LF, does not end in whitespace, fits within the line limit,
+    /// holds no `@`, CR or LF (nor another control character), does not end in whitespace
+    /// (see `plain_end`), fits within the line limit,
     /// and the output encoding takes it octet for octet (UTF-8; any other but UTF-16
     /// when it is ASCII). What escaping and splitting would leave unchanged.
     #[inline(always)]
@@ -1195,16 +1509,11 @@ impl<W: Write> Writer<W> {
             return false;
         }
         let b = text.as_bytes();
-        let Some(&last) = b.last() else {
-            return false;
-        };
         let term = self.term_width;
         let max = self.config.max_line_bytes;
         // Level (at most 10 digits), spaces, xref and tag: a bound on the prefix.
         let bound = 13 + tag.len() + xref.map_or(0, str::len) + b.len() + term;
-        last.is_ascii()
-            && last != b' '
-            && last != b'\t'
+        plain_end(text)
             && plain(b)
             && (bound <= max || self.prefix_width(level, xref, tag) + b.len() + term <= max)
             && (self.utf8 || text.is_ascii())
@@ -1225,59 +1534,46 @@ impl<W: Write> Writer<W> {
     }
 
     /// Appends one line: `LEVEL [XREF ]TAG[ PAYLOAD]` and the terminator.
-    #[inline]
     fn emit_line(&mut self, level: u32, xref: Option<&str>, tag: &str, payload: Option<&str>) {
+        let mut buf = std::mem::take(&mut self.line);
+        buf.clear();
         if self.utf16 {
-            self.emit_line_utf16(level, xref, tag, payload);
-            return;
-        }
-        let term = self.term.as_bytes();
-        let raw = self.utf8;
-        let buf = &mut self.buf;
-        buf.reserve(
-            12 + xref.map_or(0, str::len) + tag.len() + payload.map_or(0, str::len) + term.len(),
-        );
-        if level < 10 {
-            // Fixed-size copies compile to plain stores; most lines need no other.
-            buf.extend_from_slice(&[b'0' + level as u8, b' ']);
+            self.line_utf16(level, xref, tag, payload, &mut buf);
         } else {
+            let raw = self.utf8;
             let (digits, i) = level_digits(level);
             buf.extend_from_slice(&digits[i..]);
             buf.push(b' ');
-        }
-        if let Some(x) = xref {
-            if raw {
-                buf.extend_from_slice(x.as_bytes());
-            } else {
-                self.enc.encode(x, buf);
+            if let Some(x) = xref {
+                if raw {
+                    buf.extend_from_slice(x.as_bytes());
+                } else {
+                    self.enc.encode(x, &mut buf);
+                }
+                buf.push(b' ');
             }
-            buf.push(b' ');
-        }
-        match <[u8; 4]>::try_from(tag.as_bytes()) {
-            Ok(four) => buf.extend_from_slice(&four),
-            Err(_) => buf.extend_from_slice(tag.as_bytes()),
-        }
-        if let Some(p) = payload {
-            buf.push(b' ');
-            if raw {
-                buf.extend_from_slice(p.as_bytes());
-            } else {
-                self.enc.encode(p, buf);
+            buf.extend_from_slice(tag.as_bytes());
+            if let Some(p) = payload {
+                buf.push(b' ');
+                if raw {
+                    buf.extend_from_slice(p.as_bytes());
+                } else {
+                    self.enc.encode(p, &mut buf);
+                }
             }
+            buf.extend_from_slice(self.term.as_bytes());
         }
-        match term {
-            [t] => buf.push(*t),
-            _ => buf.extend_from_slice(term),
-        }
+        self.put(&buf);
+        self.line = buf;
     }
 
-    #[cold]
-    fn emit_line_utf16(
-        &mut self,
+    fn line_utf16(
+        &self,
         level: u32,
         xref: Option<&str>,
         tag: &str,
         payload: Option<&str>,
+        out: &mut Vec<u8>,
     ) {
         let (digits, i) = level_digits(level);
         let mut line = String::with_capacity(64);
@@ -1293,24 +1589,28 @@ impl<W: Write> Writer<W> {
             line.push_str(p);
         }
         line.push_str(self.term);
-        self.enc.encode(&line, &mut self.buf);
+        self.enc.encode(&line, out);
     }
 
-    #[inline]
-    fn flush_if_full(&mut self) -> Result<(), WriteError> {
-        if self.buf.len() >= FLUSH_AT {
-            self.flush_buf()?;
+    /// Appends octets to the buffer, growing it when they do not fit (flushing happens
+    /// only between structures, see [`Writer::begin_general`]).
+    fn put(&mut self, b: &[u8]) {
+        let end = self.pos + b.len();
+        if end + FAST_LINE_MAX + 2 > self.buf.len() {
+            // Keep room for a fast line after the flush threshold.
+            self.buf.resize(end + FAST_LINE_MAX + 2, 0);
         }
-        Ok(())
+        self.buf[self.pos..end].copy_from_slice(b);
+        self.pos = end;
     }
 
     fn flush_buf(&mut self) -> Result<(), WriteError> {
         if let Some(out) = self.out.as_mut() {
-            if !self.buf.is_empty() {
-                out.write_all(&self.buf)?;
+            if self.pos > 0 {
+                out.write_all(&self.buf[..self.pos])?;
             }
         }
-        self.buf.clear();
+        self.pos = 0;
         Ok(())
     }
 }
@@ -1461,19 +1761,22 @@ mod tests {
 
     #[test]
     fn plain_agrees_with_a_byte_loop() {
-        // Every length up to 40, each special octet (and its neighbours, high octets)
-        // at each position.
+        // Every length up to 40, each special octet (and its neighbours, high octets,
+        // control characters) at each position.
         for len in 0..40 {
             for at in 0..len.max(1) {
                 for c in [
-                    b'@', b'\n', b'\r', b'?', b'A', 0x80, 0xC0, 0xFF, 0x00, 0x0B, 0x3F,
+                    b'@', b'\n', b'\r', b'?', b'A', 0x80, 0xC0, 0xFF, 0x00, 0x0B, 0x3F, 0x1F, 0x20,
+                    0x41, 0x7F,
                 ] {
                     let mut b = vec![b'x'; len];
                     if len > 0 {
                         b[at] = c;
                     }
-                    let naive = !b.iter().any(|&c| c == b'@' || c == b'\n' || c == b'\r');
+                    let naive = !b.iter().any(|&c| c == b'@' || c < 0x20);
                     assert_eq!(plain(&b), naive, "{b:?}");
+                    let ascii = naive && b.is_ascii();
+                    assert_eq!(scan_special(&b, 0x8080_8080_8080_8080) == 0, ascii, "{b:?}");
                 }
             }
         }
