@@ -667,6 +667,9 @@ fn copy_short(d: &mut [u8], s: &[u8]) {
     } else if n <= 32 {
         d[..16].copy_from_slice(&s[..16]);
         d[n - 16..n].copy_from_slice(&s[n - 16..]);
+    } else if n <= 64 {
+        d[..32].copy_from_slice(&s[..32]);
+        d[n - 32..n].copy_from_slice(&s[n - 32..]);
     } else {
         d[..n].copy_from_slice(s);
     }
@@ -975,8 +978,11 @@ impl<W: Write> Writer<W> {
                 // Non-empty, no `@`, CR or LF, no trailing whitespace (nor a character
                 // that may be a combining mark after it), ASCII unless UTF-8 output.
                 let b = text.as_bytes();
-                if !plain_end(text) || scan_special(b, self.high) != 0 {
+                if !plain_end(text) {
                     return false;
+                }
+                if scan_special(b, self.high) != 0 {
+                    return self.begin_fast_escaped(t, xref, text, len);
                 }
                 b
             }
@@ -988,8 +994,72 @@ impl<W: Write> Writer<W> {
         if len > self.fast_line_max {
             return false;
         }
+        self.put_fast_line(t, xref, payload, len);
+        true
+    }
+
+    /// The fast path for a text with `@` signs (escapes such as `@#DJULIAN@ ` in a
+    /// `DATE`, e-mail addresses): when it holds no control character, and no non-ASCII
+    /// one unless the output is UTF-8, it is prepared as the general path prepares it and,
+    /// when the result fits on the line, written. `len`: the line's length without the
+    /// payload and the space before it.
+    #[inline(never)]
+    fn begin_fast_escaped(&mut self, t: &[u8], xref: Option<&str>, text: &str, len: usize) -> bool {
+        let b = text.as_bytes();
+        // Only `@` signs set it apart (the scan's control-character and high tests,
+        // without the `@` one).
+        let mut hit = 0u64;
+        let mut rest = b;
+        while let Some((c, r)) = rest.split_first_chunk::<8>() {
+            let w = u64::from_le_bytes(*c);
+            hit |= (w.wrapping_sub(0x2020_2020_2020_2020) & !w) | (w & self.high);
+            rest = r;
+        }
+        for &c in rest {
+            hit |= u64::from(c < 0x20) << 7 | (u64::from(c) & self.high);
+        }
+        if hit & 0x8080_8080_8080_8080 != 0 {
+            return false;
+        }
+        let preserve = self.config.escapes.lookup(t);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        text::prepare(text, preserve, &self.enc, &mut scratch);
+        let len = len + 1 + scratch.len();
+        let fits = len <= self.fast_line_max;
+        if fits {
+            self.put_fast_line(t, xref, scratch.as_bytes(), len);
+        }
+        self.scratch = scratch;
+        fits
+    }
+
+    /// Writes line `LEVEL [XREF ]TAG[ PAYLOAD]` (`len` octets with the terminator) for
+    /// the fast path, which has checked everything, and opens the structure.
+    #[inline(always)]
+    fn put_fast_line(&mut self, t: &[u8], xref: Option<&str>, payload: &[u8], len: usize) {
+        let depth = self.depth;
+        self.put_line_raw(depth as u8, t, xref, payload, len);
+        self.previous_level = depth;
+        self.depth = depth + 1;
+        self.fresh = true;
+    }
+
+    /// Writes line `LEVEL [XREF ]TAG[ PAYLOAD]` octet for octet: `level` below 10, `len`
+    /// octets with the terminator, room for `len + 1` in the buffer (the terminator is
+    /// stored as two octets).
+    #[inline(always)]
+    fn put_line_raw(
+        &mut self,
+        level: u8,
+        t: &[u8],
+        xref: Option<&str>,
+        payload: &[u8],
+        len: usize,
+    ) {
+        let pos = self.pos;
         let line = &mut self.buf[pos..pos + len + 1];
-        line[0] = b'0' + depth as u8;
+        line[0] = b'0' + level;
         line[1] = b' ';
         let mut i = 2;
         if let Some(x) = xref {
@@ -1009,10 +1079,6 @@ impl<W: Write> Writer<W> {
         }
         line[i..i + 2].copy_from_slice(&self.term2);
         self.pos = pos + len;
-        self.previous_level = depth;
-        self.depth = depth + 1;
-        self.fresh = true;
-        true
     }
 
     /// [`Writer::begin`] for every structure: all rules, all encodings, any depth.
@@ -1535,6 +1601,19 @@ impl<W: Write> Writer<W> {
 
     /// Appends one line: `LEVEL [XREF ]TAG[ PAYLOAD]` and the terminator.
     fn emit_line(&mut self, level: u32, xref: Option<&str>, tag: &str, payload: Option<&str>) {
+        if self.utf8 && level < 10 && payload != Some("") {
+            // Octet for octet, straight into the buffer when there is room.
+            let p = payload.unwrap_or("");
+            let len = 2
+                + xref.map_or(0, |x| x.len() + 1)
+                + tag.len()
+                + payload.map_or(0, |p| p.len() + 1)
+                + self.term.len();
+            if self.pos + len < self.buf.len() {
+                self.put_line_raw(level as u8, tag.as_bytes(), xref, p.as_bytes(), len);
+                return;
+            }
+        }
         let mut buf = std::mem::take(&mut self.line);
         buf.clear();
         if self.utf16 {
