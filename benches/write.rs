@@ -4,17 +4,50 @@
 //! * `events_to_writer`: the same events re-serialised (`fmt`);
 //! * `tree_to_writer`: an owned tree of [`Node`]s (built once, outside the timing)
 //!   written out: the writer alone;
+//! * `tree_walk`: the same tree walked the same way, each node's strings touched (first
+//!   and last octet) but nothing written: what `tree_to_writer` costs before any
+//!   writing (a node is about 100 octets and each string its own allocation, so the walk
+//!   is bound by memory rather than instructions);
 //! * `edit_copy_through`: the editor with no changes.
 //!
 //! Throughput is in input bytes. `GEDCOM_BENCH_MB` sets the size (default 64).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use gedcom_elf::edit::{edit, Action};
-use gedcom_elf::write::{Node, Writer};
+use gedcom_elf::write::{Node, Structure, Writer};
 use gedcom_elf::{Encoding, Event, Reader, Value};
 
 #[path = "support/generate.rs"]
 mod generate;
+
+/// Touches the strings of every node of `records` in preorder, as `write_structure`
+/// walks them (a stack of child iterators); returns the number of nodes and a checksum.
+fn walk(records: &[Node]) -> (u64, u64) {
+    let touch = |s: &str| {
+        let b = s.as_bytes();
+        b.len() as u64
+            + u64::from(b.first().copied().unwrap_or(0))
+            + u64::from(b.last().copied().unwrap_or(0))
+    };
+    let mut nodes = 0u64;
+    let mut sum = 0u64;
+    let mut stack = vec![records.iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(n) => {
+                nodes += 1;
+                sum = sum.wrapping_add(touch(n.tag()));
+                sum = sum.wrapping_add(n.xref().map_or(0, touch));
+                sum = sum.wrapping_add(n.value.as_deref().map_or(0, touch));
+                stack.push(n.children.iter());
+            }
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    (nodes, sum)
+}
 
 /// The records of `bytes` as owned trees (built without recursion).
 fn tree(bytes: &[u8]) -> Vec<Node> {
@@ -104,6 +137,16 @@ fn write(c: &mut Criterion) {
             }
             w.finish().unwrap();
             assert_eq!(out.len(), tree_len);
+        })
+    });
+
+    let structures = event_count / 2;
+    assert_eq!(walk(&records).0, structures);
+    g.bench_function("tree_walk", |b| {
+        b.iter(|| {
+            let (nodes, sum) = walk(black_box(&records));
+            assert_eq!(nodes, structures);
+            black_box(sum);
         })
     });
 
