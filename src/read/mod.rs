@@ -856,7 +856,8 @@ impl<'a> Reader<'a> {
         byte: usize,
     ) -> Result<(), Error> {
         if let Some(Value::Text(payload)) = value.filter(|v| may_have_problems(v)) {
-            let mut kinds: Vec<DiagnosticKind> = Vec::new();
+            // At most a few kinds per payload: kept inline, no allocation.
+            let mut kinds: smallvec::SmallVec<[DiagnosticKind; 4]> = smallvec::SmallVec::new();
             payload.text_with(&mut |k| {
                 if !kinds.contains(&k) {
                     kinds.push(k);
