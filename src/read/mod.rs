@@ -290,7 +290,8 @@ impl<'a> Reader<'a> {
 /// An [`Event`] is a plain value of 160 bytes that borrows the input. Moving
 /// it out of the `Result` (`while let Some(e) = reader.next_event()?`)
 /// costs the compiler two copies of it per event; matching on a reference
-/// costs none, and reads a typical file about a third faster:
+/// costs none: about a fifth fewer instructions for a plain iteration
+/// (callgrind, 689 against 530 per line of a generated file):
 ///
 /// ```
 /// # use gedcom_elf::{Event, Reader};
