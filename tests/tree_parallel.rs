@@ -226,3 +226,23 @@ fn other_encodings_build_the_same() {
     let ansel = b"0 HEAD\n1 CHAR ANSEL\n0 @I1@ INDI\n1 NAME Zo\xE8e /Bront\xE8e/\n1 NOTE caf\xE2e\n0 TRLR\n";
     assert!(check("ansel", ansel));
 }
+
+/// Fuzz `tree` crash c5ca13ae: no `CHAR` line, and the first non-ASCII
+/// bytes come after the first record. Whether that deserves the "reading it
+/// as ansel" warning is judged on the input's first 64 KiB; the parallel
+/// build's first chunk used to judge it on the first record alone, and lost
+/// the warning.
+#[test]
+fn fuzz_tree_missing_char_warning_judged_on_the_whole_head_window() {
+    let bytes: &[u8] = b"0\thead  \n1 CHARU TF-8\n0 HEAD\n1 \xe4\xe4\xe4\x32\xe4\xe4AD\
+\xe4\xe4\xe4\xe4\xe4\xe4\xe4\xe4\xe4\xe4\xe4\xe4ERROR x\n02 NOTE y\n0  TTRLR\nRLR\n";
+    for config in [ReaderConfig::new(), ReaderConfig::new().headless(true)] {
+        assert!(check_with("fuzz-c5ca13ae", bytes, config));
+    }
+    let input = Input::new(bytes).unwrap();
+    let tree = Tree::build_parallel_chunked(&input, ReaderConfig::new(), 2, 10).unwrap();
+    assert_eq!(
+        tree.diagnostics()[0].kind,
+        gedcom_elf::DiagnosticKind::Encoding
+    );
+}

@@ -161,6 +161,12 @@ impl<'a> Reader<'a> {
     /// structures still open there end, but no `TRLR` check is made.
     pub(crate) fn first_chunk(mut self, end: usize) -> Self {
         let end = end.min(self.input.len());
+        if self.head_ascii.is_none() {
+            // Whether a missing `CHAR` line deserves a warning is judged on
+            // the input's first bytes, not on the first chunk's.
+            let body = &self.input[self.cursor.position().min(self.input.len())..];
+            self.head_ascii = Some(body[..body.len().min(HEAD_ASCII_WINDOW)].is_ascii());
+        }
         let (pos, line) = (self.cursor.position().min(end), self.cursor.line_number());
         self.cursor = Cursor::new(&self.input[..end], pos, line);
         self.chunked = true;
