@@ -20,7 +20,7 @@ use crate::escape::EscapeTable;
 use crate::event::{Begin, End, Event, Origin, Span, Value, Xref};
 use crate::input::EncodingInfo;
 use crate::payload::{Decoding, Payload, TrailingWhitespace};
-use crate::scan::{is_pointer, trim_end, Cursor, Line, LineError, Lines, Scanned, TagKind};
+use crate::scan::{is_pointer, Cursor, Line, LineError, Lines, Scanned, TagKind};
 
 const ERROR_TAG: &str = "ERROR";
 
@@ -86,8 +86,12 @@ struct Head<'a> {
     tag: &'a str,
     xref: Option<&'a [u8]>,
     origin: Origin,
-    first: Option<Cow<'a, [u8]>>,
-    first_untrimmed: Option<&'a [u8]>,
+    /// The first line's payload as a range of the input, trailing
+    /// whitespace removed and kept.
+    first: Option<(usize, usize)>,
+    first_untrimmed: Option<(usize, usize)>,
+    /// A too-deep line re-serialised, when that differs from the input.
+    made: Option<Vec<u8>>,
 }
 
 /// What a reader carries from one chunk of whole records to the next.
@@ -776,8 +780,9 @@ impl<'a> Reader<'a> {
                     tag: ERROR_TAG,
                     xref: None,
                     origin: Origin::UnparsableLine,
-                    first: Some(Cow::Borrowed(trim_end(text))),
-                    first_untrimmed: Some(text),
+                    first: Some((p.start, p.trimmed_end)),
+                    first_untrimmed: Some((p.start, p.end)),
+                    made: None,
                 }
             }
             Ok(l) => {
@@ -809,8 +814,9 @@ impl<'a> Reader<'a> {
                         origin: Origin::TooDeepLine {
                             original_level: l.level,
                         },
-                        first: Some(reserialise(&l, text)),
+                        first: Some((p.start, p.trimmed_end)),
                         first_untrimmed: None,
+                        made: reserialise(&l, &text[..p.trimmed_end - p.start]),
                     }
                 } else {
                     let tag = self.tag_str(p.tag_start, p.tag_end);
@@ -836,8 +842,9 @@ impl<'a> Reader<'a> {
                         tag,
                         xref: l.xref,
                         origin: Origin::Line,
-                        first: l.payload.map(Cow::Borrowed),
-                        first_untrimmed: l.payload_untrimmed,
+                        first: p.payload(),
+                        first_untrimmed: p.payload_untrimmed(),
+                        made: None,
                     }
                 }
             }
@@ -898,83 +905,6 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// The Begin of a plain line (see [`Reader::is_plain`]): the hot path.
-    #[inline(always)]
-    fn begin_plain(&mut self) -> Result<Option<Event<'a>>, Error> {
-        let input = self.input;
-        let p = &self.pending;
-        let (line, start, written) = (p.number, p.start, p.level);
-        let mut end = p.end;
-        let xref = p
-            .has_xref()
-            .then(|| Xref::new(&input[p.xref_start..p.xref_end]));
-        let (payload, untrimmed) = (p.payload(), p.payload_untrimmed());
-        let tag = self.tag_str(p.tag_start, p.tag_end);
-        let level = self.stack.len() as u32;
-        self.previous_level = Some(written);
-        if level == 0 && tag4(tag.as_bytes()) == TRLR {
-            self.seen_trlr = true;
-        }
-        self.stack.push(Frame { written, tag });
-        self.stats.structures += 1;
-        self.stats.max_level = self.stats.max_level.max(level);
-
-        // Read ahead; additional lines are rare, so their loop is out of line.
-        let child = written.checked_add(1);
-        let rest = if !self.read_ahead() || !self.continues(child) {
-            None
-        } else {
-            self.additional_lines_from_pending(child, &mut end)?
-        };
-        let keep_first = match self.config.trailing_whitespace {
-            TrailingWhitespace::Keep => true,
-            TrailingWhitespace::Trim => false,
-            TrailingWhitespace::KeepBeforeConc => matches!(rest, Some((_, true))),
-        };
-        let first = if keep_first { untrimmed } else { payload };
-        let value = match (first, rest) {
-            (None, None) => None,
-            (Some((a, b)), None) => {
-                let f = &input[a..b];
-                if is_pointer(f) {
-                    Some(Value::Pointer(Xref::new(f)))
-                } else {
-                    let decoding = Decoding {
-                        preserve: self.escapes.lookup(tag.as_bytes()),
-                        ..self.decoding
-                    };
-                    Some(Value::Text(match self.str_of(a, b) {
-                        Some(text) => Payload::validated(text, decoding),
-                        None => Payload::new(f, decoding),
-                    }))
-                }
-            }
-            (f, Some((rest_start, _))) => {
-                let decoding = Decoding {
-                    preserve: self.escapes.lookup(tag.as_bytes()),
-                    ..self.decoding
-                };
-                Some(Value::Text(Payload::with_additional_lines(
-                    f.map_or(&[][..], |(a, b)| &input[a..b]),
-                    &input[rest_start..end],
-                    decoding,
-                )))
-            }
-        };
-        if end > self.clean_until {
-            self.payload_diagnostics(value.as_ref(), line, start)?;
-        }
-        Ok(Some(Event::Begin(Begin {
-            level,
-            xref,
-            tag: Cow::Borrowed(tag),
-            value,
-            line,
-            span: Span { start, end },
-            origin: Origin::Line,
-        })))
-    }
-
     /// Whether the pending line is a `CONT`/`CONC` additional line at level `child`.
     #[inline(always)]
     fn continues(&self, child: Option<u32>) -> bool {
@@ -1033,18 +963,9 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The Begin of the pending line and its additional lines.
     #[inline(never)]
     fn begin(&mut self) -> Result<Option<Event<'a>>, Error> {
-        if self.has_pending && self.is_plain() {
-            return self.begin_plain();
-        }
-        self.begin_general()
-    }
-
-    /// The Begin of any line, plain or not.
-    #[cold]
-    #[inline(never)]
-    fn begin_general(&mut self) -> Result<Option<Event<'a>>, Error> {
         if !self.has_pending {
             return Err(Error::new(
                 ErrorKind::Limit,
@@ -1053,78 +974,67 @@ impl<'a> Reader<'a> {
             ));
         }
         let p = self.pending;
+        if !self.is_plain() {
+            return self.begin_unusual(&p);
+        }
+        self.previous_level = Some(p.level);
         let input = self.input;
-        let (line, byte) = (p.number, p.start);
-        let level = self.stack.len() as u32;
-        // The common case: a well-formed line, not too deep, not tagged CONT,
-        // CONC or ERROR, nothing pending from a too-deep line, before TRLR.
-        let plain = p.error.is_none() && {
-            let limit = self.previous_level.map_or(0, |v| v.saturating_add(1));
-            let limit = self
-                .stack
-                .last()
-                .map_or(limit, |f| limit.min(f.written.saturating_add(1)));
-            p.level <= limit
-                && p.kind == TagKind::Other
-                && self.error_children.is_none()
-                && !self.seen_trlr
+        let head = Head {
+            tag: self.tag_str(p.tag_start, p.tag_end),
+            xref: p.has_xref().then(|| &input[p.xref_start..p.xref_end]),
+            origin: Origin::Line,
+            first: p.payload(),
+            first_untrimmed: p.payload_untrimmed(),
+            made: None,
         };
-        let head = if plain {
-            self.previous_level = Some(p.level);
-            Head {
-                tag: self.tag_str(p.tag_start, p.tag_end),
-                xref: p.has_xref().then(|| &input[p.xref_start..p.xref_end]),
-                origin: Origin::Line,
-                first: p.payload().map(|(a, b)| Cow::Borrowed(&input[a..b])),
-                first_untrimmed: p.payload_untrimmed().map(|(a, b)| &input[a..b]),
-            }
-        } else {
-            self.unusual(&p)?
-        };
+        self.finish_begin(&p, head)
+    }
+
+    /// The Begin of a line that is not plain (see [`Reader::unusual`]).
+    #[cold]
+    #[inline(never)]
+    fn begin_unusual(&mut self, p: &Scanned) -> Result<Option<Event<'a>>, Error> {
+        let head = self.unusual(p)?;
+        self.finish_begin(p, head)
+    }
+
+    /// The rest of a Begin, once its line is classified: the frame, the
+    /// additional lines, the value, the payload's diagnostics. Inlined in
+    /// both callers, so the plain one loses the branches it cannot take.
+    #[inline(always)]
+    fn finish_begin(&mut self, p: &Scanned, head: Head<'a>) -> Result<Option<Event<'a>>, Error> {
+        let input = self.input;
         let Head {
             tag,
             xref,
             origin,
-            mut first,
+            first,
             first_untrimmed,
+            made,
         } = head;
-        let xref = xref.map(Xref::new);
-
+        let (line, start) = (p.number, p.start);
+        let level = self.stack.len() as u32;
         if level == 0 && tag4(tag.as_bytes()) == TRLR {
             self.seen_trlr = true;
         }
-
-        let written = p.level;
-        self.stack.push(Frame { written, tag });
+        self.stack.push(Frame {
+            written: p.level,
+            tag,
+        });
         self.stats.structures += 1;
         self.stats.max_level = self.stats.max_level.max(level);
 
-        // Additional lines: CONT/CONC directly below, one level deeper.
+        // Read ahead: CONT/CONC additional lines directly below, one level
+        // deeper (a too-deep line has none: they are its children). They
+        // are rare, so their loop is out of line.
         let too_deep = matches!(origin, Origin::TooDeepLine { .. });
-        let child = written.checked_add(1);
-        let mut rest: Option<(usize, bool)> = None; // (start, first is CONC)
+        let child = p.level.checked_add(1);
         let mut end = p.end;
-        while self.read_ahead() {
-            let q = &self.pending;
-            if q.error.is_none() && !too_deep && Some(q.level) == child && q.kind.is_continuation()
-            {
-                let (number, start, q_end) = (q.number, q.start, q.end);
-                let conc = q.kind == TagKind::Conc;
-                if q.has_xref() {
-                    // Family Tree Maker writes `1 @N1@ CONT ...` in NOTE records.
-                    self.report(
-                        DiagnosticKind::ContinuationXref,
-                        number,
-                        start,
-                        "xref on a continuation line ignored".into(),
-                    )?;
-                }
-                rest.get_or_insert((start, conc));
-                end = q_end;
-                continue;
-            }
-            break;
-        }
+        let rest = if !self.read_ahead() || too_deep || !self.continues(child) {
+            None
+        } else {
+            self.additional_lines_from_pending(child, &mut end)?
+        };
         if too_deep {
             self.error_children = child;
         }
@@ -1134,51 +1044,46 @@ impl<'a> Reader<'a> {
             TrailingWhitespace::Trim => false,
             TrailingWhitespace::KeepBeforeConc => matches!(rest, Some((_, true))),
         };
-        if keep_first {
-            if let Some(u) = first_untrimmed {
-                first = Some(Cow::Borrowed(u));
-            }
-        }
-        let decoding = Decoding {
+        let first = if keep_first {
+            first_untrimmed.or(first)
+        } else {
+            first
+        };
+        let decoding = || Decoding {
             preserve: self.escapes.lookup(tag.as_bytes()),
             ..self.decoding
         };
-        let value = match (first, rest) {
-            (None, None) => None,
-            (Some(Cow::Borrowed(f)), None) if origin == Origin::Line && is_pointer(f) => {
-                Some(Value::Pointer(Xref::new(f)))
+        let value = match (made, first, rest) {
+            (Some(made), ..) => Some(Value::Text(Payload::new(made, decoding()))),
+            (None, None, None) => None,
+            (None, Some((a, b)), None) => {
+                let f = &input[a..b];
+                if origin == Origin::Line && is_pointer(f) {
+                    Some(Value::Pointer(Xref::new(f)))
+                } else {
+                    Some(Value::Text(match self.str_of(a, b) {
+                        Some(text) => Payload::validated(text, decoding()),
+                        None => Payload::new(f, decoding()),
+                    }))
+                }
             }
-            (Some(Cow::Borrowed(f)), None) => {
-                let at = (f.as_ptr() as usize).checked_sub(input.as_ptr() as usize);
-                Some(Value::Text(
-                    match at.and_then(|at| self.str_of(at, at + f.len())) {
-                        Some(text) => Payload::validated(text, decoding),
-                        None => Payload::new(f, decoding),
-                    },
-                ))
-            }
-            (Some(f), None) => Some(Value::Text(Payload::new(f, decoding))),
-            (f, Some((start, _))) => Some(Value::Text(Payload::with_additional_lines(
-                f.unwrap_or(Cow::Borrowed(&[])),
-                &self.input[start..end],
-                decoding,
+            (None, f, Some((rest_start, _))) => Some(Value::Text(Payload::with_additional_lines(
+                f.map_or(&[][..], |(a, b)| &input[a..b]),
+                &input[rest_start..end],
+                decoding(),
             ))),
         };
         if end > self.clean_until {
-            self.payload_diagnostics(value.as_ref(), line, byte)?;
+            self.payload_diagnostics(value.as_ref(), line, start)?;
         }
-
         // Built in place: a `map` from `Begin` to the event costs a copy.
         Ok(Some(Event::Begin(Begin {
             level,
-            xref,
+            xref: xref.map(Xref::new),
             tag: Cow::Borrowed(tag),
             value,
             line,
-            span: Span {
-                start: p.start,
-                end,
-            },
+            span: Span { start, end },
             origin,
         })))
     }
@@ -1221,10 +1126,10 @@ fn tag4(tag: &[u8]) -> u32 {
 
 const TRLR: u32 = u32::from_le_bytes(*b"TRLR");
 
-/// The too-deep line as a line string with single spaces (seed §4.4).
-/// Borrows the input when it already is in that form.
-fn reserialise<'a>(l: &Line<'a>, text: &'a [u8]) -> Cow<'a, [u8]> {
-    let mut out = Vec::with_capacity(text.len());
+/// The too-deep line as a line string with single spaces (seed §4.4), or
+/// `None` when `trimmed`, the line string, already is in that form.
+fn reserialise(l: &Line<'_>, trimmed: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(trimmed.len());
     out.extend_from_slice(l.level.to_string().as_bytes());
     if let Some(x) = l.xref {
         out.push(b' ');
@@ -1236,12 +1141,7 @@ fn reserialise<'a>(l: &Line<'a>, text: &'a [u8]) -> Cow<'a, [u8]> {
         out.push(b' ');
         out.extend_from_slice(p);
     }
-    let trimmed = trim_end(text);
-    if out == trimmed {
-        Cow::Borrowed(trimmed)
-    } else {
-        Cow::Owned(out)
-    }
+    (out != trimmed).then_some(out)
 }
 
 impl<'a> Iterator for Reader<'a> {

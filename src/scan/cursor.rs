@@ -7,7 +7,7 @@
 //! is written in place is far cheaper to keep than a set of slices that is
 //! built and then moved.
 
-use super::{is_id, is_valid_xref, is_ws, LineError};
+use super::{is_id, is_valid_xref, is_ws, trim_end, LineError};
 
 /// One non-blank line string, parsed against the `Line` production. Every
 /// position is a byte offset in the buffer being scanned.
@@ -97,10 +97,7 @@ impl Scanned {
 pub(crate) fn parse_at(input: &[u8], start: usize, end: usize, out: &mut Scanned) {
     out.start = start;
     out.end = end;
-    let mut n = end;
-    while n > start && is_ws(input[n - 1]) {
-        n -= 1;
-    }
+    let n = start + trim_end(&input[start..end]).len();
     out.trimmed_end = n;
     out.xref_start = 0;
     out.xref_end = 0;
@@ -284,10 +281,7 @@ impl<'a> Cursor<'a> {
             None => end,
             Some(&b) => end + 1 + usize::from(b == b'\r' && input.get(end + 1) == Some(&b'\n')),
         };
-        let mut trimmed = end;
-        while trimmed > tag_end && is_ws(input[trimmed - 1]) {
-            trimmed -= 1;
-        }
+        let trimmed = tag_end + trim_end(&input[tag_end..end]).len();
         out.number = self.line;
         self.line += u64::from(next > end);
         self.pos = next;
@@ -311,14 +305,28 @@ impl<'a> Cursor<'a> {
     /// tabs are removed; blank line strings are skipped but counted.
     #[inline(always)]
     pub fn next_into(&mut self, out: &mut Scanned) -> bool {
-        let input = self.input;
         if self.next_simple(out) {
             return true;
         }
+        match self.next_raw() {
+            Some((number, start, end)) => {
+                out.number = number;
+                parse_at(self.input, start, end, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The next non-blank line string, unparsed: its number, start and end
+    /// (leading whitespace removed, trailing kept); `None` at the end.
+    #[inline(always)]
+    pub fn next_raw(&mut self) -> Option<(u64, usize, usize)> {
+        let input = self.input;
         loop {
             let mut start = self.pos;
             if start >= input.len() {
-                return false;
+                return None;
             }
             while start < input.len() && is_ws(input[start]) {
                 start += 1;
@@ -334,9 +342,7 @@ impl<'a> Cursor<'a> {
             self.pos = next;
             self.line += u64::from(next > end);
             if end > start {
-                out.number = number;
-                parse_at(input, start, end, out);
-                return true;
+                return Some((number, start, end));
             }
         }
     }

@@ -96,14 +96,7 @@ impl RawLine<'_> {
 /// empty are skipped, but still counted in [`RawLine::number`].
 #[derive(Clone, Debug)]
 pub struct Lines<'a> {
-    input: &'a [u8],
-    pos: usize,
-    /// Number of the line that starts at `pos`.
-    line: u64,
-    /// One long-running search for CR and LF from `base`: far cheaper per
-    /// line than a fresh search each time.
-    breaks: memchr::Memchr2<'a>,
-    base: usize,
+    cursor: Cursor<'a>,
 }
 
 impl<'a> Lines<'a> {
@@ -114,32 +107,27 @@ impl<'a> Lines<'a> {
 
     /// Scans `input` from byte `pos`, calling the line there `line`.
     pub fn starting_at(input: &'a [u8], pos: usize, line: u64) -> Self {
-        let pos = pos.min(input.len());
         Lines {
-            input,
-            pos,
-            line,
-            breaks: memchr::memchr2_iter(b'\n', b'\r', &input[pos..]),
-            base: pos,
+            cursor: Cursor::new(input, pos, line),
         }
     }
 
     /// Byte offset of the next unscanned byte.
     #[inline]
     pub fn position(&self) -> usize {
-        self.pos
+        self.cursor.position()
     }
 
     /// Number of the physical line that starts at [`Lines::position`].
     #[inline]
     pub fn line_number(&self) -> u64 {
-        self.line
+        self.cursor.line_number()
     }
 
     /// The whole buffer being scanned.
     #[inline]
     pub fn input(&self) -> &'a [u8] {
-        self.input
+        self.cursor.input()
     }
 }
 
@@ -148,41 +136,12 @@ impl<'a> Iterator for Lines<'a> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<RawLine<'a>> {
-        let input = self.input;
-        loop {
-            let mut start = self.pos;
-            if start >= input.len() {
-                return None;
-            }
-            while start < input.len() && is_ws(input[start]) {
-                start += 1;
-            }
-            let (end, next) = match self.breaks.next() {
-                Some(k) => {
-                    let end = self.base + k;
-                    let next = if input[end] == b'\r' && input.get(end + 1) == Some(&b'\n') {
-                        self.breaks.next();
-                        end + 2
-                    } else {
-                        end + 1
-                    };
-                    (end, next)
-                }
-                None => (input.len(), input.len()),
-            };
-            let number = self.line;
-            self.pos = next;
-            if next > end {
-                self.line += 1;
-            }
-            if end > start {
-                return Some(RawLine {
-                    number,
-                    start,
-                    text: &input[start..end],
-                });
-            }
-        }
+        let (number, start, end) = self.cursor.next_raw()?;
+        Some(RawLine {
+            number,
+            start,
+            text: &self.cursor.input()[start..end],
+        })
     }
 }
 
