@@ -77,6 +77,31 @@ impl std::fmt::Debug for Tree<'_> {
     }
 }
 
+/// Feeds every event of `reader` to `builder`, handing each diagnostic to
+/// `take` as soon as the reader reports it (in order). Diagnostics of the
+/// end of input (a missing `TRLR`) stay with the reader.
+fn feed<'a>(
+    builder: &mut Builder<'a>,
+    reader: &mut Reader<'a>,
+    mut take: impl FnMut(Diagnostic),
+) -> Result<(), Error> {
+    loop {
+        // Matched where it lies: moving the event out of the result would
+        // copy it through memory.
+        let next = reader.next_event();
+        match &next {
+            Ok(Some(Event::Begin(b))) => builder.begin(b)?,
+            Ok(Some(Event::End(_))) => builder.end(),
+            Ok(None) => return Ok(()),
+            Err(_) => {}
+        }
+        next?;
+        if !reader.diagnostics().is_empty() {
+            reader.drain_diagnostics().for_each(&mut take);
+        }
+    }
+}
+
 impl<'a> Tree<'a> {
     /// Builds the tree of everything `reader` reads, with the schema of
     /// its HEAD (`reader` must not have returned an event yet).
@@ -108,23 +133,7 @@ impl<'a> Tree<'a> {
         });
         let mut builder = Builder::new(input, shared, input.len() / 16 + 16, true)?;
         let mut diagnostics = Diagnostics::default();
-        loop {
-            // Matched where it lies: moving the event out of the result
-            // would copy it through memory.
-            let next = reader.next_event();
-            match &next {
-                Ok(Some(Event::Begin(b))) => builder.begin(b)?,
-                Ok(Some(Event::End(_))) => builder.end(),
-                Ok(None) => break,
-                Err(_) => {}
-            }
-            next?;
-            if !reader.diagnostics().is_empty() {
-                for d in reader.drain_diagnostics() {
-                    diagnostics.push(d);
-                }
-            }
-        }
+        feed(&mut builder, &mut reader, |d| diagnostics.push(d))?;
         // The end of input's own (a missing TRLR).
         for d in reader.drain_diagnostics() {
             diagnostics.push(d);
@@ -231,19 +240,7 @@ impl<'a> Tree<'a> {
                 if i > 0 {
                     builder.after_first_record();
                 }
-                loop {
-                    let next = reader.next_event();
-                    match &next {
-                        Ok(Some(Event::Begin(b))) => builder.begin(b)?,
-                        Ok(Some(Event::End(_))) => builder.end(),
-                        Ok(None) => break,
-                        Err(_) => {}
-                    }
-                    next?;
-                    if !reader.diagnostics().is_empty() {
-                        ds.extend(reader.drain_diagnostics());
-                    }
-                }
+                feed(&mut builder, reader, |d| ds.push(d))?;
                 let escapes = (i == 0).then(|| reader.escape_table().clone());
                 Ok((builder.into_part(), escapes))
             },
