@@ -153,6 +153,14 @@ impl TypeResolver {
         self.stack.pop();
     }
 
+    /// Tells the resolver that the document's first record came before the
+    /// events it will be given (a chunk that starts later in the document),
+    /// so that the first record it sees is not typed as the document's first
+    /// (where a `HEAD` is serialisation metadata).
+    pub fn after_first_record(&mut self) {
+        self.records = self.records.max(1);
+    }
+
     /// [`TypeResolver::begin`] or [`TypeResolver::end`], by event.
     pub fn event<'r>(&'r mut self, event: &'r Event<'_>) -> Option<StructureType<'r>> {
         match event {
@@ -162,5 +170,40 @@ impl TypeResolver {
                 None
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Reader;
+
+    /// The IRI of each record's type, in order.
+    fn record_types(types: &mut TypeResolver, input: &[u8]) -> Vec<Option<String>> {
+        let mut out = Vec::new();
+        for e in Reader::with_config(input, crate::ReaderConfig::new().headless(true)) {
+            let e = e.unwrap();
+            let level0 = matches!(&e, Event::Begin(b) if b.level == 0);
+            let t = types.event(&e).map(|t| t.iri().into_owned());
+            if level0 {
+                out.push(t);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn after_first_record_types_the_first_record_seen_as_a_later_one() {
+        let schema = crate::tree::Schema::default_schema();
+        let whole = record_types(
+            &mut TypeResolver::new(schema.clone()),
+            b"0 HEAD\n0 HEAD\n0 TRLR\n",
+        );
+        // A HEAD that is not first is not serialisation metadata.
+        assert_ne!(whole[0], whole[1]);
+        let mut later = TypeResolver::new(schema);
+        later.after_first_record();
+        let chunk = record_types(&mut later, b"0 HEAD\n0 TRLR\n");
+        assert_eq!(chunk[0], whole[1]);
     }
 }

@@ -2,11 +2,10 @@
 //! before the chunks, and a [`TypeResolver`] per chunk (or one for a whole
 //! stream) that types exactly as one resolver over the whole document.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use gedcom_elf::tree::{Schema, SchemaBuilder, StructureType, TypeResolver};
-use gedcom_elf::{Begin, Error, Event, Origin, Reader, Span};
+use gedcom_elf::{Begin, Error, Event, Reader};
 
 /// The document's schema and where its first record begins.
 pub struct Typing {
@@ -61,21 +60,10 @@ impl Resolver {
         if !self.started {
             self.started = true;
             // A resolver types its first record as the document's first
-            // (a HEAD there is serialisation metadata). A chunk that starts
-            // later in the document first hears of a record that was
-            // before it: a TRLR, which has no type and changes nothing else.
+            // (a HEAD there is serialisation metadata), unless told that the
+            // chunk starts later in the document.
             if b.line != self.first_line {
-                let before = Begin {
-                    level: 0,
-                    xref: None,
-                    tag: Cow::Borrowed("TRLR"),
-                    value: None,
-                    line: 0,
-                    span: Span::default(),
-                    origin: Origin::Line,
-                };
-                self.types.begin(&before);
-                self.types.end();
+                self.types.after_first_record();
             }
         }
         self.types.begin(b)
