@@ -2,8 +2,13 @@
 //!
 //! * `events`: reader event iteration alone (the reference the others are compared with);
 //! * `events_to_writer`: the same events re-serialised (`fmt`);
+//! * `arena_tree_to_writer`: a [`Tree`] (built once, outside the timing) written
+//!   out with [`write_tree`]: most structures go to the writer as the input's own
+//!   octets;
+//! * `arena_tree_to_writer_parallel`: the same with [`write_tree_parallel`] on all
+//!   cores (`GEDCOM_BENCH_JOBS` to choose), the same octets;
 //! * `tree_to_writer`: an owned tree of [`Node`]s (built once, outside the timing)
-//!   written out: the writer alone;
+//!   written out: the writer alone, given every string as text;
 //! * `tree_walk`: the same tree walked the same way, each node's strings touched (first
 //!   and last octet) but nothing written: what `tree_to_writer` costs before any
 //!   writing (a node is about 100 octets and each string its own allocation, so the walk
@@ -13,9 +18,10 @@
 //! Throughput is in input bytes. `GEDCOM_BENCH_MB` sets the size (default 64).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use gedcom_elf::bridge::{write_tree, write_tree_parallel};
 use gedcom_elf::edit::{edit, Action};
 use gedcom_elf::write::{Node, Structure, Writer};
-use gedcom_elf::{Encoding, Event, Reader, Value};
+use gedcom_elf::{Encoding, Event, Reader, Tree, Value};
 
 #[path = "support/generate.rs"]
 mod generate;
@@ -127,6 +133,40 @@ fn write(c: &mut Criterion) {
             black_box(out.len());
         })
     });
+
+    let arena = Tree::from_slice(&bytes).unwrap();
+    let arena_out = {
+        let mut w = Writer::new(Vec::with_capacity(bytes.len()));
+        write_tree(&mut w, &arena, Encoding::Utf8).unwrap();
+        w.trailer().unwrap();
+        w.finish().unwrap()
+    };
+    g.bench_function("arena_tree_to_writer", |b| {
+        b.iter(|| {
+            out.clear();
+            let mut w = Writer::new(&mut out);
+            write_tree(&mut w, black_box(&arena), Encoding::Utf8).unwrap();
+            w.trailer().unwrap();
+            w.finish().unwrap();
+            assert_eq!(out.len(), arena_out.len());
+        })
+    });
+    let jobs = std::env::var("GEDCOM_BENCH_JOBS")
+        .ok()
+        .and_then(|j| j.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    g.bench_function("arena_tree_to_writer_parallel", |b| {
+        b.iter(|| {
+            out.clear();
+            let mut w = Writer::new(&mut out);
+            write_tree_parallel(&mut w, black_box(&arena), Encoding::Utf8, jobs).unwrap();
+            w.trailer().unwrap();
+            w.finish().unwrap();
+            assert_eq!(out.len(), arena_out.len());
+        })
+    });
+    assert!(out == arena_out, "the parallel write differs");
+    drop(arena);
 
     g.bench_function("tree_to_writer", |b| {
         b.iter(|| {

@@ -129,6 +129,7 @@ pub mod encoding;
 pub mod escape;
 pub mod event;
 mod input;
+mod ordered;
 pub mod par;
 pub mod payload;
 pub mod read;

@@ -35,8 +35,7 @@
 //! # Ok::<(), gedcom_elf::Error>(())
 //! ```
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{mpsc, Condvar, Mutex};
+use std::sync::Mutex;
 
 use crate::diag::{Diagnostic, DiagnosticKind, Error, Position};
 use crate::input::Input;
@@ -333,80 +332,18 @@ impl<'a> Chunks<'a> {
                 carry: reader.into_carry(),
             }
         };
-        let mut emit = |i: usize, out: ChunkOut<T>| -> Result<(), Error> {
+        let emit = |i: usize, out: ChunkOut<T>| -> Result<(), Error> {
             let (start, _, line) = self.ranges[i];
             let (blank, skip) = first_line_string(&self.bytes[start..]);
             let (t, ds) = merger.push(out, line + blank, (start + skip) as u64)?;
             sink(t, ds)
         };
-        if jobs == 1 {
-            for i in 0..n {
-                emit(i, run(i))?;
-            }
-            return Ok(merger.finish());
-        }
-        // `jobs` workers take chunks in order; the calling thread hands
-        // results to the sink in order. A worker waits before it gets more
-        // than `window` chunks ahead of the sink, which bounds memory.
-        let window = jobs * 2;
-        let next = AtomicUsize::new(0);
-        let stop = AtomicBool::new(false);
-        let emitted = Mutex::new(0usize);
-        let moved = Condvar::new();
-        let (tx, rx) = mpsc::channel::<(usize, ChunkOut<T>)>();
-        let mut failure = None;
-        std::thread::scope(|scope| {
-            for _ in 0..jobs {
-                let tx = tx.clone();
-                let (next, stop, emitted, moved, run) = (&next, &stop, &emitted, &moved, &run);
-                scope.spawn(move || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n || stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let Ok(mut done) = emitted.lock() else { break };
-                    while i >= *done + window && !stop.load(Ordering::Relaxed) {
-                        done = match moved.wait(done) {
-                            Ok(d) => d,
-                            Err(_) => return,
-                        };
-                    }
-                    drop(done);
-                    if stop.load(Ordering::Relaxed) || tx.send((i, run(i))).is_err() {
-                        break;
-                    }
-                });
-            }
-            drop(tx);
-            let mut waiting = std::collections::BTreeMap::new();
-            let mut lo = 0;
-            'receive: for (i, out) in rx.iter() {
-                waiting.insert(i, out);
-                while let Some(out) = waiting.remove(&lo) {
-                    if let Err(e) = emit(lo, out) {
-                        failure = Some(e);
-                        break 'receive;
-                    }
-                    lo += 1;
-                    if let Ok(mut done) = emitted.lock() {
-                        *done = lo;
-                    }
-                    moved.notify_all();
-                }
-            }
-            stop.store(true, Ordering::Relaxed);
-            moved.notify_all();
-            drop(rx);
-            if failure.is_none() && lo < n {
-                failure = Some(Error::new(
-                    crate::ErrorKind::Limit,
-                    None,
-                    "a chunk was not read",
-                ));
-            }
-        });
-        if let Some(e) = failure {
-            return Err(e);
+        if !crate::ordered::run_in_order(n, jobs, run, emit)? {
+            return Err(Error::new(
+                crate::ErrorKind::Limit,
+                None,
+                "a chunk was not read",
+            ));
         }
         Ok(merger.finish())
     }

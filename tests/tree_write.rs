@@ -3,7 +3,7 @@
 
 mod common;
 
-use gedcom_elf::bridge::write_tree;
+use gedcom_elf::bridge::{write_tree, write_tree_parallel_chunked};
 use gedcom_elf::{Event, Input, Severity, Tree, Value, Writer};
 
 /// Events as comparable strings, without the HEAD's CHAR structure (the
@@ -77,4 +77,182 @@ fn corpus_trees_written_back_read_the_same() {
         checked += 1;
     }
     assert!(checked > 30, "only {checked} files checked");
+}
+
+/// Writes `tree` with `config`, sequentially or (`pieces`: jobs and piece size) in
+/// pieces; the output, or the error's kind and message after the output.
+fn write_with(
+    tree: &Tree<'_>,
+    source: gedcom_elf::Encoding,
+    config: &gedcom_elf::WriterConfig,
+    pieces: Option<(usize, usize)>,
+) -> (Vec<u8>, Option<String>) {
+    let mut w = Writer::with_config(Vec::new(), config.clone());
+    let result = match pieces {
+        None => write_tree(&mut w, tree, source),
+        Some((jobs, nodes)) => write_tree_parallel_chunked(&mut w, tree, source, jobs, nodes),
+    };
+    let error = result.err().map(|e| format!("{:?} {e}", e.kind()));
+    if error.is_none() {
+        w.trailer().unwrap();
+    }
+    (w.finish().unwrap(), error)
+}
+
+#[test]
+fn parallel_tree_writing_writes_the_same_octets() {
+    use gedcom_elf::{Encoding, LineEnding, WriterConfig};
+    let mut files = common::project_corpus();
+    if let Some(dir) = common::shared_corpus() {
+        files.extend(common::ged_files(&dir));
+    }
+    // A larger file with every kind of record, and one with a structure the writer
+    // refuses (a child under a too-deep line) in a late record.
+    let mut big = String::from("0 HEAD\n1 CHAR UTF-8\n");
+    for i in 0..400 {
+        big += &format!(
+            "0 @I{i}@ INDI\n1 NAME Jöhn /Doe {i}/\n1 NOTE mail a@@b.c\n2 CONT line two\n2 CONC  more \n1 FAMS @F{i}@\n1 BIRT\n2 DATE @#DJULIAN@ 1 JAN 1700\n"
+        );
+        if i == 300 {
+            big += "1 EVEN\n3 PLAC too deep\n4 NOTE under it\n";
+        }
+    }
+    big += "0 TRLR\n";
+    files.push(("generated".into(), big.into_bytes()));
+    let configs = [
+        WriterConfig::new(),
+        WriterConfig::new()
+            .encoding(Encoding::Ansel)
+            .line_ending(LineEnding::CrLf),
+        WriterConfig::new().encoding(Encoding::Utf16Le),
+        WriterConfig::new().bom(Some(true)).max_line_bytes(40),
+    ];
+    let mut compared = 0;
+    for (name, bytes) in &files {
+        let Ok(input) = Input::new(bytes) else {
+            continue;
+        };
+        let source = input.encoding_info().encoding;
+        let source = if source.is_utf16() {
+            gedcom_elf::Encoding::Utf8
+        } else {
+            source
+        };
+        let Ok(tree) = Tree::from_input(&input) else {
+            continue;
+        };
+        for config in &configs {
+            let want = write_with(&tree, source, config, None);
+            for pieces in [(1, 1), (2, 1), (3, 7), (2, 1000)] {
+                let got = write_with(&tree, source, config, Some(pieces));
+                assert!(got == want, "{name}: {pieces:?} {config:?}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} outputs compared");
+}
+
+#[test]
+fn parallel_tree_writing_reports_the_first_error_after_the_output_before_it() {
+    let input = b"0 HEAD\n0 @A@ INDI\n0 B\n1 C\n3 D\n4 E\n0 F\n1 G\n3 H\n4 I\n0 TRLR\n";
+    let tree = Tree::from_slice(input).unwrap();
+    let config = gedcom_elf::WriterConfig::new();
+    let want = write_with(&tree, gedcom_elf::Encoding::Utf8, &config, None);
+    assert!(want.1.is_some(), "the sequential write should fail");
+    for jobs in 1..4 {
+        let got = write_with(&tree, gedcom_elf::Encoding::Utf8, &config, Some((jobs, 1)));
+        assert_eq!(got, want, "jobs {jobs}");
+    }
+}
+
+/// `write_tree` takes most structures as the input's octets; writing the decoded
+/// tags, xrefs and texts through `Writer::begin` must give the same octets.
+#[test]
+fn octets_as_they_stand_are_written_as_their_decoded_text_would_be() {
+    use gedcom_elf::tree::Step;
+    use gedcom_elf::write::{decode_xref, WriteValue};
+    use gedcom_elf::{Encoding, LineEnding, WriterConfig};
+    let mut files = common::project_corpus();
+    if let Some(dir) = common::shared_corpus() {
+        files.extend(common::ged_files(&dir));
+    }
+    files.push((
+        "edges".into(),
+        "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME a\u{301}\n1 NAME e\u{300}x\n1 NAME tail \n1 NOTE x\u{10348}\n1 NOTE \u{2028}\n1 _X caf\u{e9}\n1 SEX M\t\n0 TRLR\n"
+            .into(),
+    ));
+    let configs = [
+        WriterConfig::new(),
+        WriterConfig::new().line_ending(LineEnding::Cr),
+        WriterConfig::new().encoding(Encoding::Ascii),
+        WriterConfig::new().max_line_bytes(30),
+    ];
+    let mut compared = 0;
+    for (name, bytes) in &files {
+        let Ok(input) = Input::new(bytes) else {
+            continue;
+        };
+        let source = input.encoding_info().encoding;
+        let source = if source.is_utf16() {
+            Encoding::Utf8
+        } else {
+            source
+        };
+        let Ok(tree) = Tree::from_input(&input) else {
+            continue;
+        };
+        for config in &configs {
+            let (got, got_error) = write_with(&tree, source, config, None);
+            let mut w = Writer::with_config(Vec::new(), config.clone());
+            let mut error = None;
+            'records: for record in tree.records() {
+                for step in record.walk() {
+                    let r = match step {
+                        Step::Enter(n) => {
+                            let xref = n
+                                .xref()
+                                .map(|x| decode_xref(x.as_bytes(), source).into_owned());
+                            let (text, pointer);
+                            let value = match n.value() {
+                                Some(Value::Pointer(p)) => {
+                                    pointer = decode_xref(p.as_bytes(), source).into_owned();
+                                    Some(WriteValue::Pointer(&pointer))
+                                }
+                                Some(Value::Text(t)) => {
+                                    text = t.text().into_owned();
+                                    Some(WriteValue::Text(&text))
+                                }
+                                None => None,
+                            };
+                            w.begin(n.tag(), xref.as_deref(), value)
+                        }
+                        Step::Leave(_) => w.end(),
+                    };
+                    if let Err(e) = r {
+                        error = Some(format!("{:?} {e}", e.kind()));
+                        break 'records;
+                    }
+                }
+            }
+            let want = w.finish().unwrap();
+            // `write_with` leaves out a final bare TRLR and writes the writer's own.
+            let trlr: &[u8] = match config.get_line_ending() {
+                LineEnding::Cr => b"0 TRLR\r",
+                LineEnding::CrLf => b"0 TRLR\r\n",
+                LineEnding::Lf => b"0 TRLR\n",
+            };
+            let want_trimmed = want.strip_suffix(trlr).unwrap_or(&want);
+            let got_trimmed = got.strip_suffix(trlr).unwrap_or(&got);
+            assert_eq!(got_error, error, "{name}");
+            assert!(
+                got_trimmed == want_trimmed,
+                "{name} {config:?}\n{}\n----\n{}",
+                String::from_utf8_lossy(got_trimmed),
+                String::from_utf8_lossy(want_trimmed)
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 100, "only {compared} outputs compared");
 }

@@ -1,7 +1,8 @@
 //! Arbitrary bytes through the tree: build it, walk every node (payloads,
 //! types, parents, paths) and resolve every pointer; read the same bytes
 //! record by record and compare; build it in parallel from small chunks and
-//! compare node for node. Must not panic or hang.
+//! compare node for node; write it back sequentially, in parallel pieces and
+//! with every string decoded, and compare the octets. Must not panic or hang.
 #![no_main]
 
 use gedcom_elf::tree::{Records, Step, Tree};
@@ -89,6 +90,7 @@ fuzz_target!(|data: &[u8]| {
         }
         assert_eq!(depth, 0);
     }
+    write_back(&tree, prepared.encoding_info().encoding, flags);
     // Record by record: the same records, structures and payloads.
     let mut whole = tree.records();
     for r in Records::with_config(input, config) {
@@ -109,3 +111,65 @@ fuzz_target!(|data: &[u8]| {
     }
     assert!(whole.next().is_none());
 });
+
+/// Writes `tree` with `write_tree`, with `write_tree_parallel_chunked` (pieces of a
+/// few structures) and structure by structure with decoded strings through
+/// `Writer::begin`: the same octets and the same error.
+fn write_back(tree: &Tree<'_>, source: gedcom_elf::Encoding, flags: u8) {
+    use gedcom_elf::bridge::{write_tree, write_tree_parallel_chunked};
+    use gedcom_elf::write::{decode_xref, WriteValue};
+    use gedcom_elf::{Encoding, Value, Writer, WriterConfig};
+    let source = if source.is_utf16() { Encoding::Utf8 } else { source };
+    let config = match flags >> 5 {
+        0 | 1 => WriterConfig::new(),
+        2 => WriterConfig::new().encoding(Encoding::Ascii),
+        3 => WriterConfig::new().encoding(Encoding::Ansel),
+        4 => WriterConfig::new().max_line_bytes(20),
+        _ => WriterConfig::new().headless(true),
+    };
+    let out = |w: Writer<Vec<u8>>, e: Result<(), gedcom_elf::write::WriteError>| {
+        (w.finish().unwrap(), e.err().map(|e| (e.kind(), e.to_string())))
+    };
+    let mut w = Writer::with_config(Vec::new(), config.clone());
+    let r = write_tree(&mut w, tree, source);
+    let want = out(w, r);
+    let mut w = Writer::with_config(Vec::new(), config.clone());
+    let pieces = usize::from(flags >> 3 & 3) + 1;
+    let r = write_tree_parallel_chunked(&mut w, tree, source, 2, pieces);
+    assert!(out(w, r) == want, "the parallel write differs");
+    // Decoded, all but a final bare TRLR (as write_tree).
+    let mut records: Vec<_> = tree.records().collect();
+    if records.last().is_some_and(|r| r.tag() == "TRLR" && !r.has_children()) {
+        records.pop();
+    }
+    let mut w = Writer::with_config(Vec::new(), config);
+    let mut r = Ok(());
+    'all: for record in records {
+        for step in record.walk() {
+            let s = match step {
+                Step::Enter(n) => {
+                    let xref = n.xref().map(|x| decode_xref(x.as_bytes(), source).into_owned());
+                    let (text, pointer);
+                    let value = match n.value() {
+                        Some(Value::Pointer(p)) => {
+                            pointer = decode_xref(p.as_bytes(), source).into_owned();
+                            Some(WriteValue::Pointer(&pointer))
+                        }
+                        Some(Value::Text(t)) => {
+                            text = t.text().into_owned();
+                            Some(WriteValue::Text(&text))
+                        }
+                        None => None,
+                    };
+                    w.begin(n.tag(), xref.as_deref(), value)
+                }
+                Step::Leave(_) => w.end(),
+            };
+            if s.is_err() {
+                r = s;
+                break 'all;
+            }
+        }
+    }
+    assert!(out(w, r) == want, "the decoded write differs");
+}

@@ -3,7 +3,7 @@
 //! navigation.
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position};
 use crate::escape::EscapeTable;
@@ -102,12 +102,16 @@ pub(crate) struct Core {
     captured: Captured,
     pub(crate) line_offset: u64,
     pub(crate) shared: Arc<Shared>,
+    /// The length of the input's longest valid UTF-8 prefix, found on first
+    /// use (by [`NodeRef::raw`]).
+    utf8_prefix: OnceLock<usize>,
 }
 
+#[inline]
 fn get<'x>(buf: &'x [u8], extra: &'x [u8], r: ByteRef) -> &'x [u8] {
     let (off, len) = (r.off as usize, r.len as usize);
-    if off + len <= buf.len() {
-        &buf[off..off + len]
+    if let Some(b) = buf.get(off..off + len) {
+        b
     } else {
         let o = off.saturating_sub(buf.len());
         extra.get(o..o + len).unwrap_or_default()
@@ -119,6 +123,7 @@ fn side(v: &[(u32, u32)], id: u32) -> u32 {
 }
 
 impl Core {
+    #[inline]
     fn bytes<'t>(&'t self, buf: &'t [u8], r: ByteRef) -> &'t [u8] {
         get(buf, &self.extra, r)
     }
@@ -392,6 +397,7 @@ impl Core {
                     captured: Captured::default(),
                     line_offset: self.line_offset,
                     shared: self.shared.clone(),
+                    utf8_prefix: OnceLock::new(),
                 }
             })
             .collect()
@@ -521,6 +527,7 @@ impl<'b> Builder<'b> {
                 captured: Captured::default(),
                 line_offset: 0,
                 shared,
+                utf8_prefix: OnceLock::new(),
             },
             stack: Vec::new(),
             kind_words: FastMap::default(),
@@ -901,6 +908,155 @@ impl NodeId {
     }
 }
 
+/// A depth-first walk of whole subtrees that hands out most structures as
+/// their octets in the input ([`RawNode`]), for a caller that can use them as
+/// they stand (the tree bridge's writer fast path), and the others (synthetic
+/// records, payloads continued on additional lines) as [`NodeRef`]s. One step
+/// per structure and per end, in O(1): no search for xrefs, which are met in
+/// order.
+pub(crate) struct RawWalk<'t> {
+    core: &'t Core,
+    buf: &'t [u8],
+    next: u32,
+    limit: u32,
+    /// One past the last node of each open structure's subtree.
+    ends: Vec<u32>,
+    /// The first entry of `core.xrefs` for a node at `next` or later.
+    xref_at: usize,
+    /// Text payloads ending before this offset are valid UTF-8 (0 when the
+    /// input is not UTF-8).
+    utf8_until: usize,
+}
+
+/// A step of a [`RawWalk`].
+pub(crate) enum RawStep<'t> {
+    /// A structure begins, as its octets.
+    Raw(RawNode<'t>),
+    /// A structure begins that is not just its octets.
+    Node(NodeRef<'t>),
+    /// The innermost open structure ends.
+    Leave,
+}
+
+impl<'t> RawWalk<'t> {
+    /// A walk of the nodes `from..to`, which are whole subtrees.
+    pub(crate) fn new(core: &'t Core, buf: &'t [u8], from: u32, to: u32) -> Self {
+        let utf8_until = if core.base.encoding == crate::encoding::Encoding::Utf8 {
+            // A payload begins and ends next to ASCII octets (delimiters, line
+            // breaks), so inside a valid prefix it is valid itself.
+            *core
+                .utf8_prefix
+                .get_or_init(|| match simdutf8::compat::from_utf8(buf) {
+                    Ok(_) => buf.len(),
+                    Err(e) => e.valid_up_to(),
+                })
+        } else {
+            0
+        };
+        RawWalk {
+            core,
+            buf,
+            next: from,
+            limit: to.min(core.nodes.len() as u32),
+            ends: Vec::with_capacity(16),
+            xref_at: core.xrefs.partition_point(|e| e.0 < from),
+            utf8_until,
+        }
+    }
+
+    /// The next step.
+    #[inline(always)]
+    pub(crate) fn step(&mut self) -> Option<RawStep<'t>> {
+        if let Some(&end) = self.ends.last() {
+            if self.next >= end {
+                self.ends.pop();
+                return Some(RawStep::Leave);
+            }
+        }
+        if self.next >= self.limit {
+            return None;
+        }
+        let id = self.next;
+        self.next += 1;
+        let core = self.core;
+        let node = &core.nodes[id as usize];
+        self.ends.push(node.end);
+        let f = node.flags;
+        let mut xref = None;
+        if f & HAS_XREF != 0 {
+            let xs = &core.xrefs;
+            while xs.get(self.xref_at).is_some_and(|e| e.0 < id) {
+                self.xref_at += 1;
+            }
+            if let Some(e) = xs.get(self.xref_at).filter(|e| e.0 == id) {
+                xref = Some(core.bytes(self.buf, e.1));
+                self.xref_at += 1;
+            }
+        }
+        if f & (SYNTHETIC | HAS_REST) != 0 {
+            return Some(RawStep::Node(NodeRef::new(core, self.buf, id)));
+        }
+        let kind = match node.kind16 {
+            u16::MAX => side(&core.big_kinds, id),
+            k => u32::from(k),
+        };
+        let tag = core.bytes(self.buf, core.kinds[kind as usize].tag);
+        let mut utf8 = false;
+        let value = if f & (V_POINTER | V_TEXT) == 0 {
+            RawValue::None
+        } else {
+            let r = match node.len8 {
+                u8::MAX => core.val(id),
+                len => ByteRef {
+                    off: node.val_off,
+                    len: u32::from(len),
+                },
+            };
+            let octets = core.bytes(self.buf, r);
+            if f & V_POINTER != 0 {
+                RawValue::Pointer(octets)
+            } else {
+                utf8 = (r.off as usize + r.len as usize) <= self.utf8_until;
+                RawValue::Text(octets)
+            }
+        };
+        Some(RawStep::Raw(RawNode {
+            node: NodeRef::new(core, self.buf, id),
+            tag,
+            xref,
+            value,
+            utf8,
+        }))
+    }
+}
+
+/// A structure's octets as they stand in the input: see [`RawWalk`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RawNode<'t> {
+    /// The structure.
+    pub(crate) node: NodeRef<'t>,
+    /// The tag.
+    pub(crate) tag: &'t [u8],
+    /// The xref_id, `@` signs included.
+    pub(crate) xref: Option<&'t [u8]>,
+    /// The payload, on one line.
+    pub(crate) value: RawValue<'t>,
+    /// A text payload's octets are known to be valid UTF-8 in a UTF-8 input
+    /// (otherwise only ASCII octets stand for themselves).
+    pub(crate) utf8: bool,
+}
+
+/// A payload's octets as they stand in the input, before any decoding.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum RawValue<'t> {
+    /// No payload.
+    None,
+    /// A pointer, `@` signs included.
+    Pointer(&'t [u8]),
+    /// A string payload with no additional lines.
+    Text(&'t [u8]),
+}
+
 /// A structure in a [`Tree`](super::Tree) or
 /// [`RecordTree`](super::RecordTree): a cheap `Copy` handle (a reference
 /// to the tree and an index) with the navigation methods.
@@ -1147,6 +1303,11 @@ impl<'t> NodeRef<'t> {
     /// The number of structures in this subtree, itself included.
     pub fn subtree_len(&self) -> usize {
         (self.node().end - self.id) as usize
+    }
+
+    /// A [`RawWalk`] of this subtree.
+    pub(crate) fn raw_walk(&self) -> RawWalk<'t> {
+        RawWalk::new(self.core, self.buf, self.id, self.node().end)
     }
 
     /// A depth-first walk of this subtree as enter/leave steps, with no

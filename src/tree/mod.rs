@@ -45,6 +45,7 @@ mod types;
 use std::sync::Arc;
 
 pub use arena::{Children, NodeId, NodeRef, PathIter, Step, Walk};
+pub(crate) use arena::{RawStep, RawValue, RawWalk};
 pub use records::{RecordTree, Records};
 pub use schema::{Schema, SchemaBuilder, SchemaSource};
 pub use types::{StructureType, TypeResolver};
@@ -302,6 +303,18 @@ impl<'a> Tree<'a> {
     /// synthetic `UNDEF` records are not: see [`Tree::undefined_records`]).
     pub fn records(&self) -> Children<'_> {
         Children::range(&self.core, self.input, 0, self.core.doc_nodes)
+    }
+
+    /// A raw walk of records `a..b` (`b` at most the number of records).
+    pub(crate) fn raw_walk_records(&self, a: usize, b: usize) -> RawWalk<'_> {
+        let at = |i: usize| {
+            self.core
+                .roots
+                .get(i)
+                .copied()
+                .unwrap_or(self.core.doc_nodes)
+        };
+        RawWalk::new(&self.core, self.input, at(a), at(b).max(at(a)))
     }
 
     /// The number of records (as [`Tree::records`] counts them).

@@ -638,6 +638,29 @@ fn plain_end(text: &str) -> bool {
     }
 }
 
+/// [`plain_end`] for valid UTF-8 octets: decodes the last character only.
+#[inline]
+fn plain_end_utf8(b: &[u8]) -> bool {
+    let n = b.len();
+    let last = match *b {
+        [] => return false,
+        [.., c] if c < 0x80 => return c != b' ' && c != b'\t',
+        // Combining marks begin at U+0300: a two-octet character from C0 80 up to
+        // CB BF is below it, and so is any character ending in such a pair.
+        [.., a, _] if (0xC0..0xCC).contains(&a) => return true,
+        [.., a, c] if a & 0xE0 == 0xC0 => (u32::from(a & 0x1F) << 6) | u32::from(c & 0x3F),
+        [.., a, b1, c] if a & 0xF0 == 0xE0 => {
+            (u32::from(a & 0x0F) << 12) | (u32::from(b1 & 0x3F) << 6) | u32::from(c & 0x3F)
+        }
+        _ => {
+            // Four octets (or octets that are not valid UTF-8: the careful way).
+            return std::str::from_utf8(&b[n.saturating_sub(4)..]).is_ok_and(plain_end)
+                || std::str::from_utf8(b).is_ok_and(plain_end);
+        }
+    };
+    char::from_u32(last).is_some_and(|c| canonical_combining_class(c) == 0)
+}
+
 /// [`plain_end`] for a text whose last character is not ASCII.
 #[inline(never)]
 fn plain_end_non_ascii(text: &str) -> bool {
@@ -735,6 +758,17 @@ const FAST_LINE_MAX: usize = 4096;
 const BUF_LEN: usize = FLUSH_AT + FAST_LINE_MAX + 2;
 /// The deepest level the fast path writes: one digit.
 const FAST_DEPTH: usize = 10;
+
+/// A payload as octets for [`Writer::begin_raw`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum RawPayload<'a> {
+    /// No payload.
+    None,
+    /// A pointer, `@` signs included.
+    Pointer(&'a [u8]),
+    /// A string payload on one line, before any decoding.
+    Text(&'a [u8]),
+}
 
 /// The push-style ELF writer. See the [module documentation](self).
 ///
@@ -994,6 +1028,75 @@ impl<W: Write> Writer<W> {
         if len > self.fast_line_max {
             return false;
         }
+        self.put_fast_line(t, xref.map(str::as_bytes), payload, len);
+        true
+    }
+
+    /// The fast path of [`Writer::begin`] for a structure given as octets that stand for
+    /// themselves (the tree bridge's: a tag, xref and payload as they are in an input):
+    /// writes it and returns `true` when the fast path would write the same structure
+    /// given as text, and those octets are that text: ASCII, or (with `utf8`, the
+    /// caller knowing the octets are valid UTF-8) UTF-8 for UTF-8 output. Returns `false`, having changed
+    /// nothing, otherwise: the caller decodes the structure and calls
+    /// [`Writer::begin`].
+    #[inline]
+    pub(crate) fn begin_raw(
+        &mut self,
+        t: &[u8],
+        xref: Option<&[u8]>,
+        value: RawPayload<'_>,
+        utf8: bool,
+    ) -> bool {
+        let depth = self.depth;
+        if depth >= self.fast_depth || self.pos >= FLUSH_AT || depth > self.previous_level + 1 {
+            return false;
+        }
+        if !fast_tag(t) {
+            return false;
+        }
+        // Non-ASCII octets in an xref or pointer are decoded on their own: not here.
+        let bad = self.id_bad | C_HIGH;
+        let mut len = 2 + t.len() + self.term_width;
+        if let Some(x) = xref {
+            if !fast_id(x, bad | C_XREF_ONLY) {
+                return false;
+            }
+            len += x.len() + 1;
+        }
+        let payload: &[u8] = match value {
+            RawPayload::None => &[],
+            RawPayload::Pointer(p) => {
+                if !fast_id(p, bad) {
+                    return false;
+                }
+                p
+            }
+            RawPayload::Text(b) => {
+                match b.last() {
+                    Some(&last) if last < 0x80 => {
+                        if last == b' ' || last == b'\t' {
+                            return false;
+                        }
+                    }
+                    Some(_) => {}
+                    None => return false,
+                }
+                if scan_special(b, 0x8080_8080_8080_8080) != 0 {
+                    // Not ASCII only: valid UTF-8 octets of plain text, written as
+                    // UTF-8, not ending in what may be a combining mark.
+                    if !(utf8 && self.utf8) || scan_special(b, 0) != 0 || !plain_end_utf8(b) {
+                        return false;
+                    }
+                }
+                b
+            }
+        };
+        if !payload.is_empty() {
+            len += 1 + payload.len();
+        }
+        if len > self.fast_line_max {
+            return false;
+        }
         self.put_fast_line(t, xref, payload, len);
         true
     }
@@ -1028,7 +1131,7 @@ impl<W: Write> Writer<W> {
         let len = len + 1 + scratch.len();
         let fits = len <= self.fast_line_max;
         if fits {
-            self.put_fast_line(t, xref, scratch.as_bytes(), len);
+            self.put_fast_line(t, xref.map(str::as_bytes), scratch.as_bytes(), len);
         }
         self.scratch = scratch;
         fits
@@ -1037,7 +1140,7 @@ impl<W: Write> Writer<W> {
     /// Writes line `LEVEL [XREF ]TAG[ PAYLOAD]` (`len` octets with the terminator) for
     /// the fast path, which has checked everything, and opens the structure.
     #[inline(always)]
-    fn put_fast_line(&mut self, t: &[u8], xref: Option<&str>, payload: &[u8], len: usize) {
+    fn put_fast_line(&mut self, t: &[u8], xref: Option<&[u8]>, payload: &[u8], len: usize) {
         let depth = self.depth;
         self.put_line_raw(depth as u8, t, xref, payload, len);
         self.previous_level = depth;
@@ -1053,7 +1156,7 @@ impl<W: Write> Writer<W> {
         &mut self,
         level: u8,
         t: &[u8],
-        xref: Option<&str>,
+        xref: Option<&[u8]>,
         payload: &[u8],
         len: usize,
     ) {
@@ -1063,7 +1166,6 @@ impl<W: Write> Writer<W> {
         line[1] = b' ';
         let mut i = 2;
         if let Some(x) = xref {
-            let x = x.as_bytes();
             copy_short(&mut line[i..i + x.len()], x);
             i += x.len();
             line[i] = b' ';
@@ -1610,7 +1712,13 @@ impl<W: Write> Writer<W> {
                 + payload.map_or(0, |p| p.len() + 1)
                 + self.term.len();
             if self.pos + len < self.buf.len() {
-                self.put_line_raw(level as u8, tag.as_bytes(), xref, p.as_bytes(), len);
+                self.put_line_raw(
+                    level as u8,
+                    tag.as_bytes(),
+                    xref.map(str::as_bytes),
+                    p.as_bytes(),
+                    len,
+                );
                 return;
             }
         }
@@ -1681,6 +1789,24 @@ impl<W: Write> Writer<W> {
         }
         self.buf[self.pos..end].copy_from_slice(b);
         self.pos = end;
+    }
+
+    /// Appends `bytes`, whole structures another writer with this one's configuration
+    /// wrote (headless, without a BOM), to the output between two records. The caller
+    /// has checked that no structure is open and that this writer has begun its output.
+    pub(crate) fn append_records(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
+        debug_assert!(self.depth == 0 && self.started);
+        self.flush_buf()?;
+        if let Some(out) = self.out.as_mut() {
+            out.write_all(bytes)?;
+        }
+        self.fresh = false;
+        Ok(())
+    }
+
+    /// `true` when this writer has begun its output (a BOM or a first line).
+    pub(crate) fn has_started(&self) -> bool {
+        self.started
     }
 
     fn flush_buf(&mut self) -> Result<(), WriteError> {

@@ -1,0 +1,150 @@
+//! Running numbered pieces of work on several threads and consuming their
+//! results in order, in bounded memory. Shared by parallel reading
+//! ([`par`](crate::par)) and parallel writing ([`bridge`](crate::bridge));
+//! it depends on nothing else in the crate.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Condvar, Mutex};
+
+/// Runs `run(i)` for every `i` in `0..n` on `jobs` threads and hands each
+/// result to `emit(i, result)` on the calling thread, in order of `i`, as
+/// soon as the results before it have been handed over. A worker waits
+/// before it gets more than `2 * jobs` pieces ahead of `emit`, which bounds
+/// the results held at once. With `jobs` at most 1 (or one piece) it all
+/// happens on the calling thread.
+///
+/// Returns `Ok(true)` when every result was emitted, `Ok(false)` when a
+/// worker died (a panic in `run`) before its result was.
+///
+/// # Errors
+/// The first error `emit` returns: no further result is emitted and the
+/// workers stop taking pieces.
+pub(crate) fn run_in_order<T, E, R, S>(
+    n: usize,
+    jobs: usize,
+    run: R,
+    mut emit: S,
+) -> Result<bool, E>
+where
+    T: Send,
+    R: Fn(usize) -> T + Sync,
+    S: FnMut(usize, T) -> Result<(), E>,
+{
+    let jobs = jobs.clamp(1, n.max(1));
+    if jobs == 1 {
+        for i in 0..n {
+            emit(i, run(i))?;
+        }
+        return Ok(true);
+    }
+    // `jobs` workers take pieces in order; the calling thread hands results
+    // on in order. A worker waits before it gets more than `window` pieces
+    // ahead of the hand-over, which bounds memory.
+    let window = jobs * 2;
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let emitted = Mutex::new(0usize);
+    let moved = Condvar::new();
+    let (tx, rx) = mpsc::channel::<(usize, T)>();
+    let mut failure = None;
+    let mut lo = 0;
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (next, stop, emitted, moved, run) = (&next, &stop, &emitted, &moved, &run);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n || stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Ok(mut done) = emitted.lock() else { break };
+                while i >= *done + window && !stop.load(Ordering::Relaxed) {
+                    done = match moved.wait(done) {
+                        Ok(d) => d,
+                        Err(_) => return,
+                    };
+                }
+                drop(done);
+                if stop.load(Ordering::Relaxed) || tx.send((i, run(i))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut waiting = BTreeMap::new();
+        'receive: for (i, out) in rx.iter() {
+            waiting.insert(i, out);
+            while let Some(out) = waiting.remove(&lo) {
+                if let Err(e) = emit(lo, out) {
+                    failure = Some(e);
+                    break 'receive;
+                }
+                lo += 1;
+                if let Ok(mut done) = emitted.lock() {
+                    *done = lo;
+                }
+                moved.notify_all();
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        moved.notify_all();
+        drop(rx);
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(lo == n),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_come_in_order_for_any_number_of_jobs() {
+        for jobs in [0, 1, 2, 3, 8] {
+            for n in [0, 1, 5, 40] {
+                let mut seen = Vec::new();
+                let all = run_in_order(
+                    n,
+                    jobs,
+                    |i| {
+                        // Later pieces finish first.
+                        std::thread::sleep(std::time::Duration::from_micros(((n - i) * 50) as u64));
+                        i * 10
+                    },
+                    |i, r| {
+                        seen.push((i, r));
+                        Ok::<(), ()>(())
+                    },
+                )
+                .unwrap();
+                assert!(all);
+                let want: Vec<_> = (0..n).map(|i| (i, i * 10)).collect();
+                assert_eq!(seen, want, "jobs {jobs}, n {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_error_stops_the_hand_over() {
+        for jobs in [1, 2, 4] {
+            let mut seen = Vec::new();
+            let r = run_in_order(
+                100,
+                jobs,
+                |i| i,
+                |i, _| {
+                    if i == 7 {
+                        return Err(format!("piece {i}"));
+                    }
+                    seen.push(i);
+                    Ok(())
+                },
+            );
+            assert_eq!(r, Err("piece 7".to_string()));
+            assert_eq!(seen, (0..7).collect::<Vec<_>>());
+        }
+    }
+}
