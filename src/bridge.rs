@@ -27,7 +27,9 @@ use crate::encoding::Encoding;
 use crate::event::Value;
 use crate::tree::{NodeRef, RawStep, RawValue, RawWalk, SchemaSource, Step, Tree};
 use crate::write::typed::{RecordId, StructureId, TypedDocument, TypedValue};
-use crate::write::{decode_xref, RawPayload, WriteError, WriteErrorKind, WriteValue, Writer};
+use crate::write::{
+    decode_xref, raw_tag_ok, RawPayload, WriteError, WriteErrorKind, WriteValue, Writer,
+};
 
 /// Writes `node` and its subtree, without recursion: text payloads as
 /// decoded (the writer escapes and splits them again), pointers and xrefs
@@ -50,6 +52,8 @@ fn write_walk<W: io::Write>(
     mut walk: RawWalk<'_>,
     source: Encoding,
 ) -> Result<(), WriteError> {
+    // Whether the writer's fast path takes each kind's tag (0: not known yet).
+    let mut tag_ok = vec![0u8; walk.kinds()];
     while let Some(step) = walk.step() {
         let n = match step {
             RawStep::Leave => {
@@ -58,15 +62,26 @@ fn write_walk<W: io::Write>(
             }
             RawStep::Raw(raw) => {
                 // Most structures: their octets are their text, written as they are.
-                let value = match raw.value {
-                    RawValue::None => RawPayload::None,
-                    RawValue::Pointer(p) => RawPayload::Pointer(p),
-                    RawValue::Text(t) => RawPayload::Text(t),
+                let ok = match tag_ok.get_mut(raw.kind as usize) {
+                    Some(k) => {
+                        if *k == 0 {
+                            *k = if raw_tag_ok(raw.tag) { 1 } else { 2 };
+                        }
+                        *k == 1
+                    }
+                    None => false,
                 };
-                if w.begin_raw(raw.tag, raw.xref, value, raw.utf8) {
-                    continue;
+                if ok {
+                    let value = match raw.value {
+                        RawValue::None => RawPayload::None,
+                        RawValue::Pointer(p) => RawPayload::Pointer(p),
+                        RawValue::Text(t) => RawPayload::Text(t),
+                    };
+                    if w.begin_raw(raw.tag, raw.xref, value, raw.utf8) {
+                        continue;
+                    }
                 }
-                raw.node
+                walk.node(raw.id)
             }
             RawStep::Node(n) => n,
         };

@@ -179,7 +179,7 @@ fn octets_as_they_stand_are_written_as_their_decoded_text_would_be() {
     }
     files.push((
         "edges".into(),
-        "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME a\u{301}\n1 NAME e\u{300}x\n1 NAME tail \n1 NOTE x\u{10348}\n1 NOTE \u{2028}\n1 _X caf\u{e9}\n1 SEX M\t\n0 TRLR\n"
+        "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME a\u{301}\n1 NAME e\u{300}x\n1 NAME tail \n1 NOTE x\u{10348}\n1 NOTE \u{2028}\n1 _X caf\u{e9}\n1 SEX M\t\n0 @I\u{f6}@ INDI\n1 FAMC @F:1@\n1 ASSO @I\u{f6}@\n1 NOTE \u{1}x\n0 @F:1@ FAM\n0 TRLR\n"
             .into(),
     ));
     let configs = [

@@ -964,6 +964,16 @@ impl<'t> RawWalk<'t> {
         }
     }
 
+    /// The structure with id `id`.
+    pub(crate) fn node(&self, id: u32) -> NodeRef<'t> {
+        NodeRef::new(self.core, self.buf, id)
+    }
+
+    /// The number of kinds: every [`RawNode::kind`] is below it.
+    pub(crate) fn kinds(&self) -> usize {
+        self.core.kinds.len()
+    }
+
     /// The next step.
     #[inline(always)]
     pub(crate) fn step(&mut self) -> Option<RawStep<'t>> {
@@ -1021,7 +1031,8 @@ impl<'t> RawWalk<'t> {
             }
         };
         Some(RawStep::Raw(RawNode {
-            node: NodeRef::new(core, self.buf, id),
+            id,
+            kind,
             tag,
             xref,
             value,
@@ -1033,8 +1044,10 @@ impl<'t> RawWalk<'t> {
 /// A structure's octets as they stand in the input: see [`RawWalk`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RawNode<'t> {
-    /// The structure.
-    pub(crate) node: NodeRef<'t>,
+    /// The structure's id (see [`RawWalk::node`]).
+    pub(crate) id: u32,
+    /// The structure's kind, which fixes its tag: below [`RawWalk::kinds`].
+    pub(crate) kind: u32,
     /// The tag.
     pub(crate) tag: &'t [u8],
     /// The xref_id, `@` signs included.

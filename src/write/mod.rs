@@ -718,6 +718,31 @@ fn fast_tag(t: &[u8]) -> bool {
     }
 }
 
+/// `true` for a tag that [`Writer::begin_raw`] may take: one the fast path writes.
+pub(crate) fn raw_tag_ok(t: &[u8]) -> bool {
+    fast_tag(t)
+}
+
+/// Non-zero when `b` holds a non-ASCII octet (eight at a time, as [`scan_special`]).
+#[inline(always)]
+fn scan_high(b: &[u8]) -> u64 {
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let n = b.len();
+    if n >= 8 {
+        let mut hit = 0u64;
+        let mut i = 0;
+        while i + 8 < n {
+            hit |= word8(&b[i..i + 8]);
+            i += 8;
+        }
+        (hit | word8(&b[n - 8..])) & HI
+    } else if n >= 4 {
+        (word4(&b[..4]) | word4(&b[n - 4..])) & HI
+    } else {
+        b.iter().fold(0, |h, &c| h | u64::from(c)) & HI
+    }
+}
+
 /// `true` when `x` matches `Pointer` or (`bad` including [`C_XREF_ONLY`]) `XRefID`, holds
 /// no line break, and no octet of a class in `bad`.
 #[inline(always)]
@@ -1032,14 +1057,19 @@ impl<W: Write> Writer<W> {
         true
     }
 
-    /// The fast path of [`Writer::begin`] for a structure given as octets that stand for
-    /// themselves (the tree bridge's: a tag, xref and payload as they are in an input):
-    /// writes it and returns `true` when the fast path would write the same structure
-    /// given as text, and those octets are that text: ASCII, or (with `utf8`, the
-    /// caller knowing the octets are valid UTF-8) UTF-8 for UTF-8 output. Returns `false`, having changed
-    /// nothing, otherwise: the caller decodes the structure and calls
-    /// [`Writer::begin`].
-    #[inline]
+    /// The fast path of [`Writer::begin`] for a structure a reader produced, given as
+    /// its octets in the input (the tree bridge's): writes it and returns `true` when
+    /// the fast path would write the same structure given as text, and those octets are
+    /// that text; returns `false`, having changed nothing, otherwise (the caller then
+    /// decodes the structure and calls [`Writer::begin`]).
+    ///
+    /// What the reader guarantees is not checked again: `tag` matches `Tag` (the caller
+    /// has checked it with [`raw_tag_ok`]), an xref matches `XRefID` and a pointer
+    /// `Pointer`. What is checked: the state, ASCII xref and pointer octets (others are
+    /// decoded on their own), and a text that is ASCII, or (with `utf8`, the caller
+    /// knowing the octets are valid UTF-8) UTF-8 for UTF-8 output, with no `@`, control
+    /// character or trailing whitespace, on a line within the limit.
+    #[inline(always)]
     pub(crate) fn begin_raw(
         &mut self,
         t: &[u8],
@@ -1051,24 +1081,16 @@ impl<W: Write> Writer<W> {
         if depth >= self.fast_depth || self.pos >= FLUSH_AT || depth > self.previous_level + 1 {
             return false;
         }
-        if !fast_tag(t) {
-            return false;
-        }
-        // Non-ASCII octets in an xref or pointer are decoded on their own: not here.
-        let bad = self.id_bad | C_HIGH;
         let mut len = 2 + t.len() + self.term_width;
+        let mut high = 0;
         if let Some(x) = xref {
-            if !fast_id(x, bad | C_XREF_ONLY) {
-                return false;
-            }
+            high |= scan_high(x);
             len += x.len() + 1;
         }
         let payload: &[u8] = match value {
             RawPayload::None => &[],
             RawPayload::Pointer(p) => {
-                if !fast_id(p, bad) {
-                    return false;
-                }
+                high |= scan_high(p);
                 p
             }
             RawPayload::Text(b) => {
@@ -1091,6 +1113,9 @@ impl<W: Write> Writer<W> {
                 b
             }
         };
+        if high != 0 {
+            return false;
+        }
         if !payload.is_empty() {
             len += 1 + payload.len();
         }
