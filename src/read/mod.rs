@@ -614,11 +614,16 @@ impl<'a> Reader<'a> {
         let body = &window[from..];
         // The longest valid UTF-8 prefix, as `str`: tags and payloads in it
         // need no validation of their own.
-        let valid = match simdutf8::compat::from_utf8(body) {
-            Ok(_) => body.len(),
-            Err(e) => e.valid_up_to(),
+        let (valid, input_str) = match simdutf8::compat::from_utf8(body) {
+            Ok(s) => (body.len(), Some(s)),
+            // The valid prefix, validated again only when there is an invalid
+            // octet (one pass over a valid input).
+            Err(e) => {
+                let valid = e.valid_up_to();
+                (valid, simdutf8::basic::from_utf8(&body[..valid]).ok())
+            }
         };
-        self.input_str = simdutf8::basic::from_utf8(&body[..valid]).ok();
+        self.input_str = input_str;
         self.input_str_base = from;
         let clean = match self.decoding.encoding {
             Encoding::Utf8 => valid,
