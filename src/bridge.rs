@@ -224,26 +224,21 @@ pub fn write_tree_parallel_chunked<W: io::Write>(
     // page faults).
     let spare: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
     let run = |k: usize| {
-        let mut buf = spare
+        let buf = spare
             .lock()
             .ok()
             .and_then(|mut s| s.pop())
             .unwrap_or_default();
-        buf.clear();
-        let mut piece = Writer::with_config(buf, config.clone());
-        let result = write_walk(
-            &mut piece,
-            tree.raw_walk_records(bounds[k], bounds[k + 1]),
-            source,
-        );
+        let mut piece = Writer::<io::Sink>::collecting(config.clone(), buf);
+        let walk = tree.raw_walk_records(bounds[k], bounds[k + 1]);
+        let result = write_walk(&mut piece, walk, source);
         // After an error, what was written before it (as `write_tree` leaves it).
-        (piece.finish(), result.err())
+        (piece.take_collected(), result.err())
     };
-    let emit = |_: usize, (bytes, error): (Result<Vec<u8>, WriteError>, Option<WriteError>)| {
-        let bytes = bytes?;
-        w.append_records(&bytes)?;
+    let emit = |_: usize, ((buf, len), error): ((Vec<u8>, usize), Option<WriteError>)| {
+        w.append_records(&buf[..len])?;
         if let Ok(mut s) = spare.lock() {
-            s.push(bytes);
+            s.push(buf);
         }
         error.map_or(Ok(()), Err)
     };

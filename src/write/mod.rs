@@ -846,6 +846,12 @@ pub struct Writer<W: Write> {
     started: bool,
     scratch: String,
     lines: Vec<(usize, usize)>,
+    /// The fast path leaves the buffer to the general path (which flushes it) from
+    /// this position on: [`FLUSH_AT`], or for a collecting writer the buffer's length
+    /// less room for a fast line.
+    flush_at: usize,
+    /// The writer keeps its whole output in its buffer (see [`Writer::collecting`]).
+    collect: bool,
     line: Vec<u8>,
     /// The output encoding holds every character (UTF-8, UTF-16).
     utf: bool,
@@ -927,6 +933,8 @@ impl<W: Write> Writer<W> {
             started: false,
             scratch: String::new(),
             lines: Vec::new(),
+            flush_at: FLUSH_AT,
+            collect: false,
             line: Vec::new(),
             utf: matches!(
                 encoding,
@@ -939,6 +947,20 @@ impl<W: Write> Writer<W> {
             term2: [t[0], t.get(1).copied().unwrap_or(0)],
         };
         w.update_gates();
+        w
+    }
+
+    /// A writer with `config` that keeps all its output in `buf` (whose octets it
+    /// overwrites, growing it as needed) until [`Writer::take_collected`]: no copy to
+    /// an underlying writer.
+    pub(crate) fn collecting(config: WriterConfig, mut buf: Vec<u8>) -> Writer<io::Sink> {
+        let mut w = Writer::with_config(io::sink(), config);
+        if buf.len() < BUF_LEN {
+            buf.resize(BUF_LEN, 0);
+        }
+        w.flush_at = buf.len() - FAST_LINE_MAX - 2;
+        w.buf = buf;
+        w.collect = true;
         w
     }
 
@@ -1009,7 +1031,7 @@ impl<W: Write> Writer<W> {
         let pos = self.pos;
         // Output begun, not UTF-16, no dropped parent, a one-digit level; room in the
         // buffer; not too deep for a reader (after ERROR, CONT or CONC lines).
-        if depth >= self.fast_depth || pos >= FLUSH_AT || depth > self.previous_level + 1 {
+        if depth >= self.fast_depth || pos >= self.flush_at || depth > self.previous_level + 1 {
             return false;
         }
         let t = tag.as_bytes();
@@ -1078,7 +1100,8 @@ impl<W: Write> Writer<W> {
         utf8: bool,
     ) -> bool {
         let depth = self.depth;
-        if depth >= self.fast_depth || self.pos >= FLUSH_AT || depth > self.previous_level + 1 {
+        if depth >= self.fast_depth || self.pos >= self.flush_at || depth > self.previous_level + 1
+        {
             return false;
         }
         let mut len = 2 + t.len() + self.term_width;
@@ -1223,8 +1246,14 @@ impl<W: Write> Writer<W> {
                 format!("invalid tag {tag:?}: tags are [0-9A-Za-z_]+"),
             ));
         }
-        if self.pos >= FLUSH_AT {
-            self.flush_buf()?;
+        if self.pos >= self.flush_at {
+            if self.collect {
+                // Keep room for a fast line after the new threshold.
+                self.buf.resize(self.buf.len() * 2, 0);
+                self.flush_at = self.buf.len() - FAST_LINE_MAX - 2;
+            } else {
+                self.flush_buf()?;
+            }
         }
         let depth = self.depth;
         if depth > 0 {
@@ -1827,6 +1856,13 @@ impl<W: Write> Writer<W> {
         }
         self.fresh = false;
         Ok(())
+    }
+
+    /// A collecting writer's buffer and the length of its output in it (see
+    /// [`Writer::collecting`]); the writer is left empty.
+    pub(crate) fn take_collected(&mut self) -> (Vec<u8>, usize) {
+        let pos = std::mem::take(&mut self.pos);
+        (std::mem::take(&mut self.buf), pos)
     }
 
     /// `true` when this writer has begun its output (a BOM or a first line).
