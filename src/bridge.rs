@@ -15,6 +15,17 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Speed
+//! Most structures of a tree read from UTF-8 or ASCII are written as they stand in
+//! the input: their tag, xref and payload octets go to the writer's fast path
+//! without being decoded and encoded again, when the writer would write exactly
+//! those octets (a one-line text with no `@`, control character or trailing
+//! whitespace, within the line limit, for UTF-8 output or ASCII text). The others
+//! (continued payloads, `@` signs, other encodings, `ERROR` structures) are decoded
+//! and go through [`Writer::begin`]; the output is the same either way (the tests and
+//! the `tree` fuzz target compare the two). [`write_tree_parallel`] writes pieces of
+//! records on several threads, in document order.
+//!
 //! [`typed_document`] turns a tree into a
 //! [`TypedDocument`]: the structures by type, for
 //! [`write_typed`](crate::write::typed::write_typed) to write again with tags and xref
