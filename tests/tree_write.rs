@@ -2,6 +2,10 @@
 //! from the HEAD's CHAR payload, which names the output encoding).
 
 mod common;
+#[path = "write_common/decoded.rs"]
+mod decoded;
+
+use decoded::write_decoded;
 
 use gedcom_elf::bridge::{write_tree, write_tree_parallel_chunked};
 use gedcom_elf::{Event, Input, Severity, Tree, Value, Writer};
@@ -52,11 +56,7 @@ fn events(bytes: &[u8]) -> Option<Vec<String>> {
 #[test]
 fn corpus_trees_written_back_read_the_same() {
     let mut checked = 0;
-    let mut files = common::project_corpus();
-    if let Some(dir) = common::shared_corpus() {
-        files.extend(common::ged_files(&dir));
-    }
-    for (name, bytes) in files {
+    for (name, bytes) in all_files() {
         let Some(want) = events(&bytes) else { continue };
         let input = Input::new(&bytes).unwrap();
         let source = input.encoding_info().encoding;
@@ -102,10 +102,7 @@ fn write_with(
 #[test]
 fn parallel_tree_writing_writes_the_same_octets() {
     use gedcom_elf::{Encoding, LineEnding, WriterConfig};
-    let mut files = common::project_corpus();
-    if let Some(dir) = common::shared_corpus() {
-        files.extend(common::ged_files(&dir));
-    }
+    let mut files = all_files();
     // A larger file with every kind of record, and one with a structure the writer
     // refuses (a child under a too-deep line) in a late record.
     let mut big = String::from("0 HEAD\n1 CHAR UTF-8\n");
@@ -127,30 +124,14 @@ fn parallel_tree_writing_writes_the_same_octets() {
         WriterConfig::new().encoding(Encoding::Utf16Le),
         WriterConfig::new().bom(Some(true)).max_line_bytes(40),
     ];
-    let mut compared = 0;
-    for (name, bytes) in &files {
-        let Ok(input) = Input::new(bytes) else {
-            continue;
-        };
-        let source = input.encoding_info().encoding;
-        let source = if source.is_utf16() {
-            gedcom_elf::Encoding::Utf8
-        } else {
-            source
-        };
-        let Ok(tree) = Tree::from_input(&input) else {
-            continue;
-        };
-        for config in &configs {
-            let want = write_with(&tree, source, config, None);
-            for pieces in [(1, 1), (2, 1), (3, 7), (2, 1000)] {
-                let got = write_with(&tree, source, config, Some(pieces));
-                assert!(got == want, "{name}: {pieces:?} {config:?}");
-                compared += 1;
-            }
+    let compared = for_each_tree(&files, &configs, |name, tree, source, config| {
+        let want = write_with(tree, source, config, None);
+        for pieces in [(1, 1), (2, 1), (3, 7), (2, 1000)] {
+            let got = write_with(tree, source, config, Some(pieces));
+            assert!(got == want, "{name}: {pieces:?} {config:?}");
         }
-    }
-    assert!(compared > 100, "only {compared} outputs compared");
+    });
+    assert!(compared > 100, "only {compared} trees compared");
 }
 
 #[test]
@@ -170,13 +151,8 @@ fn parallel_tree_writing_reports_the_first_error_after_the_output_before_it() {
 /// tags, xrefs and texts through `Writer::begin` must give the same octets.
 #[test]
 fn octets_as_they_stand_are_written_as_their_decoded_text_would_be() {
-    use gedcom_elf::tree::Step;
-    use gedcom_elf::write::{decode_xref, WriteValue};
     use gedcom_elf::{Encoding, LineEnding, WriterConfig};
-    let mut files = common::project_corpus();
-    if let Some(dir) = common::shared_corpus() {
-        files.extend(common::ged_files(&dir));
-    }
+    let mut files = all_files();
     files.push((
         "edges".into(),
         "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME a\u{301}\n1 NAME e\u{300}x\n1 NAME tail \n1 NOTE x\u{10348}\n1 NOTE \u{2028}\n1 _X caf\u{e9}\n1 SEX M\t\n0 @I\u{f6}@ INDI\n1 FAMC @F:1@\n1 ASSO @I\u{f6}@\n1 NOTE \u{1}x\n0 @F:1@ FAM\n0 TRLR\n"
@@ -188,71 +164,68 @@ fn octets_as_they_stand_are_written_as_their_decoded_text_would_be() {
         WriterConfig::new().encoding(Encoding::Ascii),
         WriterConfig::new().max_line_bytes(30),
     ];
-    let mut compared = 0;
-    for (name, bytes) in &files {
-        let Ok(input) = Input::new(bytes) else {
+    let compared = for_each_tree(&files, &configs, |name, tree, source, config| {
+        let (got, got_error) = write_with(tree, source, config, None);
+        let mut w = Writer::with_config(Vec::new(), config.clone());
+        let error = write_decoded(&mut w, tree, source)
+            .err()
+            .map(|e| format!("{:?} {e}", e.kind()));
+        if error.is_none() {
+            w.trailer().unwrap();
+        }
+        let want = w.finish().unwrap();
+        assert_eq!(got_error, error, "{name}");
+        assert!(
+            got == want,
+            "{name} {config:?}\n{}\n----\n{}",
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&want)
+        );
+    });
+    assert!(compared > 100, "only {compared} outputs compared");
+}
+
+/// The project's corpus and, when present, the shared one.
+fn all_files() -> Vec<(String, Vec<u8>)> {
+    let mut files = common::project_corpus();
+    if let Some(dir) = common::shared_corpus() {
+        files.extend(common::ged_files(&dir));
+    }
+    files
+}
+
+/// `bytes` prepared, and the encoding its xrefs are in (UTF-16 inputs are read as
+/// UTF-8), unless they cannot be read.
+fn prepared(bytes: &[u8]) -> Option<(Input<'_>, gedcom_elf::Encoding)> {
+    let input = Input::new(bytes).ok()?;
+    let source = input.encoding_info().encoding;
+    let source = if source.is_utf16() {
+        gedcom_elf::Encoding::Utf8
+    } else {
+        source
+    };
+    Some((input, source))
+}
+
+/// Calls `f` with the tree of every readable file of `files`, its xrefs' encoding and
+/// each of `configs`; returns the number of calls.
+fn for_each_tree(
+    files: &[(String, Vec<u8>)],
+    configs: &[gedcom_elf::WriterConfig],
+    mut f: impl FnMut(&str, &Tree<'_>, gedcom_elf::Encoding, &gedcom_elf::WriterConfig),
+) -> usize {
+    let mut calls = 0;
+    for (name, bytes) in files {
+        let Some((input, source)) = prepared(bytes) else {
             continue;
-        };
-        let source = input.encoding_info().encoding;
-        let source = if source.is_utf16() {
-            Encoding::Utf8
-        } else {
-            source
         };
         let Ok(tree) = Tree::from_input(&input) else {
             continue;
         };
-        for config in &configs {
-            let (got, got_error) = write_with(&tree, source, config, None);
-            let mut w = Writer::with_config(Vec::new(), config.clone());
-            let mut error = None;
-            'records: for record in tree.records() {
-                for step in record.walk() {
-                    let r = match step {
-                        Step::Enter(n) => {
-                            let xref = n
-                                .xref()
-                                .map(|x| decode_xref(x.as_bytes(), source).into_owned());
-                            let (text, pointer);
-                            let value = match n.value() {
-                                Some(Value::Pointer(p)) => {
-                                    pointer = decode_xref(p.as_bytes(), source).into_owned();
-                                    Some(WriteValue::Pointer(&pointer))
-                                }
-                                Some(Value::Text(t)) => {
-                                    text = t.text().into_owned();
-                                    Some(WriteValue::Text(&text))
-                                }
-                                None => None,
-                            };
-                            w.begin(n.tag(), xref.as_deref(), value)
-                        }
-                        Step::Leave(_) => w.end(),
-                    };
-                    if let Err(e) = r {
-                        error = Some(format!("{:?} {e}", e.kind()));
-                        break 'records;
-                    }
-                }
-            }
-            let want = w.finish().unwrap();
-            // `write_with` leaves out a final bare TRLR and writes the writer's own.
-            let trlr: &[u8] = match config.get_line_ending() {
-                LineEnding::Cr => b"0 TRLR\r",
-                LineEnding::CrLf => b"0 TRLR\r\n",
-                LineEnding::Lf => b"0 TRLR\n",
-            };
-            let want_trimmed = want.strip_suffix(trlr).unwrap_or(&want);
-            let got_trimmed = got.strip_suffix(trlr).unwrap_or(&got);
-            assert_eq!(got_error, error, "{name}");
-            assert!(
-                got_trimmed == want_trimmed,
-                "{name} {config:?}\n{}\n----\n{}",
-                String::from_utf8_lossy(got_trimmed),
-                String::from_utf8_lossy(want_trimmed)
-            );
-            compared += 1;
+        for config in configs {
+            f(name, &tree, source, config);
+            calls += 1;
         }
     }
-    assert!(compared > 100, "only {compared} outputs compared");
+    calls
 }

@@ -9,6 +9,9 @@ use gedcom_elf::tree::{Records, Step, Tree};
 use gedcom_elf::{Event, ReaderConfig, Schema, TypeResolver};
 use libfuzzer_sys::fuzz_target;
 
+#[path = "../../tests/write_common/decoded.rs"]
+mod decoded;
+
 fuzz_target!(|data: &[u8]| {
     let (flags, input) = match data.split_first() {
         Some((f, rest)) => (*f, rest),
@@ -117,8 +120,7 @@ fuzz_target!(|data: &[u8]| {
 /// `Writer::begin`: the same octets and the same error.
 fn write_back(tree: &Tree<'_>, source: gedcom_elf::Encoding, flags: u8) {
     use gedcom_elf::bridge::{write_tree, write_tree_parallel_chunked};
-    use gedcom_elf::write::{decode_xref, WriteValue};
-    use gedcom_elf::{Encoding, Value, Writer, WriterConfig};
+    use gedcom_elf::{Encoding, Writer, WriterConfig};
     let source = if source.is_utf16() { Encoding::Utf8 } else { source };
     let config = match flags >> 5 {
         0 | 1 => WriterConfig::new(),
@@ -137,39 +139,8 @@ fn write_back(tree: &Tree<'_>, source: gedcom_elf::Encoding, flags: u8) {
     let pieces = usize::from(flags >> 3 & 3) + 1;
     let r = write_tree_parallel_chunked(&mut w, tree, source, 2, pieces);
     assert!(out(w, r) == want, "the parallel write differs");
-    // Decoded, all but a final bare TRLR (as write_tree).
-    let mut records: Vec<_> = tree.records().collect();
-    if records.last().is_some_and(|r| r.tag() == "TRLR" && !r.has_children()) {
-        records.pop();
-    }
+    // Decoded, structure by structure (the tests' reference).
     let mut w = Writer::with_config(Vec::new(), config);
-    let mut r = Ok(());
-    'all: for record in records {
-        for step in record.walk() {
-            let s = match step {
-                Step::Enter(n) => {
-                    let xref = n.xref().map(|x| decode_xref(x.as_bytes(), source).into_owned());
-                    let (text, pointer);
-                    let value = match n.value() {
-                        Some(Value::Pointer(p)) => {
-                            pointer = decode_xref(p.as_bytes(), source).into_owned();
-                            Some(WriteValue::Pointer(&pointer))
-                        }
-                        Some(Value::Text(t)) => {
-                            text = t.text().into_owned();
-                            Some(WriteValue::Text(&text))
-                        }
-                        None => None,
-                    };
-                    w.begin(n.tag(), xref.as_deref(), value)
-                }
-                Step::Leave(_) => w.end(),
-            };
-            if s.is_err() {
-                r = s;
-                break 'all;
-            }
-        }
-    }
+    let r = decoded::write_decoded(&mut w, tree, source);
     assert!(out(w, r) == want, "the decoded write differs");
 }

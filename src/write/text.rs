@@ -188,63 +188,20 @@ fn split_with(
             return;
         }
         let limit = start + budget;
-        if octet_widths && limit < b.len() && memchr(b'@', &b[start..=limit]).is_none() {
-            // A window of characters only (no `@@` pair or escape), one octet of width
-            // per octet: the loop below, with units told apart octet by octet.
-            let (mut prev, mut good, mut any) = (start, None, None);
-            for k in start + 1..=limit {
-                let c = b[k];
-                let boundary = match c {
-                    0..=0x7F => true,
-                    0x80..=0xBF => false,
-                    _ => p[k..]
-                        .chars()
-                        .next()
-                        .is_some_and(|ch| canonical_combining_class(ch) == 0),
-                };
-                if boundary {
-                    any = Some(k);
-                    if !(is_ws(b[prev]) || is_ws(b[k - 1]) || is_ws(c)) {
-                        good = Some(k);
+        // The last good split point within the budget (not next to whitespace), else
+        // the last split point; `None` when the rest fits after all.
+        let (good, any) =
+            if octet_widths && limit < b.len() && memchr(b'@', &b[start..=limit]).is_none() {
+                octet_split_points(p, start, limit)
+            } else {
+                match unit_split_points(p, enc, start, budget) {
+                    Some(points) => points,
+                    None => {
+                        emit(start, b.len());
+                        return;
                     }
-                    prev = k;
                 }
-            }
-            let cut = good.or(any).unwrap_or_else(|| unit_end(p, start));
-            emit(start, cut);
-            if cut >= b.len() {
-                return;
-            }
-            start = cut;
-            budget = conc_budget;
-            continue;
-        }
-        let mut i = start;
-        let mut w = 0;
-        let mut good = None;
-        let mut any = None;
-        while i < b.len() {
-            let j = unit_end(p, i);
-            let uw = enc.width(&p[i..j]);
-            if w + uw > budget {
-                break;
-            }
-            w += uw;
-            // A unit ending in whitespace (an escape), starting with it (a space carrying
-            // combining marks, which ANSEL writes after them), or followed by it.
-            let ws_unit = is_ws(b[i]) || is_ws(b[j - 1]);
-            i = j;
-            if i < b.len() {
-                any = Some(i);
-                if !ws_unit && !is_ws(b[i]) {
-                    good = Some(i);
-                }
-            }
-        }
-        if i >= b.len() {
-            emit(start, b.len());
-            return;
-        }
+            };
         let cut = good.or(any).unwrap_or_else(|| unit_end(p, start));
         emit(start, cut);
         if cut >= b.len() {
@@ -253,6 +210,67 @@ fn split_with(
         start = cut;
         budget = conc_budget;
     }
+}
+
+/// The split points of `p` after `start` up to `limit` for [`split_with`], in a window
+/// of characters only (no `@@` pair or escape) one octet of width per octet: units told
+/// apart octet by octet.
+fn octet_split_points(p: &str, start: usize, limit: usize) -> (Option<usize>, Option<usize>) {
+    let b = p.as_bytes();
+    let (mut prev, mut good, mut any) = (start, None, None);
+    for k in start + 1..=limit {
+        let c = b[k];
+        let boundary = match c {
+            0..=0x7F => true,
+            0x80..=0xBF => false,
+            _ => p[k..]
+                .chars()
+                .next()
+                .is_some_and(|ch| canonical_combining_class(ch) == 0),
+        };
+        if boundary {
+            any = Some(k);
+            if !(is_ws(b[prev]) || is_ws(b[k - 1]) || is_ws(c)) {
+                good = Some(k);
+            }
+            prev = k;
+        }
+    }
+    (good, any)
+}
+
+/// The split points of `p` after `start` within `budget` for [`split_with`], unit by
+/// unit; `None` when the rest of `p` fits.
+fn unit_split_points(
+    p: &str,
+    enc: &Encoder,
+    start: usize,
+    budget: usize,
+) -> Option<(Option<usize>, Option<usize>)> {
+    let b = p.as_bytes();
+    let mut i = start;
+    let mut w = 0;
+    let mut good = None;
+    let mut any = None;
+    while i < b.len() {
+        let j = unit_end(p, i);
+        let uw = enc.width(&p[i..j]);
+        if w + uw > budget {
+            break;
+        }
+        w += uw;
+        // A unit ending in whitespace (an escape), starting with it (a space carrying
+        // combining marks, which ANSEL writes after them), or followed by it.
+        let ws_unit = is_ws(b[i]) || is_ws(b[j - 1]);
+        i = j;
+        if i < b.len() {
+            any = Some(i);
+            if !ws_unit && !is_ws(b[i]) {
+                good = Some(i);
+            }
+        }
+    }
+    (i < b.len()).then_some((good, any))
 }
 
 /// `true` when a line ending with `chunk` would end in whitespace in some encoding: its
