@@ -229,3 +229,42 @@ fn for_each_tree(
     }
     calls
 }
+
+/// Record-at-a-time trees written with `write_node` give what `write_tree` gives for
+/// the whole tree (each record tree's octets are its own buffer).
+#[test]
+fn record_trees_write_what_the_whole_tree_writes() {
+    use gedcom_elf::bridge::write_node;
+    use gedcom_elf::tree::Records;
+    let mut compared = 0;
+    for (name, bytes) in all_files() {
+        let Some((input, source)) = prepared(&bytes) else {
+            continue;
+        };
+        let Ok(tree) = Tree::from_input(&input) else {
+            continue;
+        };
+        let config = gedcom_elf::WriterConfig::new();
+        let (want, want_error) = write_with(&tree, source, &config, None);
+        if want_error.is_some() {
+            continue;
+        }
+        let mut w = Writer::with_config(Vec::new(), config);
+        let records: Vec<_> = Records::new(&bytes[..])
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let last = records.len().saturating_sub(1);
+        for (i, r) in records.iter().enumerate() {
+            let root = r.root();
+            if i == last && root.tag() == "TRLR" && !root.has_children() {
+                break;
+            }
+            write_node(&mut w, root, source).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        w.trailer().unwrap();
+        let got = w.finish().unwrap();
+        assert!(got == want, "{name}");
+        compared += 1;
+    }
+    assert!(compared > 30, "only {compared} files compared");
+}
