@@ -192,7 +192,8 @@ fn split_with(
         // the last split point; `None` when the rest fits after all.
         let (good, any) =
             if octet_widths && limit < b.len() && memchr(b'@', &b[start..=limit]).is_none() {
-                octet_split_points(p, start, limit)
+                last_split_points(p, start, limit)
+                    .unwrap_or_else(|| octet_split_points(p, start, limit))
             } else {
                 match unit_split_points(p, enc, start, budget) {
                     Some(points) => points,
@@ -210,6 +211,42 @@ fn split_with(
         start = cut;
         budget = conc_budget;
     }
+}
+
+/// [`octet_split_points`] found from `limit` backwards, which usually stops after a
+/// few octets; `None` when a split point follows a non-ASCII character before a good
+/// one is found (whether that character's unit begins with whitespace takes the
+/// forward walk).
+fn last_split_points(
+    p: &str,
+    start: usize,
+    limit: usize,
+) -> Option<(Option<usize>, Option<usize>)> {
+    let b = p.as_bytes();
+    let mut any = None;
+    for k in (start + 1..=limit).rev() {
+        let c = b[k];
+        let boundary = match c {
+            0..=0x7F => true,
+            0x80..=0xBF => false,
+            _ => p[k..]
+                .chars()
+                .next()
+                .is_some_and(|ch| canonical_combining_class(ch) == 0),
+        };
+        if boundary {
+            any = any.or(Some(k));
+            // An ASCII octet before `k` is a unit of its own.
+            let before = b[k - 1];
+            if before >= 0x80 {
+                return None;
+            }
+            if !is_ws(before) && !is_ws(c) {
+                return Some((Some(k), any));
+            }
+        }
+    }
+    Some((None, any))
 }
 
 /// The split points of `p` after `start` up to `limit` for [`split_with`], in a window
