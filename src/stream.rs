@@ -377,6 +377,16 @@ impl<'b> Batch<'b> {
         next
     }
 
+    /// `true` when diagnostics wait to be drained (cheaper than draining nothing,
+    /// for a caller that asks after every event).
+    pub fn has_diagnostics(&self) -> bool {
+        !self.leftover.is_empty()
+            || self
+                .reader
+                .as_ref()
+                .is_some_and(|r| !r.diagnostics().is_empty())
+    }
+
     /// Diagnostics reported in this batch and not yet drained.
     pub fn drain_diagnostics(&mut self) -> impl Iterator<Item = Diagnostic> + use<'_, 'b> {
         self.leftover.drain(..).chain(

@@ -41,7 +41,10 @@ fn stream_read(bytes: &[u8], capacity: usize, batch: usize) -> Read {
         };
         loop {
             let r = batch.next_event();
+            let (pending, before) = (batch.has_diagnostics(), diags.len());
             diags.extend(batch.drain_diagnostics());
+            assert_eq!(pending, diags.len() > before, "has_diagnostics");
+            assert!(!batch.has_diagnostics());
             match r {
                 Ok(Some(e)) => events.push(e.into_owned()),
                 Ok(None) => break,

@@ -76,6 +76,10 @@ impl<'a> Events<'a> for Reader<'a> {
     }
 
     fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
+        // Asked after every event: nothing to collect, most of the time.
+        if self.diagnostics().is_empty() {
+            return Vec::new();
+        }
         self.drain_diagnostics().collect()
     }
 }
@@ -91,6 +95,9 @@ impl<'a> Events<'a> for Batch<'a> {
     }
 
     fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
+        if !self.has_diagnostics() {
+            return Vec::new();
+        }
         self.drain_diagnostics().collect()
     }
 }
