@@ -355,3 +355,29 @@ fn property_read_of_write_is_identity() {
         }
     }
 }
+
+/// Fuzz `rewrite` crash b794e926, end to end: `fmt` splits an `ESC` line longer than
+/// the line limit with `CONC`; reading the output must still preserve the escape types
+/// the line gives, so that a `DATE` escape survives.
+#[test]
+fn a_long_esc_line_split_by_fmt_keeps_its_escape_types() {
+    let filler = "x".repeat(300);
+    let input = format!(
+        "0 HEAD\n1 SCHMA\n2 ESC DATE {filler}D\n0 @I1@ INDI\n1 BIRT\n2 DATE @#DJULIAN@ 1 JAN 1700\n0 TRLR\n"
+    );
+    let mut out = Vec::new();
+    rewrite(input.as_bytes(), None, WriterConfig::new(), &mut out).unwrap();
+    let text = String::from_utf8(out.clone()).unwrap();
+    assert!(
+        text.contains("\n3 CONC "),
+        "the ESC line was not split:\n{text}"
+    );
+    let (before, _) = events(input.as_bytes(), false).unwrap();
+    let (after, errors) = events(&out, false).unwrap();
+    assert_eq!(errors, 0);
+    assert_eq!(after, before);
+    assert!(
+        after.iter().any(|e| e.contains("@#DJULIAN@ 1 JAN 1700")),
+        "{after:?}"
+    );
+}

@@ -666,7 +666,7 @@ impl<'a> Reader<'a> {
         let first = probe.next();
         match first {
             Some(raw) if head::is_head_line(raw.text) => {
-                self.escapes = head::escape_table(probe);
+                self.escapes = head::escape_table(probe, self.config.trailing_whitespace);
             }
             _ if self.config.headless => {}
             other => {
