@@ -226,15 +226,7 @@ fn last_split_points(
     let mut any = None;
     for k in (start + 1..=limit).rev() {
         let c = b[k];
-        let boundary = match c {
-            0..=0x7F => true,
-            0x80..=0xBF => false,
-            _ => p[k..]
-                .chars()
-                .next()
-                .is_some_and(|ch| canonical_combining_class(ch) == 0),
-        };
-        if boundary {
+        if unit_starts_at(p, k) {
             any = any.or(Some(k));
             // An ASCII octet before `k` is a unit of its own.
             let before = b[k - 1];
@@ -249,6 +241,20 @@ fn last_split_points(
     Some((None, any))
 }
 
+/// `true` when a unit of `p` (a character with its combining marks) starts at octet
+/// `k`, in a window without `@`.
+#[inline]
+fn unit_starts_at(p: &str, k: usize) -> bool {
+    match p.as_bytes()[k] {
+        0..=0x7F => true,
+        0x80..=0xBF => false,
+        _ => p[k..]
+            .chars()
+            .next()
+            .is_some_and(|ch| canonical_combining_class(ch) == 0),
+    }
+}
+
 /// The split points of `p` after `start` up to `limit` for [`split_with`], in a window
 /// of characters only (no `@@` pair or escape) one octet of width per octet: units told
 /// apart octet by octet.
@@ -257,15 +263,7 @@ fn octet_split_points(p: &str, start: usize, limit: usize) -> (Option<usize>, Op
     let (mut prev, mut good, mut any) = (start, None, None);
     for k in start + 1..=limit {
         let c = b[k];
-        let boundary = match c {
-            0..=0x7F => true,
-            0x80..=0xBF => false,
-            _ => p[k..]
-                .chars()
-                .next()
-                .is_some_and(|ch| canonical_combining_class(ch) == 0),
-        };
-        if boundary {
+        if unit_starts_at(p, k) {
             any = Some(k);
             if !(is_ws(b[prev]) || is_ws(b[k - 1]) || is_ws(c)) {
                 good = Some(k);
