@@ -556,6 +556,21 @@ fn lines_at(
         .collect()
 }
 
+/// Two writers past their HEAD: the next structure at level 0 (the fast path's) and at
+/// level 10 (two digits: the general path's).
+fn fast_and_general(config: &WriterConfig) -> (Writer<Vec<u8>>, Writer<Vec<u8>>) {
+    let mut fast = Writer::with_config(Vec::new(), config.clone());
+    let mut general = Writer::with_config(Vec::new(), config.clone());
+    for w in [&mut fast, &mut general] {
+        w.begin("HEAD", None, None).unwrap();
+        w.end().unwrap();
+    }
+    for _ in 0..10 {
+        general.begin("_N", None, None).unwrap();
+    }
+    (fast, general)
+}
+
 #[test]
 fn fast_and_general_paths_agree() {
     let texts = [
@@ -634,15 +649,7 @@ fn fast_and_general_paths_agree() {
         for pointer in ["@I1@", "@I:1@", "@I é@", "@@", "@I@1@"] {
             for tag in ["FAMS", "_PTR"] {
                 let v = Some(WriteValue::Pointer(pointer));
-                let mut fast = Writer::with_config(Vec::new(), base.clone());
-                let mut general = Writer::with_config(Vec::new(), base.clone());
-                for w in [&mut fast, &mut general] {
-                    w.begin("HEAD", None, None).unwrap();
-                    w.end().unwrap();
-                }
-                for _ in 0..10 {
-                    general.begin("_N", None, None).unwrap();
-                }
+                let (mut fast, mut general) = fast_and_general(base);
                 let a = fast.begin(tag, None, v).map_err(|e| e.kind());
                 let b = general.begin(tag, None, v).map_err(|e| e.kind());
                 assert_eq!(a, b, "{pointer:?} {base:?}");
@@ -656,15 +663,7 @@ fn fast_and_general_paths_agree() {
             }
         }
         for xref in ["@I1@", "@I:1@", "@I!1@", "@I é@", "@-1@", "@I\n1@"] {
-            let mut fast = Writer::with_config(Vec::new(), base.clone());
-            let mut general = Writer::with_config(Vec::new(), base.clone());
-            for w in [&mut fast, &mut general] {
-                w.begin("HEAD", None, None).unwrap();
-                w.end().unwrap();
-            }
-            for _ in 0..10 {
-                general.begin("_N", None, None).unwrap();
-            }
+            let (mut fast, mut general) = fast_and_general(base);
             let a = fast.begin("INDI", Some(xref), None).map_err(|e| e.kind());
             let b = general
                 .begin("INDI", Some(xref), None)

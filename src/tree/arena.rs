@@ -209,6 +209,21 @@ impl Core {
             .map(|i| self.xrefs[i].1)
     }
 
+    /// Marks every node and xref so far as the document's and gives back
+    /// the room the arena's vectors reserved (a finished arena only grows by
+    /// the synthetic UNDEF records).
+    fn seal(&mut self) {
+        self.doc_nodes = self.nodes.len() as u32;
+        self.doc_xrefs = self.xrefs.len() as u32;
+        self.nodes.shrink_to_fit();
+        self.big_kinds.shrink_to_fit();
+        self.big_lens.shrink_to_fit();
+        self.kinds.shrink_to_fit();
+        self.xrefs.shrink_to_fit();
+        self.rests.shrink_to_fit();
+        self.roots.shrink_to_fit();
+    }
+
     /// Indexes the xref_ids, reports duplicate ones and makes the synthetic
     /// UNDEF records for pointers that resolve to no single structure, on
     /// `jobs` threads (see [`XrefIndex::build`]).
@@ -725,16 +740,7 @@ impl<'b> Builder<'b> {
         while !self.stack.is_empty() {
             self.end();
         }
-        let c = &mut self.core;
-        c.doc_nodes = c.nodes.len() as u32;
-        c.doc_xrefs = c.xrefs.len() as u32;
-        c.nodes.shrink_to_fit();
-        c.big_kinds.shrink_to_fit();
-        c.big_lens.shrink_to_fit();
-        c.kinds.shrink_to_fit();
-        c.xrefs.shrink_to_fit();
-        c.rests.shrink_to_fit();
-        c.roots.shrink_to_fit();
+        self.core.seal();
         self.keep_keys();
         self.core
     }
@@ -881,18 +887,9 @@ impl Joiner {
 
     /// The whole arena (its xref_ids not yet indexed: see
     /// [`Core::resolve_pointers`]).
-    pub(crate) fn finish(self) -> Core {
-        let mut c = self.core;
-        c.doc_nodes = c.nodes.len() as u32;
-        c.doc_xrefs = c.xrefs.len() as u32;
-        c.nodes.shrink_to_fit();
-        c.big_kinds.shrink_to_fit();
-        c.big_lens.shrink_to_fit();
-        c.kinds.shrink_to_fit();
-        c.xrefs.shrink_to_fit();
-        c.rests.shrink_to_fit();
-        c.roots.shrink_to_fit();
-        c
+    pub(crate) fn finish(mut self) -> Core {
+        self.core.seal();
+        self.core
     }
 }
 

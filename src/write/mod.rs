@@ -1027,11 +1027,7 @@ impl<W: Write> Writer<W> {
     /// other (including every one to refuse).
     #[inline(always)]
     fn begin_fast(&mut self, tag: &str, xref: Option<&str>, value: Option<WriteValue<'_>>) -> bool {
-        let depth = self.depth;
-        let pos = self.pos;
-        // Output begun, not UTF-16, no dropped parent, a one-digit level; room in the
-        // buffer; not too deep for a reader (after ERROR, CONT or CONC lines).
-        if depth >= self.fast_depth || pos >= self.flush_at || depth > self.previous_level + 1 {
+        if !self.fast_state() {
             return false;
         }
         let t = tag.as_bytes();
@@ -1068,14 +1064,36 @@ impl<W: Write> Writer<W> {
                 b
             }
         };
+        self.put_fast_line_within(t, xref.map(str::as_bytes), payload, len)
+    }
+
+    /// Output begun, not UTF-16, no dropped parent, a one-digit level; room in the
+    /// buffer; not too deep for a reader (after ERROR, CONT or CONC lines): the state
+    /// the fast path writes in.
+    #[inline(always)]
+    fn fast_state(&self) -> bool {
+        let depth = self.depth;
+        depth < self.fast_depth && self.pos < self.flush_at && depth <= self.previous_level + 1
+    }
+
+    /// Writes the checked line `LEVEL [XREF ]TAG[ PAYLOAD]` (`len`: its length without
+    /// the payload and the space before it) and opens the structure, when it is within
+    /// the line limit (and the fast path's longest line); `false` otherwise.
+    #[inline(always)]
+    fn put_fast_line_within(
+        &mut self,
+        t: &[u8],
+        xref: Option<&[u8]>,
+        payload: &[u8],
+        mut len: usize,
+    ) -> bool {
         if !payload.is_empty() {
             len += 1 + payload.len();
         }
-        // Within the line limit (and the fast path's longest line).
         if len > self.fast_line_max {
             return false;
         }
-        self.put_fast_line(t, xref.map(str::as_bytes), payload, len);
+        self.put_fast_line(t, xref, payload, len);
         true
     }
 
@@ -1099,9 +1117,7 @@ impl<W: Write> Writer<W> {
         value: RawPayload<'_>,
         utf8: bool,
     ) -> bool {
-        let depth = self.depth;
-        if depth >= self.fast_depth || self.pos >= self.flush_at || depth > self.previous_level + 1
-        {
+        if !self.fast_state() {
             return false;
         }
         let mut len = 2 + t.len() + self.term_width;
@@ -1139,14 +1155,7 @@ impl<W: Write> Writer<W> {
         if high != 0 {
             return false;
         }
-        if !payload.is_empty() {
-            len += 1 + payload.len();
-        }
-        if len > self.fast_line_max {
-            return false;
-        }
-        self.put_fast_line(t, xref, payload, len);
-        true
+        self.put_fast_line_within(t, xref, payload, len)
     }
 
     /// The fast path for a text with `@` signs (escapes such as `@#DJULIAN@ ` in a
