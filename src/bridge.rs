@@ -35,6 +35,7 @@ use std::collections::HashMap;
 use std::io;
 
 use crate::encoding::Encoding;
+use crate::escape::EscapeSet;
 use crate::event::Value;
 use crate::tree::{NodeRef, RawStep, RawValue, RawWalk, SchemaSource, Step, Tree};
 use crate::write::typed::{RecordId, StructureId, TypedDocument, TypedValue};
@@ -65,6 +66,8 @@ fn write_walk<W: io::Write>(
 ) -> Result<(), WriteError> {
     // Whether the writer's fast path takes each kind's tag (0: not known yet).
     let mut tag_ok = vec![0u8; walk.kinds()];
+    // The escape types both the tree and the writer preserve, by kind (when known).
+    let mut kept: Vec<Option<EscapeSet>> = vec![None; walk.kinds()];
     while let Some(step) = walk.step() {
         let n = match step {
             RawStep::Leave => {
@@ -91,6 +94,23 @@ fn write_walk<W: io::Write>(
                     if w.begin_raw(raw.tag, raw.xref, value, raw.utf8) {
                         continue;
                     }
+                    // A text with `@` signs that read and escaped again are the same
+                    // octets (e-mail addresses, dates with a calendar escape).
+                    if let RawValue::Text(t) = raw.value {
+                        if memchr::memchr(b'@', t).is_some() {
+                            let k = &mut kept[raw.kind as usize];
+                            let both = *k.get_or_insert_with(|| {
+                                let read = walk.escapes().lookup(raw.tag);
+                                let written = w.config().get_escapes().lookup(raw.tag);
+                                read.intersection(written)
+                            });
+                            if at_signs_stay(t, both)
+                                && w.begin_raw_at_signs(raw.tag, raw.xref, t, raw.utf8)
+                            {
+                                continue;
+                            }
+                        }
+                    }
                 }
                 walk.node(raw.id)
             }
@@ -99,6 +119,49 @@ fn write_walk<W: io::Write>(
         begin_decoded(w, n, source)?;
     }
     Ok(())
+}
+
+/// `true` when the one-line text payload `raw` (as it stands in the input, no line
+/// break in it) is what the writer makes again of what a reader makes of it, as far as
+/// `@` signs go, for a tag whose escapes of the types in `kept` both the reader and the
+/// writer preserve (seed §5). Each `@` must be
+/// * one of a pair `@@` that is not followed by `#` (read as one `@`, which the
+///   writer doubles again: after a pair, `#` could make the read `@` begin an escape),
+/// * or the first of an escape `@#T...@ ` with `T` in `kept` (not `U`), kept as it
+///   is by both.
+///
+/// Any other `@` (alone, or beginning an escape that is removed or decoded) is
+/// changed by one of the two, so the text is decoded and written the long way.
+fn at_signs_stay(raw: &[u8], kept: EscapeSet) -> bool {
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'@', &raw[i..]) {
+        let at = i + k;
+        match raw.get(at + 1) {
+            Some(b'@') => {
+                if raw.get(at + 2) == Some(&b'#') {
+                    return false;
+                }
+                i = at + 2;
+            }
+            Some(b'#') => {
+                let t = raw.get(at + 2).copied().unwrap_or(0);
+                if t == b'U' || !kept.contains(t) {
+                    return false;
+                }
+                let body = at + 3;
+                let Some(k) = memchr::memchr(b'@', &raw[body..]) else {
+                    return false;
+                };
+                let close = body + k;
+                if raw.get(close + 1) != Some(&b' ') {
+                    return false;
+                }
+                i = close + 2;
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Begins `n` with its xref, tag and payload decoded.

@@ -35,6 +35,12 @@ impl EscapeSet {
         t.is_ascii_uppercase() && self.0 & (1 << (t - b'A')) != 0
     }
 
+    /// The escape types in both sets.
+    #[must_use]
+    pub fn intersection(self, other: EscapeSet) -> EscapeSet {
+        EscapeSet(self.0 & other.0)
+    }
+
     /// `true` when no escape type is preserved.
     pub fn is_empty(self) -> bool {
         self.0 == 0

@@ -6,7 +6,7 @@ use std::fmt;
 use crate::diag::DiagnosticKind;
 use crate::encoding::{self, DecodeOptions, DecodeProblem, Encoding};
 use crate::escape::{self, EscapeSet};
-use crate::scan::{parse_line, Lines};
+use crate::scan::{Cursor, Scanned, TagKind};
 
 /// What to do with trailing whitespace on line strings (seed §3.4 makes its
 /// removal a "should").
@@ -78,9 +78,11 @@ pub struct Fragment<'p> {
 pub struct Payload<'a> {
     /// The first line's payload (trailing whitespace already handled).
     first: Cow<'a, [u8]>,
-    /// `first` as text, when the reader knows it is valid UTF-8 (a UTF-8
-    /// input validated once as a whole): `text()` then needs no validation.
-    first_str: Option<&'a str>,
+    /// The octets from the start of `first` to the end of `rest` as text,
+    /// when the reader knows they are valid UTF-8 (a UTF-8 input validated
+    /// once as a whole): `text()` then needs no validation. `first` is its
+    /// prefix and `rest` its suffix.
+    valid: Option<&'a str>,
     /// The additional lines exactly as they stand in the input (line
     /// strings with their line breaks); empty when there are none.
     rest: Cow<'a, [u8]>,
@@ -111,7 +113,7 @@ impl<'a> Payload<'a> {
     pub fn new(first: impl Into<Cow<'a, [u8]>>, decoding: Decoding) -> Self {
         Payload {
             first: first.into(),
-            first_str: None,
+            valid: None,
             rest: Cow::Borrowed(&[]),
             decoding,
         }
@@ -126,7 +128,7 @@ impl<'a> Payload<'a> {
     ) -> Self {
         Payload {
             first: first.into(),
-            first_str: None,
+            valid: None,
             rest: rest.into(),
             decoding,
         }
@@ -137,8 +139,30 @@ impl<'a> Payload<'a> {
     pub(crate) fn validated(text: &'a str, decoding: Decoding) -> Self {
         Payload {
             first: Cow::Borrowed(text.as_bytes()),
-            first_str: Some(text),
+            valid: Some(text),
             rest: Cow::Borrowed(&[]),
+            decoding,
+        }
+    }
+
+    /// A UTF-8 payload with additional lines whose octets are known to be
+    /// valid: `span` runs from the start of `first` to the end of `rest`
+    /// (the reader's and the tree's input, validated once as a whole).
+    pub(crate) fn validated_continued(
+        first: &'a [u8],
+        rest: &'a [u8],
+        span: &'a str,
+        decoding: Decoding,
+    ) -> Self {
+        // Slices of one buffer: the same addresses mean the same octets.
+        let b = span.as_bytes();
+        let fits = b.len() >= first.len() + rest.len()
+            && (first.is_empty() || std::ptr::eq(b.as_ptr(), first.as_ptr()))
+            && std::ptr::eq(b[b.len() - rest.len()..].as_ptr(), rest.as_ptr());
+        Payload {
+            first: Cow::Borrowed(first),
+            valid: fits.then_some(span),
+            rest: Cow::Borrowed(rest),
             decoding,
         }
     }
@@ -165,7 +189,7 @@ impl<'a> Payload<'a> {
 
     /// The payload's fragments, one per line, raw.
     pub fn fragments(&self) -> Fragments<'_> {
-        let mut lines = Lines::new(&self.rest);
+        let mut lines = Cursor::new(&self.rest, 0, 1);
         let next = next_additional(&mut lines);
         Fragments {
             first: Some(&self.first),
@@ -198,11 +222,38 @@ impl<'a> Payload<'a> {
     /// [`Payload::text_with`] to hear about them (the reader reports them as
     /// diagnostics already).
     pub fn text(&self) -> Cow<'a, str> {
-        if let Some(s) = self.first_str {
-            return escape::unescape(Cow::Borrowed(s), self.decoding.preserve, &mut |_| {});
+        let preserve = self.decoding.preserve;
+        if self.rest.is_empty() {
+            if let Some(s) = self.valid {
+                return escape::unescape(Cow::Borrowed(s), preserve, &mut |_| {});
+            }
+        } else if let Some(joined) = self.join_utf8() {
+            return escape::unescape(Cow::Owned(joined), preserve, &mut |_| {});
         }
         let decoded = decode(self.joined_bytes(), self.decoding, None);
         escape::unescape(decoded, self.decoding.preserve, &mut |_| {})
+    }
+
+    /// The joined text of a continued UTF-8 payload whose first line's payload and
+    /// additional lines are each valid UTF-8 (known to be, or checked here), joined
+    /// as text; `None` otherwise (another encoding, or a line that is not valid on
+    /// its own, such as a `CONC` split inside a character), for the general path:
+    /// join the octets, then decode.
+    fn join_utf8(&self) -> Option<String> {
+        if self.decoding.encoding != Encoding::Utf8 {
+            return None;
+        }
+        let (first, rest) = match self.valid {
+            Some(s) => (
+                s.get(..self.first.len())?,
+                s.get(s.len() - self.rest.len()..)?,
+            ),
+            None => (
+                simdutf8::basic::from_utf8(&self.first).ok()?,
+                simdutf8::basic::from_utf8(&self.rest).ok()?,
+            ),
+        };
+        join_valid(first, rest, self.decoding.trailing_whitespace)
     }
 
     /// Like [`Payload::text`], reporting each problem met through `report`.
@@ -215,7 +266,7 @@ impl<'a> Payload<'a> {
     pub fn into_owned(self) -> Payload<'static> {
         Payload {
             first: Cow::Owned(self.first.into_owned()),
-            first_str: None,
+            valid: None,
             rest: Cow::Owned(self.rest.into_owned()),
             decoding: self.decoding,
         }
@@ -277,16 +328,25 @@ fn decode<'a>(
     Cow::Owned(out)
 }
 
-fn next_additional<'p>(lines: &mut Lines<'p>) -> Option<(Joint, crate::scan::Line<'p>)> {
-    for raw in lines.by_ref() {
-        if let Ok(line) = parse_line(raw.text) {
-            let joint = match line.tag {
-                b"CONT" => Joint::Cont,
-                b"CONC" => Joint::Conc,
-                _ => continue,
-            };
-            return Some((joint, line));
-        }
+/// The next `CONT`/`CONC` line of `lines`: its joint and its payload as offsets in
+/// the scanned buffer (start, end without and end with trailing whitespace; all three
+/// the line string's end when there is no payload). Lines that are not `CONT` or
+/// `CONC` lines are skipped.
+fn next_additional(lines: &mut Cursor<'_>) -> Option<(Joint, usize, usize, usize)> {
+    let mut s = Scanned::default();
+    while lines.next_into(&mut s) {
+        let joint = match (s.error, s.kind) {
+            (None, TagKind::Cont) => Joint::Cont,
+            (None, TagKind::Conc) => Joint::Conc,
+            _ => continue,
+        };
+        return Some(match s.payload_untrimmed() {
+            Some((start, end)) => {
+                let trimmed = s.payload().map_or(start, |(_, t)| t);
+                (joint, start, trimmed, end)
+            }
+            None => (joint, s.end, s.end, s.end),
+        });
     }
     None
 }
@@ -295,9 +355,27 @@ fn next_additional<'p>(lines: &mut Lines<'p>) -> Option<(Joint, crate::scan::Lin
 #[derive(Clone, Debug)]
 pub struct Fragments<'p> {
     first: Option<&'p [u8]>,
-    lines: Lines<'p>,
-    next: Option<(Joint, crate::scan::Line<'p>)>,
+    lines: Cursor<'p>,
+    next: Option<(Joint, usize, usize, usize)>,
     trailing_whitespace: TrailingWhitespace,
+}
+
+impl Fragments<'_> {
+    /// The next additional line's joint and payload, as a range of the
+    /// additional lines (the first line's payload is not among them).
+    #[inline]
+    fn next_additional_range(&mut self) -> Option<(Joint, usize, usize)> {
+        let (joint, start, trimmed, end) = self.next.take()?;
+        self.next = next_additional(&mut self.lines);
+        let keep = match self.trailing_whitespace {
+            TrailingWhitespace::Keep => true,
+            TrailingWhitespace::Trim => false,
+            TrailingWhitespace::KeepBeforeConc => {
+                matches!(self.next, Some((Joint::Conc, ..)))
+            }
+        };
+        Some((joint, start, if keep { end } else { trimmed }))
+    }
 }
 
 impl<'p> Iterator for Fragments<'p> {
@@ -310,25 +388,37 @@ impl<'p> Iterator for Fragments<'p> {
                 bytes: first,
             });
         }
-        let (joint, line) = self.next.take()?;
-        self.next = next_additional(&mut self.lines);
-        let keep = match self.trailing_whitespace {
-            TrailingWhitespace::Keep => true,
-            TrailingWhitespace::Trim => false,
-            TrailingWhitespace::KeepBeforeConc => {
-                matches!(self.next, Some((Joint::Conc, _)))
-            }
-        };
-        let bytes = if keep {
-            line.payload_untrimmed
-        } else {
-            line.payload
-        };
+        let (joint, start, end) = self.next_additional_range()?;
         Some(Fragment {
             joint,
-            bytes: bytes.unwrap_or_default(),
+            bytes: &self.lines.input()[start..end],
         })
     }
+}
+
+/// The joined text of a payload whose first line's payload `first` and
+/// additional lines `rest` are valid UTF-8 as they stand: fragments appended as
+/// `str` slices, with no validation of the whole. `None` if a fragment does
+/// not fall on character boundaries (it always does: payloads begin and end
+/// next to ASCII delimiters).
+fn join_valid(first: &str, rest: &str, trailing_whitespace: TrailingWhitespace) -> Option<String> {
+    let mut out = String::with_capacity(first.len() + rest.len());
+    out.push_str(first);
+    let mut lines = Cursor::new(rest.as_bytes(), 0, 1);
+    let next = next_additional(&mut lines);
+    let mut f = Fragments {
+        first: None,
+        lines,
+        next,
+        trailing_whitespace,
+    };
+    while let Some((joint, start, end)) = f.next_additional_range() {
+        if joint == Joint::Cont {
+            out.push('\n');
+        }
+        out.push_str(rest.get(start..end)?);
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -405,6 +495,55 @@ mod tests {
         assert_eq!(mk(TrailingWhitespace::KeepBeforeConc).text(), "a b c\nd");
         assert_eq!(mk(TrailingWhitespace::Trim).text(), "a bc\nd");
         assert_eq!(mk(TrailingWhitespace::Keep).text(), "a b c \nd ");
+    }
+
+    #[test]
+    fn validated_continued_payloads_join_as_the_general_path_does() {
+        // Every trailing-whitespace rule, blank and non-continuation lines among the
+        // additional lines, an empty first line, `@@` and a CONC split inside "š"
+        // (not valid line by line: the general path joins it).
+        let cases: [(&str, &[u8]); 5] = [
+            ("a ", b"2 CONC b \n\n2 CONC c \r\n2 CONT d \n2 CONT"),
+            ("", b"2 CONT x@@y\n 2 CONC  z"),
+            ("Milo\u{e9}", b"2 CONC \xC5\xA1 \n2 CONT \xE4\xB8\xAD"),
+            ("x", b"2 CONC \xA1y"),
+            ("x", b"2 CONT\n2 CONT \n2 CONC"),
+        ];
+        for (first, rest) in cases {
+            for tw in [
+                TrailingWhitespace::KeepBeforeConc,
+                TrailingWhitespace::Trim,
+                TrailingWhitespace::Keep,
+            ] {
+                let dec = Decoding {
+                    trailing_whitespace: tw,
+                    ..Decoding::default()
+                };
+                let general = {
+                    let p = Payload::with_additional_lines(first.as_bytes(), rest, dec);
+                    let decoded = decode(p.joined_bytes(), dec, None);
+                    escape::unescape(decoded, dec.preserve, &mut |_| {}).into_owned()
+                };
+                let plain = Payload::with_additional_lines(first.as_bytes(), rest, dec);
+                assert_eq!(plain.text(), general, "{first:?} {rest:?} {tw:?}");
+                // The same octets as one validated buffer, as the reader has them.
+                let mut buf = first.as_bytes().to_vec();
+                buf.extend_from_slice(b"\n");
+                let at = buf.len();
+                buf.extend_from_slice(rest);
+                if let Ok(span) = std::str::from_utf8(&buf) {
+                    let b = span.as_bytes();
+                    let p = Payload::validated_continued(&b[..first.len()], &b[at..], span, dec);
+                    assert!(p.valid.is_some());
+                    assert_eq!(p.text(), general, "{first:?} {tw:?}");
+                }
+            }
+        }
+        // Slices of another buffer are not taken as the span's.
+        let other = String::from("a\n2 CONT b");
+        let p = Payload::validated_continued(b"a", b"2 CONT b", &other, d(b""));
+        assert!(p.valid.is_none());
+        assert_eq!(p.text(), "a\nb");
     }
 
     #[test]

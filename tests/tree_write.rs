@@ -158,11 +158,33 @@ fn octets_as_they_stand_are_written_as_their_decoded_text_would_be() {
         "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME a\u{301}\n1 NAME e\u{300}x\n1 NAME tail \n1 NOTE x\u{10348}\n1 NOTE \u{2028}\n1 _X caf\u{e9}\n1 SEX M\t\n0 @I\u{f6}@ INDI\n1 FAMC @F:1@\n1 ASSO @I\u{f6}@\n1 NOTE \u{1}x\n0 @F:1@ FAM\n0 TRLR\n"
             .into(),
     ));
+    // `@` signs: pairs, pairs before `#`, lone ones, escapes kept, removed, decoded or
+    // malformed, under the default schema and under one that replaces it.
+    let at_signs =
+        "1 EMAI a@@b.c\n1 NOTE a@b\n1 NOTE x@@@y\n1 NOTE @@#Dx@@ yz\n1 DATE @@#Dx@@ yz\n\
+        1 DATE @#DJULIAN@ 1 JAN 1700\n1 DATE @#DJULIAN@1700\n1 NOTE @#DJULIAN@ 1 JAN\n\
+        1 NOTE @#UE9@ x\n1 DATE ABT @#DJULIAN@ 5 @@ x\n1 NOTE @@@@\n1 NOTE end@@\n\
+        1 DATE @#dX@ y\n1 DATE @#D@ x\n1 _OLD @#QX@ y\n1 _OLD @#GX@ @#DX@ y\n1 NOTE ends @\n\
+        1 DATE @#DX@ @@#DY@ \u{e9}@@\n1 NOTE @@\n1 NOTE @\n";
+    files.push((
+        "at signs".into(),
+        format!("0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n{at_signs}0 TRLR\n").into(),
+    ));
+    files.push((
+        "at signs, own schema".into(),
+        format!("0 HEAD\n1 CHAR UTF-8\n1 SCHMA\n2 ESC _OLD QG\n0 @I1@ INDI\n{at_signs}0 TRLR\n")
+            .into(),
+    ));
+    // A writer that keeps other escapes than the reader.
+    let mut table = gedcom_elf::EscapeTable::empty();
+    table.add(b"NOTE", gedcom_elf::EscapeSet::from_types(b"D"));
+    table.add(b"_OLD", gedcom_elf::EscapeSet::from_types(b"Q"));
     let configs = [
         WriterConfig::new(),
         WriterConfig::new().line_ending(LineEnding::Cr),
         WriterConfig::new().encoding(Encoding::Ascii),
         WriterConfig::new().max_line_bytes(30),
+        WriterConfig::new().escapes(table),
     ];
     let compared = for_each_tree(&files, &configs, |name, tree, source, config| {
         let (got, got_error) = write_with(tree, source, config, None);

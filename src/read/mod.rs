@@ -1072,11 +1072,15 @@ impl<'a> Reader<'a> {
                     }))
                 }
             }
-            (None, f, Some((rest_start, _))) => Some(Value::Text(Payload::with_additional_lines(
-                f.map_or(&[][..], |(a, b)| &input[a..b]),
-                &input[rest_start..end],
-                decoding(),
-            ))),
+            (None, f, Some((rest_start, _))) => {
+                let first = f.map_or(&[][..], |(a, b)| &input[a..b]);
+                let rest = &input[rest_start..end];
+                let from = f.map_or(rest_start, |(a, _)| a);
+                Some(Value::Text(match self.str_of(from, end) {
+                    Some(span) => Payload::validated_continued(first, rest, span, decoding()),
+                    None => Payload::with_additional_lines(first, rest, decoding()),
+                }))
+            }
         };
         if end > self.clean_until {
             self.payload_diagnostics(value.as_ref(), line, start)?;

@@ -966,6 +966,12 @@ impl<'t> RawWalk<'t> {
         NodeRef::new(self.core, self.buf, id)
     }
 
+    /// The escape types the tree's payloads preserve, by tag (what
+    /// [`NodeRef::payload`] decodes with).
+    pub(crate) fn escapes(&self) -> &'t EscapeTable {
+        &self.core.shared.escapes
+    }
+
     /// The number of kinds: every [`RawNode::kind`] is below it.
     pub(crate) fn kinds(&self) -> usize {
         self.core.kinds.len()

@@ -571,17 +571,23 @@ const ID_CLASS: [u8; 256] = {
     t
 };
 
-/// Non-zero when some octet of `w` is `@` or a control character below U+0020 (LF and
-/// CR; a tab or another control character only costs the general path), or has a bit
-/// of `high` set.
+/// Non-zero when some octet of `w` is `@` (with `AT`) or a control character below
+/// U+0020 (LF and CR; a tab or another control character only costs the general
+/// path), or has a bit of `high` set.
 #[inline(always)]
-fn special_octets(w: u64, high: u64) -> u64 {
+fn special_octets<const AT: bool>(w: u64, high: u64) -> u64 {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
-    let at = w ^ (LO * u64::from(b'@'));
     // The classic "has an octet less than n" test, for n = 0x01 (after the xor) and
     // n = 0x20: exact as a whole, for octets below 0x80 (`!w` masks the others out).
-    ((at.wrapping_sub(LO) & !at) | (w.wrapping_sub(LO * 0x20) & !w)) & HI | (w & high)
+    let control = w.wrapping_sub(LO * 0x20) & !w;
+    let at = if AT {
+        let x = w ^ (LO * u64::from(b'@'));
+        x.wrapping_sub(LO) & !x
+    } else {
+        0
+    };
+    (at | control) & HI | (w & high)
 }
 
 #[inline(always)]
@@ -599,22 +605,34 @@ fn word4(c: &[u8]) -> u64 {
 /// so that no length costs a per-octet loop (most payloads are short).
 #[inline(always)]
 fn scan_special(b: &[u8], high: u64) -> u64 {
+    scan_octets::<true>(b, high)
+}
+
+/// [`scan_special`] without the `@` test: control characters and `high` only.
+#[inline(always)]
+fn scan_control(b: &[u8], high: u64) -> u64 {
+    scan_octets::<false>(b, high)
+}
+
+/// [`scan_special`] (`AT`) or [`scan_control`].
+#[inline(always)]
+fn scan_octets<const AT: bool>(b: &[u8], high: u64) -> u64 {
     let n = b.len();
     if n >= 8 {
         let mut hit = 0u64;
         let mut i = 0;
         while i + 8 < n {
-            hit |= special_octets(word8(&b[i..i + 8]), high);
+            hit |= special_octets::<AT>(word8(&b[i..i + 8]), high);
             i += 8;
         }
         // The last eight octets, overlapping the words already seen.
-        hit | special_octets(word8(&b[n - 8..]), high)
+        hit | special_octets::<AT>(word8(&b[n - 8..]), high)
     } else if n >= 4 {
-        special_octets(word4(&b[..4]) | (word4(&b[n - 4..]) << 32), high)
+        special_octets::<AT>(word4(&b[..4]) | (word4(&b[n - 4..]) << 32), high)
     } else if n > 0 {
         // Every octet of the word is one of `b`'s.
         let w = u32::from_le_bytes([b[0], b[n / 2], b[n - 1], b[0]]);
-        special_octets(u64::from(w) | (u64::from(w) << 32), high)
+        special_octets::<AT>(u64::from(w) | (u64::from(w) << 32), high)
     } else {
         0
     }
@@ -1117,6 +1135,33 @@ impl<W: Write> Writer<W> {
         value: RawPayload<'_>,
         utf8: bool,
     ) -> bool {
+        self.begin_raw_with::<false>(t, xref, value, utf8)
+    }
+
+    /// [`Writer::begin_raw`] for a text whose `@` signs the caller has checked: its
+    /// octets are what escaping its decoded text gives again, under the escape types
+    /// the writer's configuration preserves for `t` (see the tree bridge). Everything
+    /// else is checked as there.
+    #[inline(never)]
+    pub(crate) fn begin_raw_at_signs(
+        &mut self,
+        t: &[u8],
+        xref: Option<&[u8]>,
+        text: &[u8],
+        utf8: bool,
+    ) -> bool {
+        self.begin_raw_with::<true>(t, xref, RawPayload::Text(text), utf8)
+    }
+
+    /// [`Writer::begin_raw`]; with `AT_OK`, `@` signs in a text are not looked at.
+    #[inline(always)]
+    fn begin_raw_with<const AT_OK: bool>(
+        &mut self,
+        t: &[u8],
+        xref: Option<&[u8]>,
+        value: RawPayload<'_>,
+        utf8: bool,
+    ) -> bool {
         if !self.fast_state() {
             return false;
         }
@@ -1142,10 +1187,11 @@ impl<W: Write> Writer<W> {
                     Some(_) => {}
                     None => return false,
                 }
-                if scan_special(b, 0x8080_8080_8080_8080) != 0 {
+                let scan = if AT_OK { scan_control } else { scan_special };
+                if scan(b, 0x8080_8080_8080_8080) != 0 {
                     // Not ASCII only: valid UTF-8 octets of plain text, written as
                     // UTF-8, not ending in what may be a combining mark.
-                    if !(utf8 && self.utf8) || scan_special(b, 0) != 0 || !plain_end_utf8(b) {
+                    if !(utf8 && self.utf8) || scan(b, 0) != 0 || !plain_end_utf8(b) {
                         return false;
                     }
                 }
@@ -1744,9 +1790,10 @@ impl<W: Write> Writer<W> {
         let max = self.config.max_line_bytes;
         // Level (at most 10 digits), spaces, xref and tag: a bound on the prefix.
         let bound = 13 + tag.len() + xref.map_or(0, str::len) + b.len() + term;
-        plain_end(text)
+        // The length first: a long text (most continued ones) is not scanned.
+        (bound <= max || self.prefix_width(level, xref, tag) + b.len() + term <= max)
+            && plain_end(text)
             && plain(b)
-            && (bound <= max || self.prefix_width(level, xref, tag) + b.len() + term <= max)
             && (self.utf8 || text.is_ascii())
     }
 
