@@ -19,11 +19,12 @@
 //! Most structures of a tree read from UTF-8 or ASCII are written as they stand in
 //! the input: their tag, xref and payload octets go to the writer's fast path
 //! without being decoded and encoded again, when the writer would write exactly
-//! those octets (a one-line text with no `@`, control character or trailing
-//! whitespace, within the line limit, for UTF-8 output or ASCII text). The others
-//! (continued payloads, `@` signs, other encodings, `ERROR` structures) are decoded
-//! and go through [`Writer::begin`]; the output is the same either way (the tests and
-//! the `tree` fuzz target compare the two). [`write_tree_parallel`] writes pieces of
+//! those octets (a one-line text with no control character or trailing whitespace,
+//! within the line limit, for UTF-8 output or ASCII text, whose `@` signs, if any,
+//! are `@@` pairs or escapes that reading and escaping again give back as they are).
+//! The others (continued payloads, other `@` signs, other encodings, `ERROR`
+//! structures) are decoded and go through [`Writer::begin`]; the output is the same
+//! either way (the tests and the `tree` fuzz target compare the two). [`write_tree_parallel`] writes pieces of
 //! records on several threads, in document order.
 //!
 //! [`typed_document`] turns a tree into a
@@ -271,12 +272,26 @@ pub fn write_tree_parallel_chunked<W: io::Write>(
     piece_nodes: usize,
 ) -> Result<(), WriteError> {
     let n = records_to_write(tree);
-    // Pieces of whole records after the first: `bounds[k]..bounds[k + 1]`.
-    let mut bounds = vec![1.min(n)];
+    // A piece's writer starts afresh, so a piece starts at a record the writer opens
+    // the same way whatever came before: one not tagged `ERROR`, `CONT` or `CONC`
+    // (those leave the writer's previous level as it was, and whether their
+    // substructures are too deep depends on it).
+    let fresh = |i: usize| {
+        i >= n
+            || tree
+                .record(i)
+                .is_some_and(|r| !matches!(r.tag(), "ERROR" | "CONT" | "CONC"))
+    };
+    // Pieces of whole records after the first ones: `bounds[k]..bounds[k + 1]`.
+    let mut first = 1.min(n);
+    while !fresh(first) {
+        first += 1;
+    }
+    let mut bounds = vec![first];
     let mut size = 0;
-    for i in 1..n {
+    for i in first..n {
         size += tree.record(i).map_or(1, |r| r.subtree_len());
-        if size >= piece_nodes {
+        if size >= piece_nodes && fresh(i + 1) {
             bounds.push(i + 1);
             size = 0;
         }

@@ -147,6 +147,26 @@ fn parallel_tree_writing_reports_the_first_error_after_the_output_before_it() {
     }
 }
 
+/// Fuzz `tree` crash 826ebc93: a piece's writer starts afresh, and a record tagged
+/// `ERROR` leaves the writer's previous level as it was, so a piece starting at one
+/// wrongly found its level-2 substructure too deep. Pieces start at other records now.
+#[test]
+fn fuzz_tree_826ebc93_a_piece_never_starts_at_an_error_record() {
+    let input = b"0 HEAD\n0 @I1@ INDI\n1 NAME x\n0 ERROR a\n1 ERROR b\n2 ERROR c\n0 CONT d\n1 ERROR e\n2 ERROR f\n0 @I2@ INDI\n0 TRLR\n";
+    let tree = Tree::from_slice(input).unwrap();
+    for config in [
+        gedcom_elf::WriterConfig::new(),
+        gedcom_elf::WriterConfig::new().headless(true),
+    ] {
+        let want = write_with(&tree, gedcom_elf::Encoding::Utf8, &config, None);
+        assert_eq!(want.1, None, "the sequential write succeeds");
+        for pieces in [(1, 1), (2, 1), (2, 2), (3, 1)] {
+            let got = write_with(&tree, gedcom_elf::Encoding::Utf8, &config, Some(pieces));
+            assert_eq!(got, want, "{pieces:?} {config:?}");
+        }
+    }
+}
+
 /// `write_tree` takes most structures as the input's octets; writing the decoded
 /// tags, xrefs and texts through `Writer::begin` must give the same octets.
 #[test]
