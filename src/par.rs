@@ -204,14 +204,19 @@ impl<'a> Chunks<'a> {
             }
         } else {
             std::thread::scope(|scope| {
-                for (k, part) in counts.chunks_mut(per).enumerate() {
-                    scope.spawn(move || {
-                        for (j, c) in part.iter_mut().enumerate() {
-                            let (s, e, _) = ranges[k * per + j];
-                            *c = count_breaks(&bytes[s..e]);
-                        }
-                    });
-                }
+                let handles = counts
+                    .chunks_mut(per)
+                    .enumerate()
+                    .map(|(k, part)| {
+                        scope.spawn(move || {
+                            for (j, c) in part.iter_mut().enumerate() {
+                                let (s, e, _) = ranges[k * per + j];
+                                *c = count_breaks(&bytes[s..e]);
+                            }
+                        })
+                    })
+                    .collect();
+                crate::ordered::join_all(handles);
             });
         }
         let mut line = 1;

@@ -17,6 +17,7 @@
 
 use std::ops::Range;
 
+use crate::ordered::join_all;
 use crate::tree::hash::hash_bytes;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -99,13 +100,7 @@ pub(crate) fn par_ranges<T: Send>(
         return ranges.into_iter().map(f).collect();
     }
     let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = ranges.into_iter().map(|r| s.spawn(move || f(r))).collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    std::thread::scope(|s| join_all(ranges.into_iter().map(|r| s.spawn(move || f(r))).collect()))
 }
 
 /// Keys captured while building, to be indexed or looked up in bulk:
@@ -196,13 +191,17 @@ fn group_all(lists: &mut [KeyList], shard_bits: u32, jobs: usize) {
     }
     // Lists are of about equal size (chunks), so equal counts balance.
     std::thread::scope(|scope| {
-        for group in lists.chunks_mut(per) {
-            scope.spawn(move || {
-                for l in group {
-                    group_in_place(l, shard_bits);
-                }
-            });
-        }
+        let handles = lists
+            .chunks_mut(per)
+            .map(|group| {
+                scope.spawn(move || {
+                    for l in group {
+                        group_in_place(l, shard_bits);
+                    }
+                })
+            })
+            .collect();
+        join_all(handles);
     });
 }
 
@@ -316,11 +315,7 @@ impl XrefIndex {
         } else {
             std::thread::scope(|s| {
                 let fill = &fill;
-                let handles: Vec<_> = work.into_iter().map(|w| s.spawn(move || fill(w))).collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                    .collect()
+                join_all(work.into_iter().map(|w| s.spawn(move || fill(w))).collect())
             })
         };
         let mut losers: Vec<u32> = found.into_iter().flatten().collect();

@@ -2102,7 +2102,10 @@ mod tests {
             let mut line = vec![0xEEu8; n + 6];
             copy_short(&mut line[3..3 + n], &s);
             assert_eq!(&line[3..3 + n], &s[..], "length {n}");
-            assert!(line[..3].iter().chain(&line[3 + n..]).all(|&b| b == 0xEE), "length {n}");
+            assert!(
+                line[..3].iter().chain(&line[3 + n..]).all(|&b| b == 0xEE),
+                "length {n}"
+            );
         }
     }
 
