@@ -1,7 +1,8 @@
 //! Running numbered pieces of work on several threads and consuming their
 //! results in order, in bounded memory. Shared by parallel reading
 //! ([`par`](crate::par)) and parallel writing ([`bridge`](crate::bridge));
-//! it depends on nothing else in the crate.
+//! [`join_all`] joins every scoped thread of the crate (the tree's index
+//! too). It depends on nothing else in the crate.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -53,7 +53,7 @@ use crate::read::{Carry, ReadStats, Reader, ReaderConfig};
 pub const DEFAULT_BATCH: usize = 64 << 10;
 
 /// How many bytes are read before the encoding is decided (the HEAD must
-/// fit, as in [`encoding::HEAD_SCAN_LIMIT`]).
+/// fit, as in `HEAD_SCAN_LIMIT` of the encoding detection).
 const DETECT_BYTES: usize = 64 << 10;
 
 /// A reader over any [`BufRead`], batch by batch. See the [module

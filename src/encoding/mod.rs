@@ -3,7 +3,7 @@
 //!
 //! The module has three parts:
 //!
-//! * [`detect`] looks at the start of the whole input and decides which [`Encoding`] it is in,
+//! * [`detect()`] looks at the start of the whole input and decides which [`Encoding`] it is in,
 //!   following ELF §3.1 (byte-order marks and UTF-16 sniffing) and §3.2 (the `1 CHAR` line of
 //!   the `HEAD` record), plus this project's table of implementation-defined `CHAR` values.
 //! * [`decode_into`] turns the bytes of one payload (already joined from its `CONT`/`CONC`

@@ -41,7 +41,7 @@ impl Sink for String {
 /// [`DecodeProblem::Nul`]. A byte-order mark is not stripped (that is [`detect`]'s job, see
 /// `Detection::bom_len`); U+FEFF anywhere is passed on as it is.
 ///
-/// [`detect`]: super::detect
+/// [`detect`]: super::detect()
 #[derive(Clone, Debug)]
 pub struct Utf16Decoder {
     big_endian: bool,

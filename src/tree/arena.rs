@@ -103,7 +103,7 @@ pub(crate) struct Core {
     pub(crate) line_offset: u64,
     pub(crate) shared: Arc<Shared>,
     /// The length of the input's longest valid UTF-8 prefix, found on first
-    /// use (by [`NodeRef::raw`]).
+    /// use (by the raw walk that writes trees).
     utf8_prefix: OnceLock<usize>,
 }
 
@@ -716,8 +716,6 @@ impl<'b> Builder<'b> {
         self.records = self.records.max(1);
     }
 
-    /// Closes what is still open and returns the arena as it is, for
-    /// [`Joiner::append`].
     /// Builds into `spare` (a node buffer handed back by [`Joiner::append`])
     /// instead of the buffer [`Builder::new`] set aside, when it is as large:
     /// memory written once is not faulted in again.
@@ -729,6 +727,8 @@ impl<'b> Builder<'b> {
         }
     }
 
+    /// Closes what is still open and returns the arena as it is, for
+    /// [`Joiner::append`].
     pub(crate) fn into_part(mut self) -> Core {
         while !self.stack.is_empty() {
             self.end();

@@ -160,7 +160,7 @@ impl<'a> Tree<'a> {
     /// [`Tree::build`].
     ///
     /// The input is cut into chunks of whole records (see
-    /// [`Chunks`](crate::par::Chunks)); each thread builds the arena of
+    /// [`Chunks`]); each thread builds the arena of
     /// one chunk after another, while the calling thread appends finished
     /// arenas, in document order, to the whole's; the xref_ids are then
     /// indexed and the pointers resolved on `jobs` threads, each taking
