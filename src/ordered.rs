@@ -101,7 +101,12 @@ where
                 moved.notify_all();
             }
         }
+        // `stop` is set under the lock the workers check it under before they
+        // wait: set without it, a worker between its check and its wait missed
+        // the notification and waited for ever (fuzz `tree` timeout 7f8693bf).
+        let held = emitted.lock();
         stop.store(true, Ordering::Relaxed);
+        drop(held);
         moved.notify_all();
         drop(rx);
         join_all(workers);
@@ -170,6 +175,32 @@ mod tests {
                 assert_eq!(seen, want, "jobs {jobs}, n {n}");
             }
         }
+    }
+
+    /// Fuzz `tree` timeout 7f8693bf: `emit` failed while a worker was between
+    /// checking `stop` and waiting for the window to move; `stop` was set without
+    /// the lock, the worker missed the one notification, and the calling thread
+    /// waited for it for ever. A stress test: the race is narrow, so each round
+    /// makes workers wait for the window (fast pieces, 2 * jobs ahead) while the
+    /// hand-over fails early. A round that never returns fails the test.
+    #[test]
+    fn fuzz_tree_timeout_7f8693bf_an_error_never_leaves_a_worker_waiting() {
+        let (done, finished) = mpsc::channel();
+        std::thread::spawn(move || {
+            for round in 0..5_000 {
+                let fail_at = round % 5;
+                let r = run_in_order(
+                    64,
+                    3,
+                    |i| i,
+                    |i, _| if i == fail_at { Err(i) } else { Ok(()) },
+                );
+                assert_eq!(r, Err(fail_at));
+            }
+            let _ = done.send(());
+        });
+        let waited = finished.recv_timeout(std::time::Duration::from_secs(120));
+        assert!(waited.is_ok(), "a run_in_order call never returned");
     }
 
     #[test]
