@@ -716,17 +716,6 @@ impl<'b> Builder<'b> {
         self.records = self.records.max(1);
     }
 
-    /// Builds into `spare` (a node buffer handed back by [`Joiner::append`])
-    /// instead of the buffer [`Builder::new`] set aside, when it is as large:
-    /// memory written once is not faulted in again.
-    pub(crate) fn reuse(&mut self, spare: NodeBuffer) {
-        let mut nodes = spare.0;
-        nodes.clear();
-        if self.core.nodes.is_empty() && nodes.capacity() >= self.core.nodes.capacity() {
-            self.core.nodes = nodes;
-        }
-    }
-
     /// Closes what is still open and returns the arena as it is, for
     /// [`Joiner::append`].
     pub(crate) fn into_part(mut self) -> Core {
@@ -757,10 +746,6 @@ impl<'b> Builder<'b> {
     }
 }
 
-/// The node buffer of a chunk's arena once appended to the whole, for the
-/// next chunk's [`Builder`].
-pub(crate) struct NodeBuffer(Vec<Node>);
-
 /// Concatenates the arenas of consecutive chunks of one document (built
 /// over the same buffer, every chunk but the first with
 /// [`Builder::after_first_record`]) into the arena of the whole, equal to
@@ -789,9 +774,8 @@ impl Joiner {
         })
     }
 
-    /// Appends the arena of the next chunk, and gives back its node buffer
-    /// for [`Builder::reuse`].
-    pub(crate) fn append(&mut self, buf: &[u8], part: Core) -> Result<NodeBuffer, Error> {
+    /// Appends the arena of the next chunk.
+    pub(crate) fn append(&mut self, buf: &[u8], part: Core) -> Result<(), Error> {
         let whole = &mut self.core;
         let buf_len = whole.buf_len;
         let node_off =
@@ -898,7 +882,7 @@ impl Joiner {
         let rests = part.rests.iter().map(|&(n, r)| (n + node_off, rebase(r)));
         whole.rests.extend(rests);
         whole.roots.extend(part.roots.iter().map(|&r| r + node_off));
-        Ok(NodeBuffer(part.nodes))
+        Ok(())
     }
 
     /// The whole arena (its xref_ids not yet indexed: see

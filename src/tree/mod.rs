@@ -56,7 +56,7 @@ use crate::event::Event;
 use crate::par::{first_record_reader, Chunks};
 use crate::read::{Reader, ReaderConfig};
 use crate::Input;
-use arena::{Builder, Core, Diagnostics, Joiner, NodeBuffer, Shared};
+use arena::{Builder, Core, Diagnostics, Joiner, Shared};
 
 /// A whole document as a tree: see the [module documentation](self).
 ///
@@ -234,16 +234,10 @@ impl<'a> Tree<'a> {
         let sizes: Vec<usize> = (0..chunks.len()).map(|i| chunks.range(i).len()).collect();
         let mut diagnostics = Diagnostics::default();
         let mut escapes = None;
-        // Node buffers of appended chunks go back to the workers (fresh memory
-        // costs page faults).
-        let spare: std::sync::Mutex<Vec<NodeBuffer>> = std::sync::Mutex::new(Vec::new());
         let summary = chunks.for_each_indexed(
             jobs,
             |i, reader, ds| {
                 let mut builder = Builder::new(bytes, shared.clone(), sizes[i] / 16 + 16, true)?;
-                if let Some(b) = spare.lock().ok().and_then(|mut s| s.pop()) {
-                    builder.reuse(b);
-                }
                 if i > 0 {
                     builder.after_first_record();
                 }
@@ -255,10 +249,7 @@ impl<'a> Tree<'a> {
                 if e.is_some() {
                     escapes = e;
                 }
-                let buffer = whole.append(bytes, part)?;
-                if let Ok(mut s) = spare.lock() {
-                    s.push(buffer);
-                }
+                whole.append(bytes, part)?;
                 for d in ds {
                     diagnostics.push(d);
                 }
