@@ -24,8 +24,9 @@
 //! are `@@` pairs or escapes that reading and escaping again give back as they are).
 //! The others (continued payloads, other `@` signs, other encodings, `ERROR`
 //! structures) are decoded and go through [`Writer::begin`]; the output is the same
-//! either way (the tests and the `tree` fuzz target compare the two). [`write_tree_parallel`] writes pieces of
-//! records on several threads, in document order.
+//! either way (the tests and the `tree` fuzz target compare the two).
+//! [`write_tree_parallel`] writes pieces of records on several threads, in document
+//! order.
 //!
 //! [`typed_document`] turns a tree into a
 //! [`TypedDocument`]: the structures by type, for
@@ -41,7 +42,8 @@ use crate::event::Value;
 use crate::tree::{NodeRef, RawStep, RawValue, RawWalk, SchemaSource, Step, Tree};
 use crate::write::typed::{RecordId, StructureId, TypedDocument, TypedValue};
 use crate::write::{
-    decode_xref, raw_tag_ok, RawPayload, WriteError, WriteErrorKind, WriteValue, Writer,
+    decode_xref, keeps_previous_level, raw_tag_ok, RawPayload, WriteError, WriteErrorKind,
+    WriteValue, Writer,
 };
 
 /// Writes `node` and its subtree, without recursion: text payloads as
@@ -273,20 +275,16 @@ pub fn write_tree_parallel_chunked<W: io::Write>(
 ) -> Result<(), WriteError> {
     let n = records_to_write(tree);
     // A piece's writer starts afresh, so a piece starts at a record the writer opens
-    // the same way whatever came before: one not tagged `ERROR`, `CONT` or `CONC`
-    // (those leave the writer's previous level as it was, and whether their
-    // substructures are too deep depends on it).
+    // the same way whatever came before: not one that keeps the previous level (whether
+    // its substructures are too deep depends on that level).
     let fresh = |i: usize| {
         i >= n
             || tree
                 .record(i)
-                .is_some_and(|r| !matches!(r.tag(), "ERROR" | "CONT" | "CONC"))
+                .is_some_and(|r| !keeps_previous_level(r.tag()))
     };
     // Pieces of whole records after the first ones: `bounds[k]..bounds[k + 1]`.
-    let mut first = 1.min(n);
-    while !fresh(first) {
-        first += 1;
-    }
+    let first = (1.min(n)..=n).find(|&i| fresh(i)).unwrap_or(n);
     let mut bounds = vec![first];
     let mut size = 0;
     for i in first..n {

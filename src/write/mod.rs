@@ -728,6 +728,13 @@ fn mov<const N: usize>(d: &mut [u8], s: &[u8], at: usize) {
     }
 }
 
+/// `true` for a structure that leaves the level the next line is compared with (its
+/// previous level, seed §4.4) as it was: one tagged `CONT`, `CONC` or `ERROR`. A line
+/// after one may be deeper than it by more than one level.
+pub(crate) fn keeps_previous_level(tag: &str) -> bool {
+    matches!(tag, "CONT" | "CONC" | "ERROR")
+}
+
 /// `true` for a tag the fast path may write: `[0-9A-Za-z_]+`, and none that a rule
 /// treats specially (`HEAD` and `CHAR` in any case, `CONT`, `CONC`, `ERROR`; a few
 /// other tags are sent to the slow path too, which is only slower).
@@ -1381,7 +1388,7 @@ impl<W: Write> Writer<W> {
         self.start_output();
 
         self.write_lines(level, xref, tag, value, first_line)?;
-        if !continuation && tag != "ERROR" {
+        if !keeps_previous_level(tag) {
             self.previous_level = depth;
         }
         let head = self.config.set_head_char && depth == 0 && tag.eq_ignore_ascii_case("HEAD");
