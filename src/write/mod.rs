@@ -717,15 +717,15 @@ fn copy_short(d: &mut [u8], s: &[u8]) {
 }
 
 /// Copies the `N` octets of `s` at `at` to `d` at `at`, as one array: a slice copy
-/// of a length the compiler does not see as constant became a call to `memcpy`
-/// (shared with the long copy's).
+/// of a length the compiler does not see as constant became a call to `memcpy`.
+/// Panics, as slicing does, when either range is out of bounds.
 #[inline(always)]
 fn mov<const N: usize>(d: &mut [u8], s: &[u8], at: usize) {
-    let from: Option<&[u8; N]> = s.get(at..at + N).and_then(|s| s.try_into().ok());
-    let to: Option<&mut [u8; N]> = d.get_mut(at..at + N).and_then(|d| d.try_into().ok());
-    if let (Some(from), Some(to)) = (from, to) {
-        *to = *from;
-    }
+    let from: &[u8; N] = s[at..at + N].try_into().expect("a range of N octets");
+    let to: &mut [u8; N] = (&mut d[at..at + N])
+        .try_into()
+        .expect("a range of N octets");
+    *to = *from;
 }
 
 /// `true` for a structure that leaves the level the next line is compared with (its
