@@ -1,10 +1,12 @@
 //! Running numbered pieces of work on several threads and consuming their
 //! results in order, in bounded memory. Shared by parallel reading
 //! ([`par`](crate::par)) and parallel writing ([`bridge`](crate::bridge));
-//! [`join_all`] joins every scoped thread of the crate (the tree's index
-//! too). It depends on nothing else in the crate.
+//! [`par_ranges`] runs a function on shares of a range, and [`join_all`]
+//! joins every scoped thread of the crate (the tree's index too). It depends
+//! on nothing else in the crate.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 
@@ -18,6 +20,30 @@ pub(crate) fn join_all<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, T>>) ->
         .into_iter()
         .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
         .collect()
+}
+
+/// `0..n` cut into at most `parts` ranges of about equal length.
+pub(crate) fn split(n: usize, parts: usize) -> Vec<Range<usize>> {
+    let parts = parts.clamp(1, n.max(1));
+    (0..parts)
+        .map(|i| n * i / parts..n * (i + 1) / parts)
+        .collect()
+}
+
+/// Runs `f` on every range of [`split`]`(n, jobs)`, on that many threads
+/// (the calling thread alone when there is one range), returning the
+/// results in range order.
+pub(crate) fn par_ranges<T: Send>(
+    n: usize,
+    jobs: usize,
+    f: impl Fn(Range<usize>) -> T + Sync,
+) -> Vec<T> {
+    let ranges = split(n, jobs);
+    if ranges.len() == 1 {
+        return ranges.into_iter().map(f).collect();
+    }
+    let f = &f;
+    std::thread::scope(|s| join_all(ranges.into_iter().map(|r| s.spawn(move || f(r))).collect()))
 }
 
 /// Runs `run(i)` for every `i` in `0..n` on `jobs` threads and hands each

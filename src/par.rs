@@ -193,32 +193,16 @@ impl<'a> Chunks<'a> {
     /// Numbers each chunk's first line, counting line breaks on `jobs`
     /// threads (the one pass over all the bytes before reading starts).
     fn number_lines(&mut self, jobs: usize) {
-        let n = self.ranges.len();
         let bytes = self.bytes;
-        let mut counts = vec![0u64; n];
-        let per = n.div_ceil(jobs.max(1)).max(1);
         let ranges = &self.ranges;
-        if jobs <= 1 {
-            for (c, &(s, e, _)) in counts.iter_mut().zip(ranges) {
-                *c = count_breaks(&bytes[s..e]);
-            }
-        } else {
-            std::thread::scope(|scope| {
-                let handles = counts
-                    .chunks_mut(per)
-                    .enumerate()
-                    .map(|(k, part)| {
-                        scope.spawn(move || {
-                            for (j, c) in part.iter_mut().enumerate() {
-                                let (s, e, _) = ranges[k * per + j];
-                                *c = count_breaks(&bytes[s..e]);
-                            }
-                        })
-                    })
-                    .collect();
-                crate::ordered::join_all(handles);
-            });
-        }
+        let counts = crate::ordered::par_ranges(ranges.len(), jobs, |share| {
+            let chunks = &ranges[share];
+            chunks
+                .iter()
+                .map(|&(s, e, _)| count_breaks(&bytes[s..e]))
+                .collect::<Vec<_>>()
+        })
+        .concat();
         let mut line = 1;
         for (r, c) in self.ranges.iter_mut().zip(counts) {
             r.2 = line;

@@ -17,7 +17,7 @@
 
 use std::ops::Range;
 
-use crate::ordered::join_all;
+use crate::ordered::{join_all, par_ranges, split};
 use crate::tree::hash::hash_bytes;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -77,30 +77,6 @@ pub(crate) struct XrefIndex {
     /// Slots per shard, minus one.
     mask: usize,
     len: usize,
-}
-
-/// `0..n` cut into at most `parts` ranges of about equal length.
-pub(crate) fn split(n: usize, parts: usize) -> Vec<Range<usize>> {
-    let parts = parts.clamp(1, n.max(1));
-    (0..parts)
-        .map(|i| n * i / parts..n * (i + 1) / parts)
-        .collect()
-}
-
-/// Runs `f` on every range of [`split`]`(n, jobs)`, on that many threads
-/// (the calling thread alone when there is one range), returning the
-/// results in range order.
-pub(crate) fn par_ranges<T: Send>(
-    n: usize,
-    jobs: usize,
-    f: impl Fn(Range<usize>) -> T + Sync,
-) -> Vec<T> {
-    let ranges = split(n, jobs);
-    if ranges.len() == 1 {
-        return ranges.into_iter().map(f).collect();
-    }
-    let f = &f;
-    std::thread::scope(|s| join_all(ranges.into_iter().map(|r| s.spawn(move || f(r))).collect()))
 }
 
 /// Keys captured while building, to be indexed or looked up in bulk:
