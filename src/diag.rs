@@ -194,6 +194,14 @@ impl Error {
         )
     }
 
+    /// Adds `off` to the line of the position (a chunk read numbered from
+    /// line 1).
+    pub(crate) fn shift_line(&mut self, off: u64) {
+        if let Some(p) = &mut self.position {
+            p.line = p.line.saturating_add(off);
+        }
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> ErrorKind {
         self.kind

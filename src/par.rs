@@ -289,7 +289,7 @@ impl<'a> Chunks<'a> {
     /// them): the chunk's diagnostics, fixed up and handed to `sink` as
     /// `for_each` does.
     pub(crate) fn for_each_indexed<T, F, S>(
-        mut self,
+        self,
         jobs: usize,
         work: F,
         mut sink: S,
@@ -299,9 +299,52 @@ impl<'a> Chunks<'a> {
         F: Fn(usize, &mut Reader<'a>, &mut Vec<Diagnostic>) -> Result<T, Error> + Sync,
         S: FnMut(T, Vec<Diagnostic>) -> Result<(), Error>,
     {
+        self.run(jobs, Numbering::Global, work, |t, ds, _| sink(t, ds))
+    }
+
+    /// [`Chunks::for_each_indexed`] without the pass that numbers the
+    /// chunks' first lines: each chunk is read numbered from line 1, so the
+    /// line numbers `work` sees (in events, in its own diagnostics) are
+    /// relative to its chunk. `sink` gets, with each result, the number to
+    /// add to them (the lines of the chunks before it, known once those are
+    /// read); the diagnostics and errors it is handed are already global.
+    /// For work whose results can be renumbered as they are merged (the
+    /// tree's arena), this saves a pass over all the input's bytes.
+    pub(crate) fn for_each_relative<T, F, S>(
+        self,
+        jobs: usize,
+        work: F,
+        sink: S,
+    ) -> Result<Summary, Error>
+    where
+        T: Send,
+        F: Fn(usize, &mut Reader<'a>, &mut Vec<Diagnostic>) -> Result<T, Error> + Sync,
+        S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
+    {
+        self.run(jobs, Numbering::Relative, work, sink)
+    }
+
+    fn run<T, F, S>(
+        mut self,
+        jobs: usize,
+        numbering: Numbering,
+        work: F,
+        mut sink: S,
+    ) -> Result<Summary, Error>
+    where
+        T: Send,
+        F: Fn(usize, &mut Reader<'a>, &mut Vec<Diagnostic>) -> Result<T, Error> + Sync,
+        S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
+    {
         let n = self.ranges.len();
         let jobs = jobs.clamp(1, n.max(1));
-        self.number_lines(jobs);
+        if numbering == Numbering::Global {
+            self.number_lines(jobs);
+        } else {
+            for r in &mut self.ranges {
+                r.2 = 1;
+            }
+        }
         let mut merger = Merger::new();
         let first = Mutex::new(self.first.take());
         let this = &self;
@@ -321,11 +364,29 @@ impl<'a> Chunks<'a> {
                 carry: reader.into_carry(),
             }
         };
-        let emit = |i: usize, out: ChunkOut<T>| -> Result<(), Error> {
+        // Relative numbering: the lines of the chunks merged so far. Chunk
+        // 0 read the HEAD numbered from line 1, as a whole read would.
+        let mut offset = 0u64;
+        let emit = |i: usize, mut out: ChunkOut<T>| -> Result<(), Error> {
             let (start, _, line) = self.ranges[i];
             let (blank, skip) = first_line_string(&self.bytes[start..]);
-            let (t, ds) = merger.push(out, line + blank, (start + skip) as u64)?;
-            sink(t, ds)
+            let off = match numbering {
+                Numbering::Global => 0,
+                Numbering::Relative => {
+                    let off = offset;
+                    offset = off.saturating_add(out.carry.next_line.saturating_sub(1));
+                    if off > 0 {
+                        out.shift_lines(off);
+                    }
+                    off
+                }
+            };
+            let (t, ds) = merger.push(
+                out,
+                (line + blank).saturating_add(off),
+                (start + skip) as u64,
+            )?;
+            sink(t, ds, off)
         };
         if !crate::ordered::run_in_order(n, jobs, run, emit)? {
             return Err(Error::new(
@@ -336,6 +397,15 @@ impl<'a> Chunks<'a> {
         }
         Ok(merger.finish())
     }
+}
+
+/// How the chunks' lines are numbered while they are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Numbering {
+    /// Globally: a pass over the input counts each chunk's first line first.
+    Global,
+    /// From line 1 in every chunk, renumbered as the chunks are merged.
+    Relative,
 }
 
 /// What [`Chunks::for_each`] returns after the last chunk.
@@ -457,6 +527,19 @@ struct ChunkOut<T> {
     result: Result<T, Error>,
     diagnostics: Vec<Diagnostic>,
     carry: Carry,
+}
+
+impl<T> ChunkOut<T> {
+    /// Adds `off` to every line number of a chunk read numbered from line 1.
+    fn shift_lines(&mut self, off: u64) {
+        if let Err(e) = &mut self.result {
+            e.shift_line(off);
+        }
+        for d in &mut self.diagnostics {
+            d.position.line = d.position.line.saturating_add(off);
+        }
+        self.carry.shift_lines(off);
+    }
 }
 
 #[cfg(test)]

@@ -181,7 +181,19 @@ fn errors_across_chunks_are_reported_the_same() {
         b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n0 HEAD\n1 CHAR UTF-8\n1 SOUR x\n0 TRLR\n",
         b"0 HEAD\n1 CHAR UTF-8\n1 SCHMA\n2 TAG _X http://example.com/x\n0 @I1@ INDI\n1 _X a\n2 _Y @I1@\n1 NOTE a\\nb\n0 TRLR\n",
     ];
-    for bytes in cases {
+    // Each case also with CRLF and CR line breaks: chunks are numbered from
+    // their own first line and renumbered as they are joined, so every
+    // line-break form must count the same.
+    let variants: Vec<Vec<u8>> = cases
+        .iter()
+        .flat_map(|c| {
+            let crlf = String::from_utf8_lossy(c).replace('\n', "\r\n");
+            let cr = String::from_utf8_lossy(c).replace('\n', "\r");
+            [c.to_vec(), crlf.into_bytes(), cr.into_bytes()]
+        })
+        .collect();
+    for bytes in &variants {
+        let bytes = &bytes[..];
         let name = String::from_utf8_lossy(bytes);
         assert!(check(&name, bytes), "{name}");
         // A reader that keeps one diagnostic at a time, and a strict one.

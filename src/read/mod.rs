@@ -120,6 +120,13 @@ pub(crate) struct Carry {
 }
 
 impl Carry {
+    /// Adds `off` to the line numbers of a chunk that was read numbered
+    /// from line 1 (see [`crate::par`]'s relative numbering).
+    pub(crate) fn shift_lines(&mut self, off: u64) {
+        self.last_line = self.last_line.saturating_add(off);
+        self.next_line = self.next_line.saturating_add(off);
+    }
+
     /// Whether a `TRLR` record was read.
     pub(crate) fn seen_trlr(&self) -> bool {
         self.seen_trlr

@@ -774,8 +774,11 @@ impl Joiner {
         })
     }
 
-    /// Appends the arena of the next chunk.
-    pub(crate) fn append(&mut self, buf: &[u8], part: Core) -> Result<(), Error> {
+    /// Appends the arena of the next chunk, whose node lines are numbered
+    /// from its own first line: `line_offset` is added to them.
+    pub(crate) fn append(&mut self, buf: &[u8], part: Core, line_offset: u64) -> Result<(), Error> {
+        // Line numbers saturate at `u32::MAX`, as the builder stores them.
+        let line_off = u32::try_from(line_offset).unwrap_or(u32::MAX);
         let whole = &mut self.core;
         let buf_len = whole.buf_len;
         let node_off =
@@ -837,6 +840,7 @@ impl Joiner {
                 n.val_off
             },
             kind16,
+            line: n.line.saturating_add(line_off),
             ..*n
         };
         let small: Option<Vec<u16>> = if part.big_kinds.is_empty() {

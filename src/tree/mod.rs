@@ -234,7 +234,9 @@ impl<'a> Tree<'a> {
         let sizes: Vec<usize> = (0..chunks.len()).map(|i| chunks.range(i).len()).collect();
         let mut diagnostics = Diagnostics::default();
         let mut escapes = None;
-        let summary = chunks.for_each_indexed(
+        // Chunks are read numbered from line 1 and their nodes renumbered as
+        // they are joined: no pass to number the chunks' first lines.
+        let summary = chunks.for_each_relative(
             jobs,
             |i, reader, ds| {
                 let mut builder = Builder::new(bytes, shared.clone(), sizes[i] / 16 + 16, true)?;
@@ -245,11 +247,11 @@ impl<'a> Tree<'a> {
                 let escapes = (i == 0).then(|| reader.escape_table().clone());
                 Ok((builder.into_part(), escapes))
             },
-            |(part, e), ds| {
+            |(part, e), ds, line_offset| {
                 if e.is_some() {
                     escapes = e;
                 }
-                whole.append(bytes, part)?;
+                whole.append(bytes, part, line_offset)?;
                 for d in ds {
                     diagnostics.push(d);
                 }
