@@ -134,7 +134,8 @@ fn count_lf(bytes: &[u8]) -> u64 {
 #[derive(Debug)]
 pub struct Chunks<'a> {
     bytes: &'a [u8],
-    /// `(start, end, first line number)` of each chunk.
+    /// `(start, end, first line number)` of each chunk (the number is 1 for
+    /// every chunk when they are read with relative numbering).
     ranges: Vec<(usize, usize, u64)>,
     /// The state every chunk but the first starts from.
     template: Carry,
@@ -226,7 +227,8 @@ impl<'a> Chunks<'a> {
         s..e
     }
 
-    /// A reader of chunk `i` alone (line numbers and offsets are global).
+    /// A reader of chunk `i` alone (offsets are global; line numbers are
+    /// global once [`Chunks::number_lines`] ran, relative otherwise).
     /// Chunk 0 is the one that read the HEAD.
     fn reader(&self, i: usize) -> Reader<'a> {
         let (start, end, line) = self.ranges[i];
