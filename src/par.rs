@@ -548,6 +548,84 @@ impl<T> ChunkOut<T> {
 mod tests {
     use super::*;
 
+    /// Every Begin's line and every diagnostic, numbered globally or from
+    /// each chunk's first line and renumbered at the merge.
+    fn lines_and_diagnostics(
+        input: &[u8],
+        numbering: Numbering,
+        config: ReaderConfig,
+        jobs: usize,
+    ) -> Result<(Vec<u64>, Vec<Diagnostic>, ReadStats), String> {
+        let chunks = Chunks::from_reader(input, Reader::with_config(input, config), 1)
+            .map_err(|e| e.to_string())?;
+        let mut lines = Vec::new();
+        let mut diagnostics = Vec::new();
+        let work = |_: usize, r: &mut Reader<'_>, _: &mut Vec<Diagnostic>| {
+            let mut begun = Vec::new();
+            while let Some(e) = r.next_event()? {
+                if let crate::Event::Begin(b) = e {
+                    begun.push(b.line);
+                }
+            }
+            Ok(begun)
+        };
+        let summary = chunks
+            .run(jobs, numbering, work, |begun, ds, off| {
+                lines.extend(begun.iter().map(|l| l + off));
+                diagnostics.extend(ds);
+                Ok(())
+            })
+            .map_err(|e| e.to_string())?;
+        diagnostics.extend(summary.diagnostics);
+        Ok((lines, diagnostics, summary.stats))
+    }
+
+    #[test]
+    fn relative_numbering_merges_to_the_global_numbers() {
+        let base = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME a\n9 DEEP x\n\n\nnot a line\n\
+                    0 @N1@ NOTE a\n1 CONT b\n2 CONC c\n  \n0 CONT stray\n0 TRLR\n\n0 @I2@ INDI\n1 X\n";
+        let variants = [
+            base.to_string(),
+            base.replace('\n', "\r\n"),
+            base.replace('\n', "\r"),
+            // No TRLR at all: the missing-trlr diagnostic names the last line.
+            base.replace("0 TRLR", "0 @I3@ INDI"),
+        ];
+        for input in &variants {
+            for config in [ReaderConfig::new(), ReaderConfig::new().strict(true)] {
+                for jobs in [1, 2] {
+                    let global = lines_and_diagnostics(
+                        input.as_bytes(),
+                        Numbering::Global,
+                        config.clone(),
+                        jobs,
+                    );
+                    let relative = lines_and_diagnostics(
+                        input.as_bytes(),
+                        Numbering::Relative,
+                        config.clone(),
+                        jobs,
+                    );
+                    assert_eq!(global, relative, "{input:?} jobs {jobs}");
+                    if let Ok((lines, ds, _)) = &global {
+                        assert!(lines.len() > 10 && !ds.is_empty(), "{input:?}");
+                    }
+                }
+            }
+        }
+        // The lines are those of a sequential read.
+        let input = variants[0].as_bytes();
+        let sequential: Vec<u64> = Reader::from_slice(input)
+            .filter_map(|e| match e.unwrap() {
+                crate::Event::Begin(b) => Some(b.line),
+                crate::Event::End(_) => None,
+            })
+            .collect();
+        let (lines, _, _) =
+            lines_and_diagnostics(input, Numbering::Relative, ReaderConfig::new(), 2).unwrap();
+        assert_eq!(lines, sequential);
+    }
+
     #[test]
     fn boundaries_are_regular_level_zero_lines() {
         let input = b"0 HEAD\n1 X\n0 CONT a\n 0 @I1@ INDI\n1 NAME n\n0 ERROR e\n0 TRLR\n";
