@@ -202,6 +202,17 @@ impl Error {
         }
     }
 
+    /// The error with `off` added to its line number (saturating; an error
+    /// without a position is returned as it is): for an error a chunk's
+    /// `work` kept in its result under
+    /// [`Chunks::for_each_relative`](crate::par::Chunks::for_each_relative),
+    /// which numbers each chunk's lines from 1 and gives the sink the offset.
+    #[must_use]
+    pub fn with_line_offset(mut self, off: u64) -> Error {
+        self.shift_line(off);
+        self
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> ErrorKind {
         self.kind

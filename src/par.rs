@@ -6,7 +6,10 @@
 //! finds such cuts, hands out a [`Reader`] per chunk (line numbers and byte
 //! offsets are global), and [`Chunks::map`] runs a function over every chunk
 //! on several threads, returning results, diagnostics and counters in
-//! document order, equal to a sequential read.
+//! document order, equal to a sequential read. Global line numbers cost one
+//! pass over the input before any chunk is read; work that does not need
+//! them while it reads can skip it with [`Chunks::for_each_relative`], which
+//! numbers each chunk from its own first line and renumbers at the merge.
 //!
 //! ```
 //! use gedcom_elf::par::Chunks;
@@ -304,15 +307,64 @@ impl<'a> Chunks<'a> {
         self.run(jobs, Numbering::Global, work, |t, ds, _| sink(t, ds))
     }
 
-    /// [`Chunks::for_each_indexed`] without the pass that numbers the
-    /// chunks' first lines: each chunk is read numbered from line 1, so the
-    /// line numbers `work` sees (in events, in its own diagnostics) are
-    /// relative to its chunk. `sink` gets, with each result, the number to
-    /// add to them (the lines of the chunks before it, known once those are
-    /// read); the diagnostics and errors it is handed are already global.
-    /// For work whose results can be renumbered as they are merged (the
-    /// tree's arena), this saves a pass over all the input's bytes.
-    pub(crate) fn for_each_relative<T, F, S>(
+    /// Like [`Chunks::for_each`], without the pass over all of the input
+    /// that numbers each chunk's first line before any chunk is read: each
+    /// chunk is read numbered from its own first line, which is line 1, so
+    /// the line numbers `work` sees in events ([`Begin::line`](crate::Begin::line))
+    /// are relative to its chunk. `sink` gets, with each chunk's result, the
+    /// number to add to them: the lines of the chunks before it, known once
+    /// those are read. The diagnostics it is handed, an error `work` returns
+    /// and the [`Summary`] are renumbered already (global).
+    ///
+    /// For work that needs no global line numbers while it reads (counting,
+    /// tallies), or whose results can be renumbered when they are merged (an
+    /// error it carries: [`Error::with_line_offset`]). It saved about 6% of
+    /// `gedcom-elf count --jobs 2` on the 300 MB generated file.
+    ///
+    /// ```
+    /// use gedcom_elf::par::Chunks;
+    /// use gedcom_elf::{Event, Input, ReaderConfig};
+    ///
+    /// let input = Input::new(b"0 HEAD\n0 @I1@ INDI\n1 NAME a\n0 @I2@ INDI\n1 NAME b\n0 TRLR\n")?;
+    /// let chunks = Chunks::new(&input, ReaderConfig::default(), 1)?;
+    /// let mut names = Vec::new();
+    /// chunks.for_each_relative(
+    ///     2,
+    ///     |reader| {
+    ///         let mut lines = Vec::new();
+    ///         while let Some(e) = reader.next_event()? {
+    ///             if let Event::Begin(b) = e {
+    ///                 if b.tag == "NAME" {
+    ///                     lines.push(b.line); // relative to the chunk
+    ///                 }
+    ///             }
+    ///         }
+    ///         Ok(lines)
+    ///     },
+    ///     |lines, _diagnostics, offset| {
+    ///         names.extend(lines.into_iter().map(|l| l + offset));
+    ///         Ok(())
+    ///     },
+    /// )?;
+    /// assert_eq!(names, [3, 5]);
+    /// # Ok::<(), gedcom_elf::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Chunks::for_each`].
+    pub fn for_each_relative<T, F, S>(self, jobs: usize, work: F, sink: S) -> Result<Summary, Error>
+    where
+        T: Send,
+        F: Fn(&mut Reader<'a>) -> Result<T, Error> + Sync,
+        S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
+    {
+        self.run(jobs, Numbering::Relative, |_, reader, _| work(reader), sink)
+    }
+
+    /// [`Chunks::for_each_relative`] for a `work` that is also told the
+    /// chunk's index and may drain diagnostics into the vector it is given,
+    /// as [`Chunks::for_each_indexed`].
+    pub(crate) fn for_each_indexed_relative<T, F, S>(
         self,
         jobs: usize,
         work: F,

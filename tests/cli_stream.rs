@@ -405,3 +405,80 @@ fn chunk_bytes_must_be_positive() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Lines that report a time or a rate: they differ from run to run.
+fn timeless(out: &[u8]) -> String {
+    String::from_utf8_lossy(out)
+        .lines()
+        .filter(|l| !l.starts_with("time:") && !l.contains(" MB/s, "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `count` and `stats` read a file's chunks numbered each from its own first
+/// line (no pass over the file to number them first) and renumber what they
+/// merge: every diagnostic and error must name the line a single read names,
+/// whatever the jobs and chunks, with each kind of line break.
+#[test]
+fn count_and_stats_name_the_same_lines_on_any_jobs_and_chunks() {
+    // Problems spread over many chunks: unparsable and too-deep lines,
+    // stray CONT lines, a duplicate HEAD, lines after TRLR, blank lines.
+    let mut doc = String::from("0 HEAD\n1 CHAR UTF-8\n");
+    for i in 0..300 {
+        doc += &format!("0 @I{i}@ INDI\n1 NAME n{i}\n\n");
+        match i % 40 {
+            3 => doc += "bad line\n",
+            11 => doc += "3 DEEP x\n",
+            17 => doc += "0 CONT stray\n",
+            29 => doc += "  \n1 NOTE a\n2 CONC b\n\n",
+            _ => {}
+        }
+    }
+    doc += "0 TRLR\n0 @late@ NOTE after\n";
+    let variants = [
+        ("lf", doc.clone()),
+        ("crlf", doc.replace('\n', "\r\n")),
+        ("cr", doc.replace('\n', "\r")),
+    ];
+    for (name, text) in &variants {
+        for (cmd, strict) in [
+            ("count", false),
+            ("stats", false),
+            ("stats", true),
+            ("count", true),
+        ] {
+            let file = temp_file(&format!("lines-{cmd}-{strict}-{name}.ged"), text.as_bytes());
+            let file = file.to_str().unwrap();
+            let args = |extra: &[&str]| {
+                let mut v = vec![cmd];
+                if strict {
+                    v.push("--strict");
+                }
+                v.extend_from_slice(extra);
+                v.push(file);
+                run(&v, None)
+            };
+            let one = args(&["--jobs", "1"]);
+            let stderr = timeless(&one.stderr);
+            if cmd == "stats" || strict {
+                // The first problem: HEAD, CHAR, then three lines per record.
+                assert!(
+                    stderr.contains(".ged:15: error: unparsable"),
+                    "{cmd} {name}: {stderr}"
+                );
+            }
+            for extra in [
+                &["--jobs", "2"][..],
+                &["--jobs", "2", "--chunk-bytes", "1"],
+                &["--jobs", "3", "--chunk-bytes", "300"],
+                &["--jobs", "1", "--chunk-bytes", "64"],
+            ] {
+                let other = args(extra);
+                let what = format!("{cmd} strict={strict} {name} {extra:?}");
+                assert_eq!(other.status.code(), one.status.code(), "{what}");
+                assert_eq!(timeless(&other.stdout), timeless(&one.stdout), "{what}");
+                assert_eq!(timeless(&other.stderr), stderr, "{what}");
+            }
+        }
+    }
+}

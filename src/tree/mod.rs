@@ -236,7 +236,7 @@ impl<'a> Tree<'a> {
         let mut escapes = None;
         // Chunks are read numbered from line 1 and their nodes renumbered as
         // they are joined: no pass to number the chunks' first lines.
-        let summary = chunks.for_each_relative(
+        let summary = chunks.for_each_indexed_relative(
             jobs,
             |i, reader, ds| {
                 let mut builder = Builder::new(bytes, shared.clone(), sizes[i] / 16 + 16, true)?;

@@ -17,6 +17,15 @@ impl Work for Count {
 
     fn state(&self) {}
 
+    /// Counting needs no line numbers; only an error carries one.
+    fn needs_line_numbers(&self) -> bool {
+        false
+    }
+
+    fn shift_lines((n, err): Self::Out, off: u64) -> Self::Out {
+        (n, err.map(|e| e.with_line_offset(off)))
+    }
+
     fn run<'a, E: Events<'a>>(&self, events: &mut E, _: &mut ()) -> Self::Out {
         let mut records = 0;
         loop {

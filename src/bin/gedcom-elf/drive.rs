@@ -123,6 +123,22 @@ pub trait Work: Sync {
     /// A fresh state.
     fn state(&self) -> Self::State;
 
+    /// Whether `run` needs the events' line numbers to be the input's. When
+    /// it does not, a file's chunks are read numbered each from its own
+    /// first line ([`Chunks::for_each_relative`]: no pass over the whole
+    /// file to number them first) and [`Work::shift_lines`] renumbers each
+    /// output as it is merged.
+    fn needs_line_numbers(&self) -> bool {
+        true
+    }
+
+    /// Adds `off` to the line numbers an output carries (its error), for a
+    /// chunk read numbered from its first line.
+    fn shift_lines(out: Self::Out, off: u64) -> Self::Out {
+        let _ = off;
+        out
+    }
+
     fn run<'a, E: Events<'a>>(&self, events: &mut E, state: &mut Self::State) -> Self::Out;
 }
 
@@ -274,15 +290,19 @@ where
     let chunks = Chunks::new(&input, opts.config(), opts.chunk.unwrap_or(CHUNK))?;
     let ranges: Vec<_> = (0..chunks.len()).map(|i| chunks.range(i)).collect();
     let mut next = 0;
-    let summary = chunks.for_each(
-        opts.jobs,
-        |r| Ok(work.run(r, &mut work.state())),
-        |out, ds| {
-            progress.set(ranges.get(next).map_or(0, |r| r.end as u64));
-            next += 1;
-            sink(out, ds)
-        },
-    );
+    let mut done = |out, ds| {
+        progress.set(ranges.get(next).map_or(0, |r| r.end as u64));
+        next += 1;
+        sink(out, ds)
+    };
+    let chunk = |r: &mut Reader<'_>| Ok(work.run(r, &mut work.state()));
+    let summary = if work.needs_line_numbers() {
+        chunks.for_each(opts.jobs, chunk, done)
+    } else {
+        chunks.for_each_relative(opts.jobs, chunk, |out, ds, off| {
+            done(W::shift_lines(out, off), ds)
+        })
+    };
     progress.finish();
     let summary = summary?;
     Ok(Done {
