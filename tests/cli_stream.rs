@@ -415,12 +415,12 @@ fn timeless(out: &[u8]) -> String {
         .join("\n")
 }
 
-/// `count` and `stats` read a file's chunks numbered each from its own first
-/// line (no pass over the file to number them first) and renumber what they
-/// merge: every diagnostic and error must name the line a single read names,
-/// whatever the jobs and chunks, with each kind of line break.
+/// `count`, `stats` and `events` read a file's chunks numbered each from its
+/// own first line (no pass over the file to number them first) and renumber
+/// what they merge: every diagnostic and error must name the line a single
+/// read names, whatever the jobs and chunks, with each kind of line break.
 #[test]
-fn count_and_stats_name_the_same_lines_on_any_jobs_and_chunks() {
+fn count_stats_and_events_name_the_same_lines_on_any_jobs_and_chunks() {
     // Problems spread over many chunks: unparsable and too-deep lines,
     // stray CONT lines, a duplicate HEAD, lines after TRLR, blank lines.
     let mut doc = String::from("0 HEAD\n1 CHAR UTF-8\n");
@@ -443,9 +443,11 @@ fn count_and_stats_name_the_same_lines_on_any_jobs_and_chunks() {
     for (name, text) in &variants {
         for (cmd, strict) in [
             ("count", false),
+            ("count", true),
             ("stats", false),
             ("stats", true),
-            ("count", true),
+            ("events", false),
+            ("events", true),
         ] {
             let file = temp_file(&format!("lines-{cmd}-{strict}-{name}.ged"), text.as_bytes());
             let file = file.to_str().unwrap();
@@ -460,7 +462,7 @@ fn count_and_stats_name_the_same_lines_on_any_jobs_and_chunks() {
             };
             let one = args(&["--jobs", "1"]);
             let stderr = timeless(&one.stderr);
-            if cmd == "stats" || strict {
+            if cmd != "count" || strict {
                 // The first problem: HEAD, CHAR, then three lines per record.
                 assert!(
                     stderr.contains(".ged:15: error: unparsable"),

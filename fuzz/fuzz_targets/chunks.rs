@@ -103,5 +103,35 @@ fuzz_target!(|data: &[u8]| {
             .expect("parallel read");
         assert_eq!(out.results.concat(), want.0, "parallel events");
         assert_eq!(out.diagnostics, want.1, "parallel diagnostics");
+
+        // Each chunk numbered from its own first line, renumbered at the merge.
+        let chunks = Chunks::new(&input, config.clone(), 1 + usize::from(flags >> 5))
+            .expect("chunks again");
+        let (mut events, mut diags) = (Vec::new(), Vec::new());
+        let summary = chunks
+            .for_each_relative(
+                1,
+                |r| {
+                    let mut events = Vec::new();
+                    while let Some(e) = r.next_event()? {
+                        events.push(e.into_owned());
+                    }
+                    Ok(events)
+                },
+                |chunk, ds, offset| {
+                    for mut e in chunk {
+                        if let Event::Begin(b) = &mut e {
+                            b.line += offset;
+                        }
+                        events.push(e);
+                    }
+                    diags.extend(ds);
+                    Ok(())
+                },
+            )
+            .expect("relative read");
+        diags.extend(summary.diagnostics);
+        assert_eq!(events, want.0, "relative events");
+        assert_eq!(diags, want.1, "relative diagnostics");
     }
 });

@@ -77,6 +77,16 @@ impl Work for Render {
         self.typing.as_ref().map(Typing::resolver)
     }
 
+    /// The output has no line numbers; with `--types`, a chunk's resolver
+    /// tells the document's first record by its line.
+    fn needs_line_numbers(&self) -> bool {
+        self.typing.is_some()
+    }
+
+    fn shift_lines((out, err): Self::Out, off: u64) -> Self::Out {
+        (out, err.map(|e| e.with_line_offset(off)))
+    }
+
     fn run<'a, E: Events<'a>>(&self, events: &mut E, types: &mut Option<Resolver>) -> Self::Out {
         let mut out = Vec::with_capacity(1 << 16);
         loop {
