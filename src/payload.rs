@@ -74,26 +74,76 @@ pub struct Fragment<'p> {
 /// Nothing is joined, unescaped or decoded until [`Payload::text`] is
 /// called, and that allocates only when it must: when there are additional
 /// lines to join, `@@` or escapes to rewrite, or bytes to transcode.
+///
+/// A payload is 40 bytes, so that a whole [`Event`](crate::Event) stays
+/// within 128 and moving one out of [`Reader::next_event`](crate::Reader::next_event)
+/// compiles to a few register moves rather than a call to `memcpy`.
 #[derive(Clone)]
 pub struct Payload<'a> {
-    /// The first line's payload (trailing whitespace already handled).
-    first: Cow<'a, [u8]>,
-    /// The octets from the start of `first` to the end of `rest` as text,
-    /// when the reader knows they are valid UTF-8 (a UTF-8 input validated
-    /// once as a whole): `text()` then needs no validation. `first` is its
-    /// prefix and `rest` its suffix.
-    valid: Option<&'a str>,
-    /// The additional lines exactly as they stand in the input (line
-    /// strings with their line breaks); empty when there are none.
-    rest: Cow<'a, [u8]>,
+    repr: Repr<'a>,
     decoding: Decoding,
 }
 
+/// Where a payload's octets are.
+///
+/// A borrowed payload is one window of the input: the first line's payload
+/// is `whole[..first_len]` and the additional lines are `whole[rest_at..]`
+/// (between them: the first line's end and any blank lines). Offsets are
+/// `u32` to keep the payload small; a window of 4 GiB or more is copied.
+#[derive(Clone)]
+enum Repr<'a> {
+    /// A window known to be valid UTF-8 (a UTF-8 input, validated once as
+    /// a whole): its text needs no validation.
+    Str {
+        whole: &'a str,
+        first_len: u32,
+        rest_at: u32,
+    },
+    /// A window of octets, or owned octets laid out alike
+    /// ([`Payload::into_owned`], or parts that were given apart: the first
+    /// line's payload, then the additional lines, in one allocation).
+    Bytes {
+        whole: Cow<'a, [u8]>,
+        first_len: u32,
+        rest_at: u32,
+    },
+}
+
+/// `first_len` and `rest_at` of a [`Repr::Bytes`] whose parts are too long
+/// for `u32` offsets (4 GiB or more): its octets are owned and begin with the
+/// first line's payload length as 8 octets, little-endian. A third variant
+/// for them would cost every event's drop an out-of-line call.
+const HUGE: u32 = u32::MAX;
+
+/// `n` as an offset of a borrowed or ordinary owned payload.
+#[inline]
+fn offset(n: usize) -> Option<u32> {
+    u32::try_from(n).ok().filter(|&v| v != HUGE)
+}
+
+/// The first line's payload and the additional lines of a payload's
+/// octets, given its offsets.
+#[inline]
+fn split(whole: &[u8], first_len: u32, rest_at: u32) -> (&[u8], &[u8]) {
+    if first_len == HUGE {
+        let (len, body) = whole.split_at(whole.len().min(8));
+        let len = len
+            .try_into()
+            .map_or(0, |b: [u8; 8]| u64::from_le_bytes(b) as usize);
+        return body.split_at(len.min(body.len()));
+    }
+    (
+        whole.get(..first_len as usize).unwrap_or_default(),
+        whole.get(rest_at as usize..).unwrap_or_default(),
+    )
+}
+
 /// Payloads are equal when their bytes and decoding are (whether the reader
-/// had validated the text already does not matter).
+/// had validated the text already, or where the bytes are kept, does not
+/// matter).
 impl PartialEq for Payload<'_> {
     fn eq(&self, other: &Self) -> bool {
-        self.first == other.first && self.rest == other.rest && self.decoding == other.decoding
+        self.parts() == other.parts() && self.decoding == other.decoding
     }
 }
 
@@ -111,59 +161,179 @@ impl fmt::Debug for Payload<'_> {
 impl<'a> Payload<'a> {
     /// A payload of one line.
     pub fn new(first: impl Into<Cow<'a, [u8]>>, decoding: Decoding) -> Self {
-        Payload {
-            first: first.into(),
-            valid: None,
-            rest: Cow::Borrowed(&[]),
-            decoding,
+        match first.into() {
+            Cow::Borrowed(b) => Self::window(b, b.len(), b.len(), decoding),
+            Cow::Owned(first) => Self::owned(first, Vec::new(), decoding),
         }
     }
 
     /// A payload whose additional lines are the line strings in `rest`
     /// (each a `CONT` or `CONC` line; blank lines are skipped).
+    ///
+    /// Two borrowed parts that are both non-empty are copied: a payload
+    /// keeps one window of the input, and two separate slices cannot be
+    /// made one without `unsafe` code. The reader and the tree make their
+    /// payloads from one window of their input and never copy.
     pub fn with_additional_lines(
         first: impl Into<Cow<'a, [u8]>>,
         rest: impl Into<Cow<'a, [u8]>>,
         decoding: Decoding,
     ) -> Self {
+        match (first.into(), rest.into()) {
+            (first, Cow::Borrowed([])) => Self::new(first, decoding),
+            (Cow::Borrowed([]), Cow::Borrowed(rest)) => Self::window(rest, 0, 0, decoding),
+            (first, rest) => Self::owned(first.into_owned(), rest.into_owned(), decoding),
+        }
+    }
+
+    /// A payload of owned parts.
+    fn owned(first: Vec<u8>, rest: Vec<u8>, decoding: Decoding) -> Self {
+        let (Some(first_len), Some(_)) = (offset(first.len()), offset(first.len() + rest.len()))
+        else {
+            return Self::huge(&first, &rest, decoding);
+        };
+        let whole = if rest.is_empty() {
+            first
+        } else {
+            let mut whole = Vec::with_capacity(first.len() + rest.len());
+            whole.extend_from_slice(&first);
+            whole.extend_from_slice(&rest);
+            whole
+        };
         Payload {
-            first: first.into(),
-            valid: None,
-            rest: rest.into(),
+            repr: Repr::Bytes {
+                whole: Cow::Owned(whole),
+                first_len,
+                rest_at: first_len,
+            },
             decoding,
+        }
+    }
+
+    /// A payload of owned parts in the [`HUGE`] form.
+    fn huge(first: &[u8], rest: &[u8], decoding: Decoding) -> Self {
+        let mut whole = Vec::with_capacity(8 + first.len() + rest.len());
+        whole.extend_from_slice(&(first.len() as u64).to_le_bytes());
+        whole.extend_from_slice(first);
+        whole.extend_from_slice(rest);
+        Payload {
+            repr: Repr::Bytes {
+                whole: Cow::Owned(whole),
+                first_len: HUGE,
+                rest_at: HUGE,
+            },
+            decoding,
+        }
+    }
+
+    /// The payload in the window `whole`: the first line's payload is
+    /// `whole[..first_len]` and the additional lines `whole[rest_at..]`
+    /// (`first_len <= rest_at <= whole.len()`).
+    pub(crate) fn window(
+        whole: &'a [u8],
+        first_len: usize,
+        rest_at: usize,
+        decoding: Decoding,
+    ) -> Self {
+        debug_assert!(first_len <= rest_at && rest_at <= whole.len());
+        match (offset(first_len), offset(rest_at)) {
+            (Some(first_len), Some(rest_at)) => Payload {
+                repr: Repr::Bytes {
+                    whole: Cow::Borrowed(whole),
+                    first_len,
+                    rest_at,
+                },
+                decoding,
+            },
+            _ => Self::owned(
+                whole.get(..first_len).unwrap_or_default().to_vec(),
+                whole.get(rest_at..).unwrap_or_default().to_vec(),
+                decoding,
+            ),
+        }
+    }
+
+    /// Like [`Payload::window`], for a window whose octets are known to be
+    /// valid UTF-8 (the reader's and the tree's input, validated once as a
+    /// whole).
+    pub(crate) fn validated_window(
+        whole: &'a str,
+        first_len: usize,
+        rest_at: usize,
+        decoding: Decoding,
+    ) -> Self {
+        match (offset(first_len), offset(rest_at)) {
+            (Some(first_len), Some(rest_at)) => {
+                debug_assert!(first_len <= rest_at && rest_at as usize <= whole.len());
+                Payload {
+                    repr: Repr::Str {
+                        whole,
+                        first_len,
+                        rest_at,
+                    },
+                    decoding,
+                }
+            }
+            _ => Self::window(whole.as_bytes(), first_len, rest_at, decoding),
         }
     }
 
     /// A single-line UTF-8 payload whose text is already known to be valid
     /// (the reader validates a UTF-8 input once, as a whole).
     pub(crate) fn validated(text: &'a str, decoding: Decoding) -> Self {
-        Payload {
-            first: Cow::Borrowed(text.as_bytes()),
-            valid: Some(text),
-            rest: Cow::Borrowed(&[]),
-            decoding,
+        Self::validated_window(text, text.len(), text.len(), decoding)
+    }
+
+    /// The first line's payload and the additional lines, borrowed for as
+    /// long as the payload when it is a window of the input.
+    #[inline]
+    fn borrowed_parts(&self) -> Option<(&'a [u8], &'a [u8])> {
+        match self.repr {
+            Repr::Str {
+                whole,
+                first_len,
+                rest_at,
+            } => Some(split(whole.as_bytes(), first_len, rest_at)),
+            Repr::Bytes {
+                whole: Cow::Borrowed(whole),
+                first_len,
+                rest_at,
+            } => Some(split(whole, first_len, rest_at)),
+            Repr::Bytes { .. } => None,
         }
     }
 
-    /// A UTF-8 payload with additional lines whose octets are known to be
-    /// valid: `span` runs from the start of `first` to the end of `rest`
-    /// (the reader's and the tree's input, validated once as a whole).
-    pub(crate) fn validated_continued(
-        first: &'a [u8],
-        rest: &'a [u8],
-        span: &'a str,
-        decoding: Decoding,
-    ) -> Self {
-        // Slices of one buffer: the same addresses mean the same octets.
-        let b = span.as_bytes();
-        let fits = b.len() >= first.len() + rest.len()
-            && (first.is_empty() || std::ptr::eq(b.as_ptr(), first.as_ptr()))
-            && std::ptr::eq(b[b.len() - rest.len()..].as_ptr(), rest.as_ptr());
-        Payload {
-            first: Cow::Borrowed(first),
-            valid: fits.then_some(span),
-            rest: Cow::Borrowed(rest),
-            decoding,
+    /// The first line's payload and the additional lines.
+    #[inline]
+    fn parts(&self) -> (&[u8], &[u8]) {
+        match &self.repr {
+            Repr::Str {
+                whole,
+                first_len,
+                rest_at,
+            } => split(whole.as_bytes(), *first_len, *rest_at),
+            Repr::Bytes {
+                whole,
+                first_len,
+                rest_at,
+            } => split(whole, *first_len, *rest_at),
+        }
+    }
+
+    /// The first line's payload and the additional lines as text, when the
+    /// window is known to be valid UTF-8.
+    #[inline]
+    fn valid_parts(&self) -> Option<(&'a str, &'a str)> {
+        match self.repr {
+            Repr::Str {
+                whole,
+                first_len,
+                rest_at,
+            } => Some((
+                whole.get(..first_len as usize)?,
+                whole.get(rest_at as usize..)?,
+            )),
+            _ => None,
         }
     }
 
@@ -174,25 +344,26 @@ impl<'a> Payload<'a> {
 
     /// `true` when the payload has `CONT`/`CONC` additional lines.
     pub fn is_continued(&self) -> bool {
-        !self.rest.is_empty()
+        !self.parts().1.is_empty()
     }
 
     /// The first line's payload, raw.
     pub fn first_line(&self) -> &[u8] {
-        &self.first
+        self.parts().0
     }
 
     /// The raw additional lines, as they stand in the input.
     pub fn additional_lines(&self) -> &[u8] {
-        &self.rest
+        self.parts().1
     }
 
     /// The payload's fragments, one per line, raw.
     pub fn fragments(&self) -> Fragments<'_> {
-        let mut lines = Cursor::new(&self.rest, 0, 1);
+        let (first, rest) = self.parts();
+        let mut lines = Cursor::new(rest, 0, 1);
         let next = next_additional(&mut lines);
         Fragments {
-            first: Some(&self.first),
+            first: Some(first),
             lines,
             next,
             trailing_whitespace: self.decoding.trailing_whitespace,
@@ -203,10 +374,13 @@ impl<'a> Payload<'a> {
     /// each `CONT` fragment; escapes and encoding untouched. Borrowed when
     /// there is a single line.
     pub fn joined_bytes(&self) -> Cow<'a, [u8]> {
-        if self.rest.is_empty() {
-            return self.first.clone();
+        match self.borrowed_parts() {
+            Some((first, [])) => return Cow::Borrowed(first),
+            None if !self.is_continued() => return Cow::Owned(self.parts().0.to_vec()),
+            _ => {}
         }
-        let mut out = Vec::with_capacity(self.first.len() + self.rest.len());
+        let (first, rest) = self.parts();
+        let mut out = Vec::with_capacity(first.len() + rest.len());
         for f in self.fragments() {
             if f.joint == Joint::Cont {
                 out.push(b'\n');
@@ -223,12 +397,16 @@ impl<'a> Payload<'a> {
     /// diagnostics already).
     pub fn text(&self) -> Cow<'a, str> {
         let preserve = self.decoding.preserve;
-        if self.rest.is_empty() {
-            if let Some(s) = self.valid {
-                return escape::unescape(Cow::Borrowed(s), preserve, &mut |_| {});
+        match self.valid_parts() {
+            Some((first, "")) => {
+                return escape::unescape(Cow::Borrowed(first), preserve, &mut |_| {});
             }
-        } else if let Some(joined) = self.join_utf8() {
-            return escape::unescape(Cow::Owned(joined), preserve, &mut |_| {});
+            _ if self.is_continued() => {
+                if let Some(joined) = self.join_utf8() {
+                    return escape::unescape(Cow::Owned(joined), preserve, &mut |_| {});
+                }
+            }
+            _ => {}
         }
         let decoded = decode(self.joined_bytes(), self.decoding, None);
         escape::unescape(decoded, self.decoding.preserve, &mut |_| {})
@@ -243,15 +421,15 @@ impl<'a> Payload<'a> {
         if self.decoding.encoding != Encoding::Utf8 {
             return None;
         }
-        let (first, rest) = match self.valid {
-            Some(s) => (
-                s.get(..self.first.len())?,
-                s.get(s.len() - self.rest.len()..)?,
-            ),
-            None => (
-                simdutf8::basic::from_utf8(&self.first).ok()?,
-                simdutf8::basic::from_utf8(&self.rest).ok()?,
-            ),
+        let (first, rest) = match self.valid_parts() {
+            Some(parts) => parts,
+            None => {
+                let (first, rest) = self.parts();
+                (
+                    simdutf8::basic::from_utf8(first).ok()?,
+                    simdutf8::basic::from_utf8(rest).ok()?,
+                )
+            }
         };
         join_valid(first, rest, self.decoding.trailing_whitespace)
     }
@@ -264,10 +442,23 @@ impl<'a> Payload<'a> {
 
     /// A payload that owns its bytes.
     pub fn into_owned(self) -> Payload<'static> {
+        let repr = match self.repr {
+            Repr::Bytes {
+                whole: Cow::Owned(whole),
+                first_len,
+                rest_at,
+            } => Repr::Bytes {
+                whole: Cow::Owned(whole),
+                first_len,
+                rest_at,
+            },
+            _ => {
+                let (first, rest) = self.parts();
+                return Payload::owned(first.to_vec(), rest.to_vec(), self.decoding);
+            }
+        };
         Payload {
-            first: Cow::Owned(self.first.into_owned()),
-            valid: None,
-            rest: Cow::Owned(self.rest.into_owned()),
+            repr,
             decoding: self.decoding,
         }
     }
@@ -532,18 +723,94 @@ mod tests {
                 let at = buf.len();
                 buf.extend_from_slice(rest);
                 if let Ok(span) = std::str::from_utf8(&buf) {
-                    let b = span.as_bytes();
-                    let p = Payload::validated_continued(&b[..first.len()], &b[at..], span, dec);
-                    assert!(p.valid.is_some());
+                    let p = Payload::validated_window(span, first.len(), at, dec);
+                    assert!(p.valid_parts().is_some());
                     assert_eq!(p.text(), general, "{first:?} {tw:?}");
                 }
+                // The same window, not known to be valid, joins alike.
+                let p = Payload::window(&buf, first.len(), at, dec);
+                assert!(p.valid_parts().is_none());
+                assert_eq!(p.text(), general, "{first:?} {tw:?}");
+                assert_eq!(p.first_line(), first.as_bytes());
+                assert_eq!(p.additional_lines(), rest);
             }
         }
-        // Slices of another buffer are not taken as the span's.
-        let other = String::from("a\n2 CONT b");
-        let p = Payload::validated_continued(b"a", b"2 CONT b", &other, d(b""));
-        assert!(p.valid.is_none());
-        assert_eq!(p.text(), "a\nb");
+    }
+
+    #[test]
+    fn a_payload_keeps_an_event_within_128_bytes() {
+        // Moving a larger event out of `next_event` compiled to a call to
+        // `memcpy` per event (40% of the time of a `while let Some(e)` loop).
+        assert!(std::mem::size_of::<Payload<'_>>() <= 40);
+        assert!(std::mem::size_of::<crate::Event<'_>>() <= 128);
+        assert!(std::mem::size_of::<Result<Option<crate::Event<'_>>, crate::Error>>() <= 128);
+    }
+
+    #[test]
+    fn windows_parts_and_owned_payloads_are_equal_when_their_bytes_are() {
+        let buf = b"a b \r\n\n  2 CONC c";
+        let window = Payload::window(buf, 4, 9, d(b""));
+        let parts = Payload::with_additional_lines(&buf[..4], &buf[9..], d(b""));
+        let owned = window.clone().into_owned();
+        assert!(matches!(
+            parts.repr,
+            Repr::Bytes {
+                whole: Cow::Owned(_),
+                ..
+            }
+        ));
+        for p in [&window, &parts, &owned] {
+            assert_eq!(p, &window);
+            assert_eq!(p.first_line(), b"a b ");
+            assert_eq!(p.additional_lines(), b"2 CONC c");
+            assert!(p.is_continued());
+            assert_eq!(p.text(), "a b c");
+            assert_eq!(&*p.joined_bytes(), b"a b c");
+        }
+        // An empty first part and a borrowed rest are one window, no copy.
+        let p = Payload::with_additional_lines(&b""[..], &buf[9..], d(b""));
+        assert!(matches!(
+            p.repr,
+            Repr::Bytes {
+                whole: Cow::Borrowed(_),
+                ..
+            }
+        ));
+        assert_eq!(p.text(), "c");
+        // A single line borrows its text and its joined bytes.
+        let p = Payload::new(&buf[..3], d(b""));
+        assert!(matches!(p.joined_bytes(), Cow::Borrowed(b"a b")));
+        assert!(matches!(p.text(), Cow::Borrowed("a b")));
+        assert_ne!(p, window);
+    }
+
+    #[test]
+    fn the_form_for_parts_of_4_gib_keeps_its_parts() {
+        // Parts of 4 GiB or more are kept owned behind a length header
+        // (`HUGE`); built here from small parts, the form reads alike.
+        let window = Payload::window(b"a b \n2 CONC c", 4, 5, d(b""));
+        let huge = Payload::huge(b"a b ", b"2 CONC c", d(b""));
+        assert!(matches!(
+            huge.repr,
+            Repr::Bytes {
+                first_len: HUGE,
+                rest_at: HUGE,
+                ..
+            }
+        ));
+        assert_eq!(huge, window);
+        assert_eq!(huge.first_line(), b"a b ");
+        assert_eq!(huge.additional_lines(), b"2 CONC c");
+        assert_eq!(huge.text(), "a b c");
+        let owned = huge.clone().into_owned();
+        assert_eq!(owned, window);
+        let single = Payload::huge(b"x@@y", b"", d(b""));
+        assert!(!single.is_continued());
+        assert_eq!(single.text(), "x@y");
+        // A payload never takes the header form by chance: an offset of
+        // exactly `u32::MAX` is one that does not fit.
+        assert_eq!(offset(u32::MAX as usize), None);
+        assert_eq!(offset(u32::MAX as usize - 1), Some(u32::MAX - 1));
     }
 
     #[test]

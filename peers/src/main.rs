@@ -150,7 +150,7 @@ fn elf_events_text(bytes: &[u8]) -> Outcome {
     let mut reader = gedcom_elf::Reader::from_slice(bytes);
     let mut events = 0u64;
     loop {
-        // Matched by reference: moving a 160-byte event out of the
+        // Matched by reference: moving a 128-byte event out of the
         // `Result` costs a copy (see `Reader`'s docs).
         match &reader.next_event() {
             Ok(Some(event)) => {

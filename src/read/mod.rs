@@ -304,11 +304,15 @@ impl<'a> Reader<'a> {
 /// iterator: its events borrow a buffer the caller lends for each call.)
 ///
 /// # The fast idiom
-/// An [`Event`] is a plain value of 160 bytes that borrows the input. Moving
-/// it out of the `Result` (`while let Some(e) = reader.next_event()?`)
-/// costs the compiler two copies of it per event; matching on a reference
-/// costs none: about a fifth fewer instructions for a plain iteration
-/// (callgrind, 715 against 556 per line of a generated file):
+/// An [`Event`] is a plain value of 128 bytes that borrows the input, small
+/// enough that moving it out of the `Result` (`while let Some(e) =
+/// reader.next_event()?`) compiles to register moves rather than calls to
+/// `memcpy`. Matching on a reference costs no copy at all, and stays the
+/// fastest for a loop that hands whole events on: on a generated file,
+/// callgrind counts 576 instructions per line for it against 617 for a
+/// loop that moves each event into a variable and passes that on by
+/// reference (685 when events were 160 bytes), and the wall time differs
+/// more, 0.56 s against 0.80 s on 300 MB:
 ///
 /// ```
 /// # use gedcom_elf::{Event, Reader};
@@ -1080,12 +1084,14 @@ impl<'a> Reader<'a> {
                 }
             }
             (None, f, Some((rest_start, _))) => {
-                let first = f.map_or(&[][..], |(a, b)| &input[a..b]);
-                let rest = &input[rest_start..end];
+                // One window from the first line's payload to the end of
+                // the additional lines.
                 let from = f.map_or(rest_start, |(a, _)| a);
+                let first_len = f.map_or(0, |(a, b)| b - a);
+                let rest_at = rest_start - from;
                 Some(Value::Text(match self.str_of(from, end) {
-                    Some(span) => Payload::validated_continued(first, rest, span, decoding()),
-                    None => Payload::with_additional_lines(first, rest, decoding()),
+                    Some(span) => Payload::validated_window(span, first_len, rest_at, decoding()),
+                    None => Payload::window(&input[from..end], first_len, rest_at, decoding()),
                 }))
             }
         };

@@ -1178,21 +1178,43 @@ impl<'t> NodeRef<'t> {
         if f & V_TEXT == 0 {
             return None;
         }
-        let first = self.core.bytes(self.buf, self.core.val(self.id));
-        let rest: &'t [u8] = if f & HAS_REST != 0 {
-            let c = self.core;
+        let c = self.core;
+        let first = c.val(self.id);
+        let rest = if f & HAS_REST != 0 {
             c.rests
                 .binary_search_by_key(&self.id, |e| e.0)
                 .ok()
-                .map_or(&[][..], |i| c.bytes(self.buf, c.rests[i].1))
+                .map(|i| c.rests[i].1)
         } else {
-            &[]
+            None
         };
         let decoding = Decoding {
-            preserve: self.core.shared.escapes.lookup(self.tag().as_bytes()),
-            ..self.core.base
+            preserve: c.shared.escapes.lookup(self.tag().as_bytes()),
+            ..c.base
         };
-        Some(Payload::with_additional_lines(first, rest, decoding))
+        let rest = match rest {
+            Some(r) if r.len > 0 => r,
+            _ => return Some(Payload::new(c.bytes(self.buf, first), decoding)),
+        };
+        // The first line's payload and the additional lines are one window
+        // of the input (both in `buf`, the additional lines after it); in
+        // any other case the payload is made of the two parts.
+        let from = if first.len == 0 { rest.off } else { first.off };
+        let (from, first_len) = (from as usize, first.len as usize);
+        let (rest_off, end) = (rest.off as usize, rest.off as usize + rest.len as usize);
+        match self.buf.get(from..end) {
+            Some(window) if rest_off >= from + first_len => Some(Payload::window(
+                window,
+                first_len,
+                rest_off - from,
+                decoding,
+            )),
+            _ => Some(Payload::with_additional_lines(
+                c.bytes(self.buf, first),
+                c.bytes(self.buf, rest),
+                decoding,
+            )),
+        }
     }
 
     /// The decoded text of a string payload (see [`Payload::text`]).
