@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use gedcom_elf::{Error, Event, Reader, StructureType, Value};
 
 use crate::drive::{self, Events, Work};
-use crate::json::write_str;
+use crate::json::{write_str, write_u64};
 use crate::typing::{Resolver, Typing};
 use crate::{finish, print_diagnostics, Options};
 
@@ -26,7 +26,8 @@ pub fn write_typed_event<W: Write>(
         Event::Begin(b) => {
             out.write_all(b"{\"begin\":")?;
             write_str(out, &b.tag)?;
-            write!(out, ",\"level\":{}", b.level)?;
+            out.write_all(b",\"level\":")?;
+            write_u64(out, b.level.into())?;
             if let Some(x) = &b.xref {
                 out.write_all(b",\"xref\":")?;
                 write_str(out, &x.to_str_lossy())?;
@@ -51,7 +52,9 @@ pub fn write_typed_event<W: Write>(
         Event::End(e) => {
             out.write_all(b"{\"end\":")?;
             write_str(out, &e.tag)?;
-            writeln!(out, ",\"level\":{}}}", e.level)
+            out.write_all(b",\"level\":")?;
+            write_u64(out, e.level.into())?;
+            out.write_all(b"}\n")
         }
     }
 }

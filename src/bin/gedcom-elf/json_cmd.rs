@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use gedcom_elf::{Begin, Error, Event, Reader, StructureType, Value};
 
 use crate::drive::{self, Events, Work};
-use crate::json::write_str;
+use crate::json::{write_str, write_u64};
 use crate::typing::{Resolver, Typing};
 use crate::{finish, print_diagnostics, Options};
 
@@ -48,7 +48,8 @@ fn write_head<W: Write>(
         out.write_all(b",\"type\":")?;
         write_str(out, &t.iri())?;
     }
-    write!(out, ",\"line\":{}", b.line)
+    out.write_all(b",\"line\":")?;
+    write_u64(out, b.line)
 }
 
 /// What a chunk's records leave: the structures still open (`true` once
