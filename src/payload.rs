@@ -160,6 +160,7 @@ impl fmt::Debug for Payload<'_> {
 
 impl<'a> Payload<'a> {
     /// A payload of one line.
+    #[inline]
     pub fn new(first: impl Into<Cow<'a, [u8]>>, decoding: Decoding) -> Self {
         match first.into() {
             Cow::Borrowed(b) => Self::window(b, b.len(), b.len(), decoding),
@@ -229,6 +230,7 @@ impl<'a> Payload<'a> {
     /// The payload in the window `whole`: the first line's payload is
     /// `whole[..first_len]` and the additional lines `whole[rest_at..]`
     /// (`first_len <= rest_at <= whole.len()`).
+    #[inline(always)]
     pub(crate) fn window(
         whole: &'a [u8],
         first_len: usize,
@@ -245,17 +247,27 @@ impl<'a> Payload<'a> {
                 },
                 decoding,
             },
-            _ => Self::owned(
-                whole.get(..first_len).unwrap_or_default().to_vec(),
-                whole.get(rest_at..).unwrap_or_default().to_vec(),
-                decoding,
-            ),
+            _ => Self::copied(whole, first_len, rest_at, decoding),
         }
+    }
+
+    /// The payload of a window too long for `u32` offsets, copied. Out of
+    /// line, so that the window constructors inline into the reader (with
+    /// this copy inside them, they were calls).
+    #[cold]
+    #[inline(never)]
+    fn copied(whole: &[u8], first_len: usize, rest_at: usize, decoding: Decoding) -> Self {
+        Self::owned(
+            whole.get(..first_len).unwrap_or_default().to_vec(),
+            whole.get(rest_at..).unwrap_or_default().to_vec(),
+            decoding,
+        )
     }
 
     /// Like [`Payload::window`], for a window whose octets are known to be
     /// valid UTF-8 (the reader's and the tree's input, validated once as a
     /// whole).
+    #[inline(always)]
     pub(crate) fn validated_window(
         whole: &'a str,
         first_len: usize,
@@ -274,12 +286,13 @@ impl<'a> Payload<'a> {
                     decoding,
                 }
             }
-            _ => Self::window(whole.as_bytes(), first_len, rest_at, decoding),
+            _ => Self::copied(whole.as_bytes(), first_len, rest_at, decoding),
         }
     }
 
     /// A single-line UTF-8 payload whose text is already known to be valid
     /// (the reader validates a UTF-8 input once, as a whole).
+    #[inline(always)]
     pub(crate) fn validated(text: &'a str, decoding: Decoding) -> Self {
         Self::validated_window(text, text.len(), text.len(), decoding)
     }

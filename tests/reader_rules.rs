@@ -204,6 +204,23 @@ fn rule7_missing_trlr_and_lines_after_trlr() {
     let r = render(b"0 HEAD\n0 @I1@ INDI\n1 NAME x");
     assert_eq!(r.last().unwrap(), "!3 missing-trlr");
     assert_eq!(r[r.len() - 2], "-0 INDI");
+    // The missing TRLR is reported at the last line read: its number and
+    // its first byte, whatever blank lines follow it; with no line after
+    // HEAD, at HEAD.
+    for (input, want) in [
+        (&b"0 HEAD\n0 @I1@ INDI\n  1 NAME x  \n\n \r\n"[..], (3, 21)),
+        (&b"0 HEAD\r\n0 @I1@ INDI\r1 NAME x"[..], (3, 20)),
+        (&b"0 HEAD\n\n"[..], (1, 0)),
+    ] {
+        let mut reader = Reader::with_config(input, common::utf8());
+        while reader.next_event().unwrap().is_some() {}
+        let d: Vec<_> = reader
+            .drain_diagnostics()
+            .filter(|d| d.kind == DiagnosticKind::MissingTrlr)
+            .map(|d| (d.position.line, d.position.byte))
+            .collect();
+        assert_eq!(d, [want], "{input:?}");
+    }
     let r = begins(b"0 HEAD\n0 TRLR\n0 @I1@ INDI\n1 NAME x\n0 TRLR");
     assert_eq!(r[2], "+0 INDI @I1@");
     assert_eq!(
