@@ -38,6 +38,32 @@ fn read(c: &mut Criterion) {
         })
     });
 
+    g.bench_function("events_moved", |b| {
+        b.iter(|| {
+            // The plain idiom: each event moved out of the `Result` into a
+            // variable and handed on whole (a 128-byte move per event).
+            let mut reader = Reader::from_slice(black_box(&bytes));
+            let mut n = 0u64;
+            while let Some(e) = reader.next_event().unwrap() {
+                black_box(&e);
+                n += 1;
+            }
+            assert_eq!(n, events);
+        })
+    });
+
+    g.bench_function("events_iterator", |b| {
+        b.iter(|| {
+            let mut n = 0u64;
+            for e in Reader::from_slice(black_box(&bytes)) {
+                let e = e.unwrap();
+                black_box(&e);
+                n += 1;
+            }
+            assert_eq!(n, events);
+        })
+    });
+
     g.bench_function("events_and_text", |b| {
         b.iter(|| {
             let mut reader = Reader::from_slice(black_box(&bytes));
