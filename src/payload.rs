@@ -80,39 +80,32 @@ pub struct Fragment<'p> {
 /// compiles to a few register moves rather than a call to `memcpy`.
 #[derive(Clone)]
 pub struct Payload<'a> {
-    repr: Repr<'a>,
+    whole: Whole<'a>,
+    /// The first line's payload is `whole[..first_len]` and the additional
+    /// lines are `whole[rest_at..]` (between them: the first line's end and
+    /// any blank lines). `u32` to keep the payload small; both are
+    /// [`HUGE`] for parts of 4 GiB or more.
+    first_len: u32,
+    rest_at: u32,
     decoding: Decoding,
 }
 
-/// Where a payload's octets are.
-///
-/// A borrowed payload is one window of the input: the first line's payload
-/// is `whole[..first_len]` and the additional lines are `whole[rest_at..]`
-/// (between them: the first line's end and any blank lines). Offsets are
-/// `u32` to keep the payload small; a window of 4 GiB or more is copied.
+/// A payload's octets: a window of the input, or owned octets laid out
+/// alike ([`Payload::into_owned`], or parts that were given apart: the
+/// first line's payload, then the additional lines, in one allocation).
 #[derive(Clone)]
-enum Repr<'a> {
+enum Whole<'a> {
     /// A window known to be valid UTF-8 (a UTF-8 input, validated once as
     /// a whole): its text needs no validation.
-    Str {
-        whole: &'a str,
-        first_len: u32,
-        rest_at: u32,
-    },
-    /// A window of octets, or owned octets laid out alike
-    /// ([`Payload::into_owned`], or parts that were given apart: the first
-    /// line's payload, then the additional lines, in one allocation).
-    Bytes {
-        whole: Cow<'a, [u8]>,
-        first_len: u32,
-        rest_at: u32,
-    },
+    Str(&'a str),
+    /// Octets, borrowed or owned.
+    Bytes(Cow<'a, [u8]>),
 }
 
-/// `first_len` and `rest_at` of a [`Repr::Bytes`] whose parts are too long
-/// for `u32` offsets (4 GiB or more): its octets are owned and begin with the
+/// `first_len` and `rest_at` of a payload whose parts are too long for
+/// `u32` offsets (4 GiB or more): its octets are owned and begin with the
 /// first line's payload length as 8 octets, little-endian. A third variant
-/// for them would cost every event's drop an out-of-line call.
+/// of [`Whole`] for them would cost every event's drop an out-of-line call.
 const HUGE: u32 = u32::MAX;
 
 /// `n` as an offset of a borrowed or ordinary owned payload.
@@ -196,33 +189,29 @@ impl<'a> Payload<'a> {
         let whole = if rest.is_empty() {
             first
         } else {
-            let mut whole = Vec::with_capacity(first.len() + rest.len());
-            whole.extend_from_slice(&first);
-            whole.extend_from_slice(&rest);
-            whole
+            [first, rest].concat()
         };
-        Payload {
-            repr: Repr::Bytes {
-                whole: Cow::Owned(whole),
-                first_len,
-                rest_at: first_len,
-            },
+        Self::at(
+            Whole::Bytes(Cow::Owned(whole)),
+            first_len,
+            first_len,
             decoding,
-        }
+        )
     }
 
     /// A payload of owned parts in the [`HUGE`] form.
     fn huge(first: &[u8], rest: &[u8], decoding: Decoding) -> Self {
-        let mut whole = Vec::with_capacity(8 + first.len() + rest.len());
-        whole.extend_from_slice(&(first.len() as u64).to_le_bytes());
-        whole.extend_from_slice(first);
-        whole.extend_from_slice(rest);
+        let len = (first.len() as u64).to_le_bytes();
+        let whole = [&len[..], first, rest].concat();
+        Self::at(Whole::Bytes(Cow::Owned(whole)), HUGE, HUGE, decoding)
+    }
+
+    #[inline(always)]
+    fn at(whole: Whole<'a>, first_len: u32, rest_at: u32, decoding: Decoding) -> Self {
         Payload {
-            repr: Repr::Bytes {
-                whole: Cow::Owned(whole),
-                first_len: HUGE,
-                rest_at: HUGE,
-            },
+            whole,
+            first_len,
+            rest_at,
             decoding,
         }
     }
@@ -239,15 +228,25 @@ impl<'a> Payload<'a> {
     ) -> Self {
         debug_assert!(first_len <= rest_at && rest_at <= whole.len());
         match (offset(first_len), offset(rest_at)) {
-            (Some(first_len), Some(rest_at)) => Payload {
-                repr: Repr::Bytes {
-                    whole: Cow::Borrowed(whole),
-                    first_len,
-                    rest_at,
-                },
-                decoding,
-            },
+            (Some(f), Some(r)) => Self::at(Whole::Bytes(Cow::Borrowed(whole)), f, r, decoding),
             _ => Self::copied(whole, first_len, rest_at, decoding),
+        }
+    }
+
+    /// Like [`Payload::window`], for a window whose octets are known to be
+    /// valid UTF-8 (the reader's and the tree's input, validated once as a
+    /// whole).
+    #[inline(always)]
+    pub(crate) fn validated_window(
+        whole: &'a str,
+        first_len: usize,
+        rest_at: usize,
+        decoding: Decoding,
+    ) -> Self {
+        debug_assert!(first_len <= rest_at && rest_at <= whole.len());
+        match (offset(first_len), offset(rest_at)) {
+            (Some(f), Some(r)) => Self::at(Whole::Str(whole), f, r, decoding),
+            _ => Self::copied(whole.as_bytes(), first_len, rest_at, decoding),
         }
     }
 
@@ -264,32 +263,6 @@ impl<'a> Payload<'a> {
         )
     }
 
-    /// Like [`Payload::window`], for a window whose octets are known to be
-    /// valid UTF-8 (the reader's and the tree's input, validated once as a
-    /// whole).
-    #[inline(always)]
-    pub(crate) fn validated_window(
-        whole: &'a str,
-        first_len: usize,
-        rest_at: usize,
-        decoding: Decoding,
-    ) -> Self {
-        match (offset(first_len), offset(rest_at)) {
-            (Some(first_len), Some(rest_at)) => {
-                debug_assert!(first_len <= rest_at && rest_at as usize <= whole.len());
-                Payload {
-                    repr: Repr::Str {
-                        whole,
-                        first_len,
-                        rest_at,
-                    },
-                    decoding,
-                }
-            }
-            _ => Self::copied(whole.as_bytes(), first_len, rest_at, decoding),
-        }
-    }
-
     /// A single-line UTF-8 payload whose text is already known to be valid
     /// (the reader validates a UTF-8 input once, as a whole).
     #[inline(always)]
@@ -301,52 +274,34 @@ impl<'a> Payload<'a> {
     /// long as the payload when it is a window of the input.
     #[inline]
     fn borrowed_parts(&self) -> Option<(&'a [u8], &'a [u8])> {
-        match self.repr {
-            Repr::Str {
-                whole,
-                first_len,
-                rest_at,
-            } => Some(split(whole.as_bytes(), first_len, rest_at)),
-            Repr::Bytes {
-                whole: Cow::Borrowed(whole),
-                first_len,
-                rest_at,
-            } => Some(split(whole, first_len, rest_at)),
-            Repr::Bytes { .. } => None,
-        }
+        let whole: &'a [u8] = match self.whole {
+            Whole::Str(s) => s.as_bytes(),
+            Whole::Bytes(Cow::Borrowed(b)) => b,
+            Whole::Bytes(Cow::Owned(_)) => return None,
+        };
+        Some(split(whole, self.first_len, self.rest_at))
     }
 
     /// The first line's payload and the additional lines.
     #[inline]
     fn parts(&self) -> (&[u8], &[u8]) {
-        match &self.repr {
-            Repr::Str {
-                whole,
-                first_len,
-                rest_at,
-            } => split(whole.as_bytes(), *first_len, *rest_at),
-            Repr::Bytes {
-                whole,
-                first_len,
-                rest_at,
-            } => split(whole, *first_len, *rest_at),
-        }
+        let whole = match &self.whole {
+            Whole::Str(s) => s.as_bytes(),
+            Whole::Bytes(b) => b,
+        };
+        split(whole, self.first_len, self.rest_at)
     }
 
     /// The first line's payload and the additional lines as text, when the
-    /// window is known to be valid UTF-8.
+    /// window is known to be valid UTF-8 (never in the [`HUGE`] form).
     #[inline]
     fn valid_parts(&self) -> Option<(&'a str, &'a str)> {
-        match self.repr {
-            Repr::Str {
-                whole,
-                first_len,
-                rest_at,
-            } => Some((
-                whole.get(..first_len as usize)?,
-                whole.get(rest_at as usize..)?,
+        match self.whole {
+            Whole::Str(s) => Some((
+                s.get(..self.first_len as usize)?,
+                s.get(self.rest_at as usize..)?,
             )),
-            _ => None,
+            Whole::Bytes(_) => None,
         }
     }
 
@@ -455,24 +410,17 @@ impl<'a> Payload<'a> {
 
     /// A payload that owns its bytes.
     pub fn into_owned(self) -> Payload<'static> {
-        let repr = match self.repr {
-            Repr::Bytes {
-                whole: Cow::Owned(whole),
-                first_len,
-                rest_at,
-            } => Repr::Bytes {
-                whole: Cow::Owned(whole),
-                first_len,
-                rest_at,
-            },
+        match self.whole {
+            Whole::Bytes(Cow::Owned(whole)) => Payload::at(
+                Whole::Bytes(Cow::Owned(whole)),
+                self.first_len,
+                self.rest_at,
+                self.decoding,
+            ),
             _ => {
                 let (first, rest) = self.parts();
-                return Payload::owned(first.to_vec(), rest.to_vec(), self.decoding);
+                Payload::owned(first.to_vec(), rest.to_vec(), self.decoding)
             }
-        };
-        Payload {
-            repr,
-            decoding: self.decoding,
         }
     }
 }
@@ -765,13 +713,7 @@ mod tests {
         let window = Payload::window(buf, 4, 9, d(b""));
         let parts = Payload::with_additional_lines(&buf[..4], &buf[9..], d(b""));
         let owned = window.clone().into_owned();
-        assert!(matches!(
-            parts.repr,
-            Repr::Bytes {
-                whole: Cow::Owned(_),
-                ..
-            }
-        ));
+        assert!(matches!(parts.whole, Whole::Bytes(Cow::Owned(_))));
         for p in [&window, &parts, &owned] {
             assert_eq!(p, &window);
             assert_eq!(p.first_line(), b"a b ");
@@ -782,13 +724,7 @@ mod tests {
         }
         // An empty first part and a borrowed rest are one window, no copy.
         let p = Payload::with_additional_lines(&b""[..], &buf[9..], d(b""));
-        assert!(matches!(
-            p.repr,
-            Repr::Bytes {
-                whole: Cow::Borrowed(_),
-                ..
-            }
-        ));
+        assert!(matches!(p.whole, Whole::Bytes(Cow::Borrowed(_))));
         assert_eq!(p.text(), "c");
         // A single line borrows its text and its joined bytes.
         let p = Payload::new(&buf[..3], d(b""));
@@ -803,14 +739,8 @@ mod tests {
         // (`HUGE`); built here from small parts, the form reads alike.
         let window = Payload::window(b"a b \n2 CONC c", 4, 5, d(b""));
         let huge = Payload::huge(b"a b ", b"2 CONC c", d(b""));
-        assert!(matches!(
-            huge.repr,
-            Repr::Bytes {
-                first_len: HUGE,
-                rest_at: HUGE,
-                ..
-            }
-        ));
+        assert!(matches!(huge.whole, Whole::Bytes(Cow::Owned(_))));
+        assert_eq!((huge.first_len, huge.rest_at), (HUGE, HUGE));
         assert_eq!(huge, window);
         assert_eq!(huge.first_line(), b"a b ");
         assert_eq!(huge.additional_lines(), b"2 CONC c");
