@@ -286,7 +286,7 @@ fn count(problems: &mut usize, p: encoding::DecodeProblem) {
 
 /// The outcome of a search for a cut.
 #[derive(Debug, PartialEq, Eq)]
-enum Search {
+pub(crate) enum Search {
     /// Cut here.
     Found(usize),
     /// No cut yet; resume the search at this offset once more bytes arrive.
@@ -299,7 +299,7 @@ enum Search {
 /// a batch may be cut: a complete, well-formed level-0 line not tagged
 /// `CONT`, `CONC` or `ERROR`. At end of input the last line counts as
 /// complete.
-fn next_boundary(buf: &[u8], from: usize, eof: bool) -> Search {
+pub(crate) fn next_boundary(buf: &[u8], from: usize, eof: bool) -> Search {
     // Not before the end of the first line string (blank lines aside).
     let first_end = crate::scan::Lines::new(buf)
         .next()

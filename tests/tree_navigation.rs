@@ -427,3 +427,86 @@ fn many_kinds_and_long_payloads_use_the_side_tables() {
     assert_eq!(recs[1].len(), 70_002);
     assert_eq!(recs[1].root().child("NOTE").unwrap().text(), note.text());
 }
+
+/// Hands out at most `n` bytes per `read` call.
+struct Trickle<'a> {
+    data: &'a [u8],
+    n: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = self.n.min(buf.len()).min(self.data.len());
+        buf[..k].copy_from_slice(&self.data[..k]);
+        self.data = &self.data[k..];
+        Ok(k)
+    }
+}
+
+#[test]
+fn record_bytes_tile_the_input_across_batches() {
+    // Records after the HEAD are read in batches of about 64 KiB: 400 KB
+    // makes several, and the problems sprinkled in (a too-deep line, an
+    // unparsable one, a stray CONT, indented and blank lines) fall in
+    // different batches.
+    let mut data = Vec::new();
+    generate::generate_bytes(400_000, 11, &mut data).unwrap();
+    let text = String::from_utf8(data).unwrap();
+    let mut input = String::new();
+    let (mut records, mut ones) = (0, 0);
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if i % 5_000 == 2_000 {
+            input.push_str("!! not a line\n");
+        }
+        if line.starts_with("1 ") {
+            ones += 1;
+            match ones % 700 {
+                0 => input.push_str("9 DEEP x\n"),
+                350 => input.push_str("1 BIRT\n2 DATE 1900\n2 CONT stray\n"),
+                _ => {}
+            }
+        }
+        if line.starts_with("0 ") {
+            records += 1;
+            if records % 300 == 0 {
+                input.push_str("\n \t\r\n  ");
+            }
+        }
+        input.push_str(line);
+    }
+    let input = input.into_bytes();
+    same_records(&input);
+
+    let mut whole = Reader::from_slice(&input);
+    while whole.next_event().unwrap().is_some() {}
+    let want: Vec<(DiagnosticKind, u64, u64)> = whole
+        .drain_diagnostics()
+        .map(|d| (d.kind, d.position.line, d.position.byte))
+        .collect();
+    let kinds: std::collections::BTreeSet<_> = want.iter().map(|d| d.0).collect();
+    assert!(kinds.len() >= 3 && want.len() >= 6, "{want:?}");
+
+    for step in [usize::MAX, 4096, 7] {
+        let mut records = Records::new(Trickle {
+            data: &input,
+            n: step,
+        });
+        let mut tiled = Vec::new();
+        let mut roots = 0;
+        for r in records.by_ref() {
+            let r = r.unwrap();
+            // Each record's bytes begin with its own first line.
+            let first = r.bytes().iter().position(|&b| !b" \t\r\n".contains(&b));
+            assert_eq!(r.bytes()[first.unwrap()..].first(), Some(&b'0'));
+            tiled.extend_from_slice(r.bytes());
+            roots += 1;
+        }
+        assert_eq!(tiled, input, "step {step}");
+        assert_eq!(roots, Tree::from_slice(&input).unwrap().records().count());
+        let got: Vec<(DiagnosticKind, u64, u64)> = records
+            .drain_diagnostics()
+            .map(|d| (d.kind, d.position.line, d.position.byte))
+            .collect();
+        assert_eq!(got, want, "step {step}");
+    }
+}

@@ -374,11 +374,14 @@ impl Core {
             return vec![self];
         }
         let rebase = |x: u32, by: u32| if x == NONE { NONE } else { x - by };
+        // The side tables are sorted by node: a record's entries are one
+        // run of each, found by binary search (a batch of records read
+        // together splits in time linear in its size).
         fn part<T: Copy>(v: &[(u32, T)], r: std::ops::Range<u32>) -> Vec<(u32, T)> {
-            v.iter()
-                .filter(|e| r.contains(&e.0))
-                .map(|&(n, b)| (n - r.start, b))
-                .collect()
+            debug_assert!(v.windows(2).all(|w| w[0].0 < w[1].0));
+            let from = v.partition_point(|e| e.0 < r.start);
+            let to = v.partition_point(|e| e.0 < r.end);
+            v[from..to].iter().map(|&(n, b)| (n - r.start, b)).collect()
         }
         self.roots
             .iter()

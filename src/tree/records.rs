@@ -11,12 +11,20 @@ use crate::encoding::{Encoding, EncodingSource, Utf16Decoder};
 use crate::escape::EscapeTable;
 use crate::event::Event;
 use crate::input::EncodingInfo;
+use crate::par::count_breaks;
 use crate::read::{Reader, ReaderConfig};
 use crate::scan::parse_line;
+use crate::stream::{next_boundary, Search};
 use crate::tree::arena::{Builder, Core, Diagnostics, NodeRef, PathIter, ResolveMemo, Shared};
 use crate::tree::schema::Schema;
 
 const CHUNK: usize = 1 << 20;
+/// Records after the HEAD are read in batches of whole records of at least
+/// this many bytes (or one record, when it is larger): one reader and one
+/// arena builder per batch, split into a tree per record afterwards. Read
+/// one by one, short records spent more on setting up a reader and a
+/// builder than on reading.
+const BATCH: usize = 64 << 10;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// How much is read before detecting the encoding (the detector scans the
 /// HEAD within its first MiB).
@@ -30,6 +38,9 @@ const HEAD_SCAN_LIMIT: usize = 1 << 20;
 /// pointers do not resolve ([`NodeRef::target`] is `None`): a record tree
 /// holds no other record.
 pub struct RecordTree {
+    /// What the nodes index: the batch of records read together.
+    buf: Bytes,
+    /// The record's own bytes, a slice of `buf`.
     bytes: Bytes,
     core: Core,
 }
@@ -46,13 +57,15 @@ impl std::fmt::Debug for RecordTree {
 impl RecordTree {
     /// The record.
     pub fn root(&self) -> NodeRef<'_> {
-        NodeRef::new(&self.core, &self.bytes, 0)
+        NodeRef::new(&self.core, &self.buf, 0)
     }
 
     /// The bytes the record was read from (UTF-16 input transcoded to
-    /// UTF-8): from the start of its first line through the line breaks
-    /// that follow its last line, plus, when the next records begin with
-    /// level-0 `CONT`, `CONC` or `ERROR` lines, theirs (read together).
+    /// UTF-8): from the start of its first line (leading whitespace
+    /// included) through the line breaks and blank lines that follow its
+    /// last line. A slice of a buffer shared with the records read in the
+    /// same batch; the first record's bytes also hold any blank lines
+    /// before it.
     pub fn bytes(&self) -> &Bytes {
         &self.bytes
     }
@@ -74,7 +87,7 @@ impl RecordTree {
 
     /// Every node in document order.
     pub fn nodes(&self) -> impl Iterator<Item = NodeRef<'_>> + '_ {
-        (0..self.core.len() as u32).map(|i| NodeRef::new(&self.core, &self.bytes, i))
+        (0..self.core.len() as u32).map(|i| NodeRef::new(&self.core, &self.buf, i))
     }
 
     /// The schema that typed the record (the document's).
@@ -94,8 +107,10 @@ impl RecordTree {
 ///
 /// The first record must be the HEAD (unless [`ReaderConfig::headless`]);
 /// its schema types every record. Records are split at lines whose level
-/// is 0, which is exactly where the reader begins records; each record is
-/// then read by its own [`Reader`] over its bytes.
+/// is 0, which is exactly where the reader begins records. After the HEAD,
+/// whole records are read in batches of about 64 KiB, each by one
+/// [`Reader`] over its bytes, and each batch is split into a tree per
+/// record.
 ///
 /// ```
 /// use gedcom_elf::tree::Records;
@@ -355,6 +370,28 @@ impl<R: Read> Records<R> {
         }
     }
 
+    /// The end of a batch of whole records that starts at `buf[0]` and
+    /// holds at least [`BATCH`] bytes where the input has them, reading as
+    /// needed; counts its line breaks into `breaks`.
+    fn find_batch_end(&mut self) -> Result<Option<usize>, Error> {
+        loop {
+            if self.buf.is_empty() && self.eof {
+                return Ok(None);
+            }
+            let end = match next_boundary(&self.buf, self.pos.max(BATCH), self.eof) {
+                Search::Found(end) => end,
+                Search::End => self.buf.len(),
+                Search::NeedMore(at) => {
+                    self.pos = at;
+                    self.fill()?;
+                    continue;
+                }
+            };
+            self.breaks = count_breaks(&self.buf[..end]);
+            return Ok(Some(end));
+        }
+    }
+
     fn adjust(&self, p: Position, line_base: u64, byte_base: u64) -> Position {
         Position {
             line: p.line + line_base,
@@ -407,24 +444,36 @@ impl<R: Read> Records<R> {
         };
         let mut builder = Builder::new(&bytes, shared.clone(), bytes.len() / 16 + 4, false)?;
         builder.memo = Some(std::mem::take(&mut self.memo));
+        // Where each record's first line string starts.
+        let mut starts: Vec<usize> = Vec::new();
         loop {
-            let event = reader.next_event().map_err(|e| relocate(e, self))?;
-            for d in reader.drain_diagnostics() {
-                if matches!(
-                    d.kind,
-                    DiagnosticKind::MissingTrlr
-                        | DiagnosticKind::AfterTrlr
-                        | DiagnosticKind::Encoding
-                ) {
-                    continue;
+            // Matched by reference: moving each event out of the `Result`
+            // and then out of the `Option` copied it twice.
+            let next = reader.next_event();
+            if !reader.diagnostics().is_empty() {
+                for d in reader.drain_diagnostics() {
+                    if matches!(
+                        d.kind,
+                        DiagnosticKind::MissingTrlr
+                            | DiagnosticKind::AfterTrlr
+                            | DiagnosticKind::Encoding
+                    ) {
+                        continue;
+                    }
+                    let position = self.adjust(d.position, line_base, byte_base);
+                    self.diagnostics.push(Diagnostic { position, ..d });
                 }
-                let position = self.adjust(d.position, line_base, byte_base);
-                self.diagnostics.push(Diagnostic { position, ..d });
             }
-            match event {
-                Some(Event::Begin(b)) => builder.begin(&b)?,
-                Some(Event::End(_)) => builder.end(),
-                None => break,
+            match &next {
+                Ok(Some(Event::Begin(b))) => {
+                    if b.level == 0 {
+                        starts.push(b.span.start);
+                    }
+                    builder.begin(b)?
+                }
+                Ok(Some(Event::End(_))) => builder.end(),
+                Ok(None) => break,
+                Err(e) => return Err(relocate(e.clone(), self)),
             }
         }
         self.memo = builder.memo.take().unwrap_or_default();
@@ -438,9 +487,33 @@ impl<R: Read> Records<R> {
             self.shared = Some(s.clone());
             core.shared = s;
         }
-        for core in core.split_records() {
+        let cores = core.split_records();
+        // Each record's bytes run from its first line's first byte (leading
+        // whitespace included; the batch's start for the first record) to
+        // where the next record's begin.
+        let line_start = |s: usize| {
+            let before = bytes[..s.min(bytes.len())]
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count();
+            s - before
+        };
+        let ranges: Vec<(usize, usize)> = if starts.len() == cores.len() {
+            (0..starts.len())
+                .map(|i| {
+                    let from = if i == 0 { 0 } else { line_start(starts[i]) };
+                    let to = starts.get(i + 1).map_or(bytes.len(), |&s| line_start(s));
+                    (from, to)
+                })
+                .collect()
+        } else {
+            vec![(0, bytes.len()); cores.len()]
+        };
+        for (core, (from, to)) in cores.into_iter().zip(ranges) {
             let tree = RecordTree {
-                bytes: bytes.clone(),
+                buf: bytes.clone(),
+                bytes: bytes.slice(from..to),
                 core,
             };
             if tree.core.len() == 0 {
@@ -482,7 +555,12 @@ impl<R: Read> Records<R> {
         if !self.started {
             self.start()?;
         }
-        let Some(end) = self.find_end()? else {
+        let end = if self.records == 0 {
+            self.find_end()?
+        } else {
+            self.find_batch_end()?
+        };
+        let Some(end) = end else {
             if self.records == 0 && !self.config.is_headless() {
                 // The reader's own error for an empty input.
                 let mut r =
