@@ -1191,8 +1191,9 @@ impl<'t> NodeRef<'t> {
         } else {
             None
         };
+        // The tag's octets, not `tag()`: no UTF-8 check for the lookup.
         let decoding = Decoding {
-            preserve: c.shared.escapes.lookup(self.tag().as_bytes()),
+            preserve: c.shared.escapes.lookup(c.bytes(self.buf, self.kind().tag)),
             ..c.base
         };
         let rest = match rest {
