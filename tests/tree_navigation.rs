@@ -252,11 +252,20 @@ fn not_gedcom_is_an_error_for_both() {
 
 /// Compares every node of the record trees with the whole tree's.
 fn same_records(input: &[u8]) -> usize {
+    let n = same_records_in_batches(input, 64 << 10);
+    for batch in [1, 1000] {
+        assert_eq!(same_records_in_batches(input, batch), n, "batch {batch}");
+    }
+    n
+}
+
+/// [`same_records`] at one batch size.
+fn same_records_in_batches(input: &[u8], batch: usize) -> usize {
     let prepared = Input::new(input).unwrap();
     let tree = Tree::from_input(&prepared).unwrap();
     let mut whole = tree.records();
     let mut n = 0;
-    for rec in Records::new(input) {
+    for rec in Records::new(input).batch_bytes(batch) {
         let rec = rec.unwrap();
         let root = whole.next().expect("as many records");
         assert_eq!(rec.len(), root.subtree_len());
@@ -486,11 +495,17 @@ fn record_bytes_tile_the_input_across_batches() {
     let kinds: std::collections::BTreeSet<_> = want.iter().map(|d| d.0).collect();
     assert!(kinds.len() >= 3 && want.len() >= 6, "{want:?}");
 
-    for step in [usize::MAX, 4096, 7] {
+    for (step, batch) in [
+        (usize::MAX, 64 << 10),
+        (4096, 64 << 10),
+        (7, 64 << 10),
+        (4096, 1),
+    ] {
         let mut records = Records::new(Trickle {
             data: &input,
             n: step,
-        });
+        })
+        .batch_bytes(batch);
         let mut tiled = Vec::new();
         let mut roots = 0;
         for r in records.by_ref() {

@@ -19,11 +19,11 @@ use crate::tree::arena::{Builder, Core, Diagnostics, NodeRef, PathIter, ResolveM
 use crate::tree::schema::Schema;
 
 const CHUNK: usize = 1 << 20;
-/// Records after the HEAD are read in batches of whole records of at least
-/// this many bytes (or one record, when it is larger): one reader and one
-/// arena builder per batch, split into a tree per record afterwards. Read
-/// one by one, short records spent more on setting up a reader and a
-/// builder than on reading.
+/// The default of [`Records::batch_bytes`]: records after the HEAD are read
+/// in batches of whole records of at least this many bytes (or one record,
+/// when it is larger): one reader and one arena builder per batch, split
+/// into a tree per record afterwards. Read one by one, short records spent
+/// more on setting up a reader and a builder than on reading.
 const BATCH: usize = 64 << 10;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// How much is read before detecting the encoding (the detector scans the
@@ -102,15 +102,16 @@ impl RecordTree {
 }
 
 /// An iterator of [`RecordTree`]s read from any [`Read`] source, for files
-/// larger than memory: peak memory is bounded by the largest record (plus a
-/// read buffer of 1 MiB), not by the file.
+/// larger than memory: peak memory is bounded by the largest record or
+/// batch of records ([`Records::batch_bytes`], 64 KiB by default) and a
+/// read buffer of 1 MiB, plus the trees the caller keeps, not by the file.
 ///
 /// The first record must be the HEAD (unless [`ReaderConfig::headless`]);
 /// its schema types every record. Records are split at lines whose level
 /// is 0, which is exactly where the reader begins records. After the HEAD,
-/// whole records are read in batches of about 64 KiB, each by one
-/// [`Reader`] over its bytes, and each batch is split into a tree per
-/// record.
+/// whole records are read in batches of about 64 KiB
+/// ([`Records::batch_bytes`]), each by one [`Reader`] over its bytes, and
+/// each batch is split into a tree per record.
 ///
 /// ```
 /// use gedcom_elf::tree::Records;
@@ -145,6 +146,7 @@ impl RecordTree {
 pub struct Records<R> {
     src: R,
     config: ReaderConfig,
+    batch: usize,
     buf: BytesMut,
     eof: bool,
     started: bool,
@@ -178,6 +180,7 @@ impl<R: Read> Records<R> {
         Records {
             src,
             config,
+            batch: BATCH,
             buf: BytesMut::new(),
             eof: false,
             started: false,
@@ -199,6 +202,17 @@ impl<R: Read> Records<R> {
             memo: ResolveMemo::default(),
             ready: std::collections::VecDeque::new(),
         }
+    }
+
+    /// Reads the records after the HEAD in batches of at least `bytes`
+    /// bytes of whole records (default 64 KiB). Each batch is read by one
+    /// reader into one arena, then split into a tree per record; the trees
+    /// of a batch share its buffer, so a tree that is kept keeps the batch's
+    /// bytes alive. `1` reads every record alone (slower on short records).
+    /// The trees are the same at every batch size.
+    pub fn batch_bytes(mut self, bytes: usize) -> Self {
+        self.batch = bytes.max(1);
+        self
     }
 
     /// The encoding and how it was decided (after the first record).
@@ -371,14 +385,14 @@ impl<R: Read> Records<R> {
     }
 
     /// The end of a batch of whole records that starts at `buf[0]` and
-    /// holds at least [`BATCH`] bytes where the input has them, reading as
+    /// holds at least [`Records::batch_bytes`] bytes where the input has them, reading as
     /// needed; counts its line breaks into `breaks`.
     fn find_batch_end(&mut self) -> Result<Option<usize>, Error> {
         loop {
             if self.buf.is_empty() && self.eof {
                 return Ok(None);
             }
-            let end = match next_boundary(&self.buf, self.pos.max(BATCH), self.eof) {
+            let end = match next_boundary(&self.buf, self.pos.max(self.batch), self.eof) {
                 Search::Found(end) => end,
                 Search::End => self.buf.len(),
                 Search::NeedMore(at) => {
