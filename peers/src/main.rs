@@ -29,6 +29,9 @@
 //!   records.
 //! - `gedcom-elf-tree-parallel`: `gedcom_elf::tree::Tree::build_parallel` on
 //!   every core, the same tree.
+//! - `gedcom-elf-records`: `gedcom_elf::tree::Records` over the in-memory
+//!   bytes (an `io::Read`), one owned record tree at a time, each dropped
+//!   before the next: the counterpart of `ged_io-stream`.
 //!
 //! Each timed run includes dropping what the contender built. Peak memory
 //! is not measured here: run the binary under `/usr/bin/time -v` for that.
@@ -114,7 +117,25 @@ const CONTENDERS: &[Contender] = &[
         unit: "records",
         run: elf_tree_parallel,
     },
+    Contender {
+        name: "gedcom-elf-records",
+        unit: "records",
+        run: elf_records,
+    },
 ];
+
+/// Record trees one at a time (the HEAD and TRLR are records too, as in
+/// `ged_io-stream`'s count).
+fn elf_records(bytes: &[u8]) -> Outcome {
+    let mut n = 0u64;
+    for r in gedcom_elf::tree::Records::new(bytes) {
+        match r {
+            Ok(r) => n += u64::from(black_box(&r).len() > 0),
+            Err(e) => return Outcome::Failed(e.to_string()),
+        }
+    }
+    Outcome::Items(n)
+}
 
 /// The whole file as a `gedcom_elf` tree (encoding detection included).
 fn elf_tree(bytes: &[u8]) -> Outcome {

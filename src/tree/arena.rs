@@ -79,12 +79,17 @@ pub(crate) struct Core {
     big_kinds: Vec<(u32, u32)>,
     /// `(node, length)` for payload lengths of `u8::MAX` or more, by node.
     big_lens: Vec<(u32, u32)>,
-    kinds: Vec<Kind>,
+    /// Shared, not copied, by the record trees split from one batch
+    /// ([`Core::split_records`]): each of them would otherwise copy every
+    /// kind of the batch, and a batch of many short records, each with
+    /// tags of its own, would cost time quadratic in its size.
+    kinds: Arc<Vec<Kind>>,
     /// `(node, xref)` for nodes with an xref_id, by node.
     xrefs: Vec<(u32, ByteRef)>,
     /// `(node, additional lines)` for continued payloads, by node.
     rests: Vec<(u32, ByteRef)>,
-    extra: Vec<u8>,
+    /// Octets that are not in the input (shared like `kinds`).
+    extra: Arc<Vec<u8>>,
     buf_len: u32,
     pub(crate) roots: Vec<u32>,
     /// Nodes of the document; synthetic UNDEF records follow.
@@ -218,7 +223,7 @@ impl Core {
         self.nodes.shrink_to_fit();
         self.big_kinds.shrink_to_fit();
         self.big_lens.shrink_to_fit();
-        self.kinds.shrink_to_fit();
+        Arc::make_mut(&mut self.kinds).shrink_to_fit();
         self.xrefs.shrink_to_fit();
         self.rests.shrink_to_fit();
         self.roots.shrink_to_fit();
@@ -298,7 +303,7 @@ impl Core {
             }
             if !any {
                 any = true;
-                self.kinds.push(Kind {
+                Arc::make_mut(&mut self.kinds).push(Kind {
                     parent: ROOT,
                     tag: ByteRef::default(),
                     key: self.shared.schema.resolve(Ctx::Unknown, "UNDEF").0,
@@ -369,6 +374,13 @@ impl Core {
     /// One arena per record, for an arena of several records without an
     /// index (record trees). Node ids are rebased; byte references are
     /// unchanged (the records share their buffer).
+    /// Whether `self` and `other` share their kinds and outside octets (as
+    /// the record trees split from one batch do).
+    #[cfg(test)]
+    pub(crate) fn shares_tables_with(&self, other: &Core) -> bool {
+        Arc::ptr_eq(&self.kinds, &other.kinds) && Arc::ptr_eq(&self.extra, &other.extra)
+    }
+
     pub(crate) fn split_records(self) -> Vec<Core> {
         if self.roots.len() <= 1 {
             return vec![self];
@@ -529,10 +541,10 @@ impl<'b> Builder<'b> {
                 nodes: Vec::with_capacity(expected_nodes),
                 big_kinds: Vec::new(),
                 big_lens: Vec::new(),
-                kinds: Vec::new(),
+                kinds: Arc::default(),
                 xrefs: Vec::new(),
                 rests: Vec::new(),
-                extra: Vec::new(),
+                extra: Arc::default(),
                 buf_len,
                 roots: Vec::new(),
                 doc_nodes: 0,
@@ -576,7 +588,7 @@ impl<'b> Builder<'b> {
         if off + s.len() > u32::MAX as usize {
             return Err(limit("too much data outside the input"));
         }
-        self.core.extra.extend_from_slice(s);
+        Arc::make_mut(&mut self.core.extra).extend_from_slice(s);
         Ok(ByteRef {
             off: off as u32,
             len: s.len() as u32,
@@ -620,7 +632,7 @@ impl<'b> Builder<'b> {
         };
         let id = self.core.kinds.len() as u32;
         let tag_ref = self.locate(tag.as_bytes())?;
-        self.core.kinds.push(Kind {
+        Arc::make_mut(&mut self.core.kinds).push(Kind {
             parent: parent_kind,
             tag: tag_ref,
             key,
@@ -807,7 +819,7 @@ impl Joiner {
         // chunk, parents before children, so mapping them in order keeps
         // the whole's numbering in order of first use in the document.
         let mut map = Vec::with_capacity(part.kinds.len());
-        for k in &part.kinds {
+        for k in part.kinds.iter() {
             let parent = match k.parent {
                 ROOT_FIRST | ROOT => k.parent,
                 p => map[p as usize],
@@ -816,7 +828,7 @@ impl Joiner {
             let next = whole.kinds.len() as u32;
             let g = *self.kinds.entry((parent, tag)).or_insert(next);
             if g == next {
-                whole.kinds.push(Kind {
+                Arc::make_mut(&mut whole.kinds).push(Kind {
                     parent,
                     tag: rebase(k.tag),
                     key: k.key,
@@ -825,7 +837,7 @@ impl Joiner {
             }
             map.push(g);
         }
-        whole.extra.extend_from_slice(&part.extra);
+        Arc::make_mut(&mut whole.extra).extend_from_slice(&part.extra);
         if !whole.has_base && part.has_base {
             whole.has_base = true;
             whole.base = part.base;

@@ -624,3 +624,31 @@ impl<R: Read> Iterator for Records<R> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trees_of_one_batch_share_their_kinds_instead_of_copying_them() {
+        // Every record has a tag of its own, and one a too-deep line (whose
+        // payload is made outside the input): copying the batch's tables
+        // into each of its trees took time quadratic in the batch.
+        let mut input = String::from("0 HEAD\n");
+        for i in 0..2000 {
+            input.push_str(&format!("0 _T{i} x\n"));
+        }
+        input.push_str("0 _D\n3  DEEP  y\n0 TRLR\n");
+        let trees: Vec<RecordTree> = Records::new(input.as_bytes()).map(Result::unwrap).collect();
+        assert_eq!(trees.len(), 2003);
+        let (head, rest) = trees.split_first().unwrap();
+        assert!(!head.core.shares_tables_with(&rest[0].core));
+        for t in &rest[1..] {
+            assert!(t.core.shares_tables_with(&rest[0].core));
+        }
+        // Each still reads its own tag, and the made payload.
+        assert_eq!(rest[1999].root().tag(), "_T1999");
+        let deep = rest[2000].root().children().next().unwrap();
+        assert_eq!(deep.text().as_deref(), Some("3 DEEP  y"));
+    }
+}
