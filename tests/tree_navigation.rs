@@ -369,25 +369,31 @@ fn record_trees_are_send_and_outlive_the_iterator() {
 
 #[test]
 fn records_report_diagnostics_with_whole_file_lines() {
-    let input = b"0 HEAD\n0 @I1@ INDI\n2 PLAC x\n1 NAME y\n0 TRLR\n0 @I2@ INDI\n";
-    let mut records = Records::new(&input[..]);
-    let n = records.by_ref().map(Result::unwrap).count();
-    assert_eq!(n, 4);
-    let d: Vec<(DiagnosticKind, u64)> = records
-        .drain_diagnostics()
-        .map(|d| (d.kind, d.position.line))
-        .collect();
-    assert_eq!(
-        d,
-        [(DiagnosticKind::TooDeep, 3), (DiagnosticKind::AfterTrlr, 6)]
-    );
+    let input = b"0 HEAD\n0 @I1@ INDI\n2 PLAC x\n1 NAME y\n0 TRLR\n  0 @I2@ INDI\n";
     let mut r = Reader::from_slice(input);
     while r.next_event().unwrap().is_some() {}
-    let whole: Vec<(DiagnosticKind, u64)> = r
+    let whole: Vec<(DiagnosticKind, u64, u64)> = r
         .drain_diagnostics()
-        .map(|d| (d.kind, d.position.line))
+        .map(|d| (d.kind, d.position.line, d.position.byte))
         .collect();
-    assert_eq!(whole, d);
+    assert_eq!(
+        whole,
+        [
+            (DiagnosticKind::TooDeep, 3, 19),
+            (DiagnosticKind::AfterTrlr, 6, 46)
+        ]
+    );
+    // Every record alone, and all after the HEAD in one batch.
+    for batch in [1, 64 << 10] {
+        let mut records = Records::new(&input[..]).batch_bytes(batch);
+        let n = records.by_ref().map(Result::unwrap).count();
+        assert_eq!(n, 4);
+        let d: Vec<(DiagnosticKind, u64, u64)> = records
+            .drain_diagnostics()
+            .map(|d| (d.kind, d.position.line, d.position.byte))
+            .collect();
+        assert_eq!(whole, d, "batch {batch}");
+    }
 }
 
 #[test]

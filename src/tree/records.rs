@@ -524,7 +524,10 @@ impl<R: Read> Records<R> {
         } else {
             vec![(0, bytes.len()); cores.len()]
         };
-        for (core, (from, to)) in cores.into_iter().zip(ranges) {
+        for (i, (core, (from, to))) in cores.into_iter().zip(ranges).enumerate() {
+            // The byte of the record's first line string, as the whole-file
+            // reader reports it.
+            let at = byte_base + starts.get(i).map_or(from, |&s| s) as u64;
             let tree = RecordTree {
                 buf: bytes.clone(),
                 bytes: bytes.slice(from..to),
@@ -540,7 +543,7 @@ impl<R: Read> Records<R> {
                     kind: DiagnosticKind::AfterTrlr,
                     position: Position {
                         line: root.line(),
-                        byte: byte_base,
+                        byte: at,
                     },
                     message: "line after the trlr record".into(),
                 });
