@@ -138,11 +138,17 @@ impl RecordTree {
 ///
 /// # Differences from reading the whole input
 /// None in the structures. A record that begins with a level-0 `CONT`,
-/// `CONC` or `ERROR` line (malformed input) is read together with the
-/// record before it, because the reader judges its lines by the level of
-/// the line before it; the two are still yielded as two record trees
-/// (sharing their bytes). The warning for a missing `CHAR` line (ANSEL by
-/// default) is decided on the first MiB rather than the whole input.
+/// `CONC` or `ERROR` line (malformed input) is always read in the same
+/// batch as the record before it, because the reader judges its lines by
+/// the level of the line before it; the two are still yielded as two record
+/// trees. Diagnostics differ in three places:
+/// * the warning for a missing `CHAR` line (ANSEL by default) is decided on
+///   the first MiB rather than the whole input;
+/// * the warning for lines after `TRLR` is given at the first record after
+///   it (after that record's other diagnostics), not at the first line
+///   after it, which may be a substructure of `TRLR`;
+/// * the warning for a missing `TRLR` points at the end of the input, not
+///   at the last line.
 pub struct Records<R> {
     src: R,
     config: ReaderConfig,
