@@ -531,3 +531,85 @@ fn record_bytes_tile_the_input_across_batches() {
         assert_eq!(got, want, "step {step}");
     }
 }
+
+#[test]
+fn record_diagnostics_are_the_whole_readers() {
+    // Lines after TRLR (a substructure of it first), a missing TRLR, a
+    // HEAD schema that preserves an escape type, problems in several
+    // records: the diagnostics of a whole read, in order, at any batch size.
+    let inputs: [&[u8]; 4] = [
+        b"0 HEAD\n0 @I1@ INDI\n1 NAME a\n0 TRLR\n1 X late\n0 @I2@ INDI\n!!\n",
+        b"0 HEAD\n0 @I1@ INDI\n2 DEEP\n0 NOTE n @#Ux@ \n\n  \n",
+        b"0 HEAD\n1 SCHMA\n2 ESC _OLD Q\n0 _OLD a @#Q1@ b @#U0@ c\n0 TRLR\n0 TRLR\n",
+        b"0 HEAD\n0 CONT x\n0 @N@ NOTE\n1 CONC y\n0 CONC z\n",
+    ];
+    for input in inputs {
+        let mut r = Reader::from_slice(input);
+        while r.next_event().unwrap().is_some() {}
+        let want: Vec<_> = r.drain_diagnostics().collect();
+        assert!(!want.is_empty());
+        for batch in [1, 16, 64 << 10] {
+            let mut records = Records::new(input).batch_bytes(batch);
+            for t in records.by_ref() {
+                t.unwrap();
+            }
+            let got: Vec<_> = records.drain_diagnostics().collect();
+            assert_eq!(
+                got,
+                want,
+                "{:?} batch {batch}",
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+}
+
+#[test]
+fn records_warn_about_unpaired_surrogates_in_utf16() {
+    let mut bytes = vec![0xFF, 0xFE];
+    for u in "0 HEAD\n1 CHAR UNICODE\n0 NOTE a".encode_utf16() {
+        bytes.extend(u.to_le_bytes());
+    }
+    bytes.extend(0xD800u16.to_le_bytes()); // a lone high surrogate
+    for u in "b\n0 TRLR\n".encode_utf16() {
+        bytes.extend(u.to_le_bytes());
+    }
+    let input = Input::new(&bytes).unwrap();
+    let mut r = input.reader();
+    while r.next_event().unwrap().is_some() {}
+    let whole: Vec<_> = r.drain_diagnostics().collect();
+    let mut records = Records::new(&bytes[..]);
+    let texts: Vec<_> = records
+        .by_ref()
+        .map(|t| t.unwrap().root().text().map(|t| t.into_owned()))
+        .collect();
+    assert_eq!(texts[1].as_deref(), Some("a\u{fffd}b"));
+    let got: Vec<_> = records.drain_diagnostics().collect();
+    let surrogates = |ds: &[gedcom_elf::Diagnostic]| {
+        ds.iter()
+            .filter(|d| {
+                d.kind == DiagnosticKind::Encoding && d.message.contains("1 unpaired surrogate")
+            })
+            .count()
+    };
+    assert_eq!(
+        (surrogates(&whole), surrogates(&got)),
+        (1, 1),
+        "{whole:?} {got:?}"
+    );
+}
+
+#[test]
+fn fuzz_tree_crash_1dc06f29_missing_trlr_with_no_line_is_at_line_1_byte_0() {
+    // Headless, and nothing but a space: no line string at all.
+    let config = gedcom_elf::ReaderConfig::new().headless(true);
+    let input: &[u8] = b" ";
+    let mut r = Reader::with_config(input, config.clone());
+    while r.next_event().unwrap().is_some() {}
+    let want: Vec<_> = r.drain_diagnostics().collect();
+    let mut records = Records::with_config(input, config);
+    assert!(records.next().is_none());
+    let got: Vec<_> = records.drain_diagnostics().collect();
+    assert_eq!(got, want);
+    assert_eq!((got[0].position.line, got[0].position.byte), (1, 0));
+}

@@ -161,6 +161,16 @@ impl Carry {
         })
     }
 
+    /// The number of the last line read (or carried in).
+    pub(crate) fn last_line(&self) -> u64 {
+        self.last_line
+    }
+
+    /// The byte offset of the last line read, `base` included.
+    pub(crate) fn last_byte(&self) -> u64 {
+        self.last_byte
+    }
+
     /// Marks `TRLR` as seen by an earlier chunk (parallel reading).
     pub(crate) fn set_seen_trlr(&mut self, seen: bool) {
         self.seen_trlr = seen;

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use bytes::{Buf, Bytes, BytesMut};
 
 use crate::diag::{Diagnostic, DiagnosticKind, Error, Position};
-use crate::encoding::{Encoding, EncodingSource, Utf16Decoder};
+use crate::encoding::{DecodeProblem, Encoding, EncodingSource, Utf16Decoder};
 use crate::escape::EscapeTable;
 use crate::event::Event;
 use crate::input::EncodingInfo;
 use crate::par::count_breaks;
-use crate::read::{Reader, ReaderConfig};
+use crate::read::{Carry, Reader, ReaderConfig};
 use crate::scan::parse_line;
 use crate::stream::{next_boundary, Search};
 use crate::tree::arena::{Builder, Core, Diagnostics, NodeRef, PathIter, ResolveMemo, Shared};
@@ -141,14 +141,14 @@ impl RecordTree {
 /// `CONC` or `ERROR` line (malformed input) is always read in the same
 /// batch as the record before it, because the reader judges its lines by
 /// the level of the line before it; the two are still yielded as two record
-/// trees. Diagnostics differ in three places:
-/// * the warning for a missing `CHAR` line (ANSEL by default) is decided on
-///   the first MiB rather than the whole input;
-/// * the warning for lines after `TRLR` is given at the first record after
-///   it (after that record's other diagnostics), not at the first line
-///   after it, which may be a substructure of `TRLR`;
-/// * the warning for a missing `TRLR` points at the end of the input, not
-///   at the last line.
+/// trees. Each batch's reader resumes with the state the one before left
+/// (the HEAD's escapes, whether `TRLR` was seen), so the diagnostics are
+/// the whole-file reader's, in the same order and at the same lines and
+/// bytes, with two exceptions: the warning for a missing `CHAR` line
+/// (ANSEL by default) is decided on the first MiB rather than the input's
+/// first 64 KiB, and the warning for unpaired surrogates in UTF-16 input
+/// comes last (with the count, but not the first line), because the count
+/// is known only at the end.
 pub struct Records<R> {
     src: R,
     config: ReaderConfig,
@@ -168,8 +168,13 @@ pub struct Records<R> {
     info: Option<EncodingInfo>,
     shared: Option<Arc<Shared>>,
     records: u64,
-    seen_trlr: bool,
-    warned_after_trlr: bool,
+    /// The reader's state carried from one piece to the next (escapes,
+    /// whether `TRLR` was seen and warned after, counters).
+    carry: Option<Carry>,
+    /// Line number and byte offset of the last line string read.
+    last_read: Option<(u64, u64)>,
+    /// Unpaired surrogates and truncated code units met transcoding UTF-16.
+    utf16_problems: usize,
     diagnostics: Diagnostics,
     memo: ResolveMemo,
     ready: std::collections::VecDeque<RecordTree>,
@@ -202,8 +207,9 @@ impl<R: Read> Records<R> {
             info: None,
             shared: None,
             records: 0,
-            seen_trlr: false,
-            warned_after_trlr: false,
+            carry: None,
+            last_read: None,
+            utf16_problems: 0,
             diagnostics: Diagnostics::default(),
             memo: ResolveMemo::default(),
             ready: std::collections::VecDeque::new(),
@@ -276,7 +282,10 @@ impl<R: Read> Records<R> {
                 let n = self.read_raw(false)?;
                 let mut out = Vec::with_capacity(n / 2 + 8);
                 if let Some(dec) = self.utf16.as_mut() {
-                    dec.decode_chunk(&self.raw[..n], n == 0, &mut out, &mut |_| {});
+                    let problems = &mut self.utf16_problems;
+                    dec.decode_chunk(&self.raw[..n], n == 0, &mut out, &mut |p| {
+                        count_problem(problems, p)
+                    });
                 }
                 if n == 0 {
                     self.eof = true;
@@ -298,7 +307,10 @@ impl<R: Read> Records<R> {
         if info.encoding.is_utf16() {
             let mut dec = Utf16Decoder::new(info.encoding == Encoding::Utf16Be);
             let mut out = Vec::with_capacity(self.buf.len() / 2 + 8);
-            dec.decode_chunk(&self.buf, self.eof, &mut out, &mut |_| {});
+            let problems = &mut self.utf16_problems;
+            dec.decode_chunk(&self.buf, self.eof, &mut out, &mut |p| {
+                count_problem(problems, p)
+            });
             self.buf = BytesMut::from(&out[..]);
             self.utf16 = Some(dec);
             self.encoding = Encoding::Utf8;
@@ -412,50 +424,63 @@ impl<R: Read> Records<R> {
         }
     }
 
-    fn adjust(&self, p: Position, line_base: u64, byte_base: u64) -> Position {
-        Position {
-            line: p.line + line_base,
-            byte: p.byte + byte_base,
-        }
-    }
-
     /// Reads the records in `bytes` (one, or more when records begin with
     /// level-0 `CONT`, `CONC` or `ERROR` lines) into `self.ready`.
     fn build(&mut self, bytes: Bytes, line_base: u64, byte_base: u64) -> Result<(), Error> {
-        // A reader with a caller's encoding strips a byte-order mark that
-        // matches it. The input's own mark is gone already, so bytes that
-        // still start with one (a U+FEFF beginning the first line) get a
-        // mark in front for the reader to strip, as a whole-file reader
-        // keeps them.
-        let (bytes, byte_base) = if self.encoding == Encoding::Utf8 && bytes.starts_with(BOM) {
-            let mut guarded = BOM.to_vec();
-            guarded.extend_from_slice(&bytes);
-            (
-                Bytes::from(guarded),
-                byte_base.saturating_sub(BOM.len() as u64),
-            )
-        } else {
-            (bytes, byte_base)
-        };
         let first = self.records == 0;
         self.records += 1;
-        let config = self
-            .config
-            .clone()
-            .encoding(Some(self.encoding))
-            .headless(!first || self.config.is_headless());
-        let mut reader = Reader::with_config(&bytes, config);
-        let relocate = |e: Error, s: &Self| {
-            Error::new(
-                e.kind(),
-                e.position().map(|p| s.adjust(p, line_base, byte_base)),
-                e.message(),
-            )
+        // A reader with a caller's encoding strips a byte-order mark that
+        // matches it. The input's own mark is gone already, so a first
+        // piece that still starts with one (a U+FEFF beginning the first
+        // line) gets a mark in front for the reader to strip, as a
+        // whole-file reader keeps them. Later pieces are read by resuming,
+        // which strips nothing.
+        let (bytes, byte_base) =
+            if first && self.encoding == Encoding::Utf8 && bytes.starts_with(BOM) {
+                let mut guarded = BOM.to_vec();
+                guarded.extend_from_slice(&bytes);
+                (
+                    Bytes::from(guarded),
+                    byte_base.saturating_sub(BOM.len() as u64),
+                )
+            } else {
+                (bytes, byte_base)
+            };
+        // The first piece (the HEAD) is read like the start of a whole
+        // input; every later one resumes with the state the one before left
+        // (as the stream reader's batches do), so that the reader itself
+        // gives the after-trlr warning where a whole read gives it. Lines
+        // are numbered from 1 in each piece (node line numbers are relative
+        // to the piece); a resumed reader gives byte offsets of the whole.
+        let mut reader = if first {
+            let config = self
+                .config
+                .clone()
+                .encoding(Some(self.encoding))
+                .headless(self.config.is_headless());
+            Reader::with_config(&bytes, config).first_chunk(bytes.len())
+        } else {
+            let Some(mut carry) = self.carry.take() else {
+                return Err(Error::new(
+                    crate::diag::ErrorKind::Limit,
+                    None,
+                    "internal: no reader state to resume",
+                ));
+            };
+            carry.next_line = 1;
+            Reader::resume(&bytes, 0, bytes.len(), carry, byte_base)
         };
+        let lines_before = reader.stats().lines;
+        let shift = if first { byte_base } else { 0 };
+        let fix = move |p: Position| Position {
+            line: p.line + line_base,
+            byte: p.byte + shift,
+        };
+        let relocate = |e: &Error| Error::new(e.kind(), e.position().map(fix), e.message());
         let shared = match &self.shared {
             Some(s) => s.clone(),
             None => {
-                let schema = Schema::from_reader(reader.clone()).map_err(|e| relocate(e, self))?;
+                let schema = Schema::from_reader(reader.clone()).map_err(|e| relocate(&e))?;
                 Arc::new(Shared {
                     schema,
                     escapes: EscapeTable::default(),
@@ -472,15 +497,11 @@ impl<R: Read> Records<R> {
             let next = reader.next_event();
             if !reader.diagnostics().is_empty() {
                 for d in reader.drain_diagnostics() {
-                    if matches!(
-                        d.kind,
-                        DiagnosticKind::MissingTrlr
-                            | DiagnosticKind::AfterTrlr
-                            | DiagnosticKind::Encoding
-                    ) {
+                    // The encoding warnings were given when reading began.
+                    if d.kind == DiagnosticKind::Encoding {
                         continue;
                     }
-                    let position = self.adjust(d.position, line_base, byte_base);
+                    let position = fix(d.position);
                     self.diagnostics.push(Diagnostic { position, ..d });
                 }
             }
@@ -493,7 +514,7 @@ impl<R: Read> Records<R> {
                 }
                 Ok(Some(Event::End(_))) => builder.end(),
                 Ok(None) => break,
-                Err(e) => return Err(relocate(e.clone(), self)),
+                Err(e) => return Err(relocate(e)),
             }
         }
         self.memo = builder.memo.take().unwrap_or_default();
@@ -507,6 +528,15 @@ impl<R: Read> Records<R> {
             self.shared = Some(s.clone());
             core.shared = s;
         }
+        let carry = reader.into_carry();
+        if carry.stats().lines > lines_before {
+            let p = fix(Position {
+                line: carry.last_line(),
+                byte: carry.last_byte(),
+            });
+            self.last_read = Some((p.line, p.byte));
+        }
+        self.carry = Some(carry);
         let cores = core.split_records();
         // Each record's bytes run from its first line's first byte (leading
         // whitespace included; the batch's start for the first record) to
@@ -530,34 +560,15 @@ impl<R: Read> Records<R> {
         } else {
             vec![(0, bytes.len()); cores.len()]
         };
-        for (i, (core, (from, to))) in cores.into_iter().zip(ranges).enumerate() {
-            // The byte of the record's first line string, as the whole-file
-            // reader reports it.
-            let at = byte_base + starts.get(i).map_or(from, |&s| s) as u64;
+        for (core, (from, to)) in cores.into_iter().zip(ranges) {
             let tree = RecordTree {
                 buf: bytes.clone(),
                 bytes: bytes.slice(from..to),
                 core,
             };
-            if tree.core.len() == 0 {
-                continue;
+            if tree.core.len() > 0 {
+                self.ready.push_back(tree);
             }
-            let root = tree.root();
-            if self.seen_trlr && !self.warned_after_trlr {
-                self.warned_after_trlr = true;
-                self.diagnostics.push(Diagnostic {
-                    kind: DiagnosticKind::AfterTrlr,
-                    position: Position {
-                        line: root.line(),
-                        byte: at,
-                    },
-                    message: "line after the trlr record".into(),
-                });
-            }
-            if root.tag() == "TRLR" {
-                self.seen_trlr = true;
-            }
-            self.ready.push_back(tree);
         }
         Ok(())
     }
@@ -590,13 +601,26 @@ impl<R: Read> Records<R> {
                     Reader::with_config(b"", self.config.clone().encoding(Some(self.encoding)));
                 r.next_event()?;
             }
-            if !self.seen_trlr {
+            if self.utf16_problems > 0 {
+                // The whole-file reader gives this warning first; here the
+                // count is known only at the end (as in a stream).
+                let n = self.utf16_problems;
+                self.diagnostics.push(Diagnostic {
+                    kind: DiagnosticKind::Encoding,
+                    position: Position { line: 1, byte: 0 },
+                    message: format!(
+                        "the utf-16 input held {n} unpaired surrogate{s} or truncated code unit{s}, replaced by U+FFFD",
+                        s = if n == 1 { "" } else { "s" }
+                    ),
+                });
+            }
+            if !self.carry.as_ref().is_some_and(Carry::seen_trlr) {
+                // At the last line string, as a whole read reports it
+                // (line 1, byte 0 when there is none).
+                let (line, byte) = self.last_read.unwrap_or((1, 0));
                 self.diagnostics.push(Diagnostic {
                     kind: DiagnosticKind::MissingTrlr,
-                    position: Position {
-                        line: self.line_base.max(1),
-                        byte: self.byte_base,
-                    },
+                    position: Position { line, byte },
                     message: "missing trlr record at end of input".into(),
                 });
             }
@@ -610,6 +634,13 @@ impl<R: Read> Records<R> {
         self.breaks = 0;
         self.seen_line = false;
         self.build(bytes, line_base, byte_base).map(|()| true)
+    }
+}
+
+/// Counts a transcoding problem (a NUL is kept, and the reader reports it).
+fn count_problem(problems: &mut usize, p: DecodeProblem) {
+    if p != DecodeProblem::Nul {
+        *problems += 1;
     }
 }
 
