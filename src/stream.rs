@@ -225,15 +225,7 @@ impl<R: BufRead> StreamReader<R> {
             if self.utf16_problems > 0 {
                 // `Input` counts these before reading starts; a stream knows
                 // the total only now.
-                let n = self.utf16_problems;
-                self.diagnostics.push(Diagnostic {
-                    kind: crate::DiagnosticKind::Encoding,
-                    position: crate::Position { line: 1, byte: 0 },
-                    message: format!(
-                        "the utf-16 input held {n} unpaired surrogate{s} or truncated code unit{s}, replaced by U+FFFD",
-                        s = if n == 1 { "" } else { "s" }
-                    ),
-                });
+                self.diagnostics.push(utf16_warning(self.utf16_problems));
             }
             if let Some(d) = self.carry.as_mut().and_then(Carry::finish) {
                 self.diagnostics.push(d);
@@ -277,8 +269,22 @@ impl<R: BufRead> StreamReader<R> {
     }
 }
 
+/// The warning for `n` unpaired surrogates or truncated code units met
+/// transcoding UTF-16 input read in pieces, given at its end (the whole
+/// count is known only then).
+pub(crate) fn utf16_warning(n: usize) -> Diagnostic {
+    Diagnostic {
+        kind: crate::DiagnosticKind::Encoding,
+        position: crate::Position { line: 1, byte: 0 },
+        message: format!(
+            "the utf-16 input held {n} unpaired surrogate{s} or truncated code unit{s}, replaced by U+FFFD",
+            s = if n == 1 { "" } else { "s" }
+        ),
+    }
+}
+
 /// Counts a transcoding problem (a NUL is kept and reported by the reader).
-fn count(problems: &mut usize, p: encoding::DecodeProblem) {
+pub(crate) fn count(problems: &mut usize, p: encoding::DecodeProblem) {
     if p != encoding::DecodeProblem::Nul {
         *problems += 1;
     }

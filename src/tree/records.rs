@@ -7,14 +7,14 @@ use std::sync::Arc;
 use bytes::{Buf, Bytes, BytesMut};
 
 use crate::diag::{Diagnostic, DiagnosticKind, Error, Position};
-use crate::encoding::{DecodeProblem, Encoding, EncodingSource, Utf16Decoder};
+use crate::encoding::{Encoding, EncodingSource, Utf16Decoder};
 use crate::escape::EscapeTable;
 use crate::event::Event;
 use crate::input::EncodingInfo;
 use crate::par::count_breaks;
 use crate::read::{Carry, Reader, ReaderConfig};
 use crate::scan::parse_line;
-use crate::stream::{next_boundary, Search};
+use crate::stream::{count, next_boundary, utf16_warning, Search};
 use crate::tree::arena::{Builder, Core, Diagnostics, NodeRef, PathIter, ResolveMemo, Shared};
 use crate::tree::schema::Schema;
 
@@ -284,7 +284,7 @@ impl<R: Read> Records<R> {
                 if let Some(dec) = self.utf16.as_mut() {
                     let problems = &mut self.utf16_problems;
                     dec.decode_chunk(&self.raw[..n], n == 0, &mut out, &mut |p| {
-                        count_problem(problems, p)
+                        count(problems, p)
                     });
                 }
                 if n == 0 {
@@ -308,9 +308,7 @@ impl<R: Read> Records<R> {
             let mut dec = Utf16Decoder::new(info.encoding == Encoding::Utf16Be);
             let mut out = Vec::with_capacity(self.buf.len() / 2 + 8);
             let problems = &mut self.utf16_problems;
-            dec.decode_chunk(&self.buf, self.eof, &mut out, &mut |p| {
-                count_problem(problems, p)
-            });
+            dec.decode_chunk(&self.buf, self.eof, &mut out, &mut |p| count(problems, p));
             self.buf = BytesMut::from(&out[..]);
             self.utf16 = Some(dec);
             self.encoding = Encoding::Utf8;
@@ -604,15 +602,7 @@ impl<R: Read> Records<R> {
             if self.utf16_problems > 0 {
                 // The whole-file reader gives this warning first; here the
                 // count is known only at the end (as in a stream).
-                let n = self.utf16_problems;
-                self.diagnostics.push(Diagnostic {
-                    kind: DiagnosticKind::Encoding,
-                    position: Position { line: 1, byte: 0 },
-                    message: format!(
-                        "the utf-16 input held {n} unpaired surrogate{s} or truncated code unit{s}, replaced by U+FFFD",
-                        s = if n == 1 { "" } else { "s" }
-                    ),
-                });
+                self.diagnostics.push(utf16_warning(self.utf16_problems));
             }
             if !self.carry.as_ref().is_some_and(Carry::seen_trlr) {
                 // At the last line string, as a whole read reports it
@@ -634,13 +624,6 @@ impl<R: Read> Records<R> {
         self.breaks = 0;
         self.seen_line = false;
         self.build(bytes, line_base, byte_base).map(|()| true)
-    }
-}
-
-/// Counts a transcoding problem (a NUL is kept, and the reader reports it).
-fn count_problem(problems: &mut usize, p: DecodeProblem) {
-    if p != DecodeProblem::Nul {
-        *problems += 1;
     }
 }
 
