@@ -96,6 +96,9 @@ impl RecordTree {
     }
 
     /// Bytes of memory the nodes hold (the record's bytes not included).
+    /// The tables of tags and of octets made while reading (re-serialised
+    /// too-deep lines) are shared by the trees of one batch and counted in
+    /// full for each.
     pub fn memory_bytes(&self) -> usize {
         self.core.memory()
     }
