@@ -613,3 +613,36 @@ fn fuzz_tree_crash_1dc06f29_missing_trlr_with_no_line_is_at_line_1_byte_0() {
     assert_eq!(got, want);
     assert_eq!((got[0].position.line, got[0].position.byte), (1, 0));
 }
+
+#[test]
+fn node_texts_inside_and_after_the_valid_utf8_prefix_equal_the_readers() {
+    // Payloads inside the input's valid UTF-8 prefix are sliced from it as
+    // text; after the first invalid octet they are checked one by one.
+    // A CONC splits a two-octet character on both sides of that point.
+    let mut input =
+        b"0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE caf\xc3\n1 CONC \xa9 au lait\n1 CONT @@ line\n\
+                      0 @I1@ INDI\n1 NAME Zo\xc3\xab /Tag/\n1 DATE @#DJULIAN@ 1 JAN 1700\n"
+            .to_vec();
+    input.extend_from_slice(b"0 @N2@ NOTE bad \xff octet\n0 @N3@ NOTE M\xc3\xbc\n1 CONC nchen caf\xc3\n1 CONC \xa9\n0 TRLR\n");
+    let tree = Tree::from_slice(&input).unwrap();
+    let mut nodes = tree.nodes();
+    let mut reader = Reader::from_slice(&input);
+    let mut n = 0;
+    while let Some(e) = reader.next_event().unwrap() {
+        if let Event::Begin(b) = e {
+            let node = nodes.next().unwrap();
+            assert_eq!(node.tag(), b.tag);
+            assert_eq!(node.text(), b.text(), "line {}", b.line);
+            n += 1;
+        }
+    }
+    assert_eq!(n, 9);
+    let texts: Vec<_> = tree
+        .records()
+        .filter_map(|r| r.text().map(|t| t.into_owned()))
+        .collect();
+    assert_eq!(
+        texts,
+        ["café au lait\n@ line", "bad \u{fffd} octet", "München café"]
+    );
+}

@@ -1098,8 +1098,41 @@ pub(crate) enum RawValue<'t> {
 #[derive(Clone, Copy)]
 pub struct NodeRef<'t> {
     core: &'t Core,
-    buf: &'t [u8],
+    buf: Src<'t>,
     id: u32,
+}
+
+/// The buffer a tree's nodes index, and its longest valid UTF-8 prefix as
+/// text (empty when not known): payloads and tags inside that prefix are
+/// sliced from it with no UTF-8 check of their own.
+#[derive(Clone, Copy)]
+pub(crate) struct Src<'t> {
+    pub(crate) bytes: &'t [u8],
+    pub(crate) text: &'t str,
+}
+
+impl std::fmt::Debug for Src<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Src")
+            .field("len", &self.bytes.len())
+            .field("text_len", &self.text.len())
+            .finish()
+    }
+}
+
+impl<'t> Src<'t> {
+    /// `bytes` with no known valid prefix.
+    pub(crate) fn bytes_only(bytes: &'t [u8]) -> Self {
+        Src { bytes, text: "" }
+    }
+
+    /// `bytes[a..b]` as text, when it lies in the valid prefix (payloads and
+    /// tags begin and end next to ASCII octets, so inside a valid prefix
+    /// they are valid themselves; `get` checks the boundaries anyway).
+    #[inline]
+    fn text(&self, a: usize, b: usize) -> Option<&'t str> {
+        self.text.get(a..b)
+    }
 }
 
 impl std::fmt::Debug for NodeRef<'_> {
@@ -1122,6 +1155,15 @@ impl Eq for NodeRef<'_> {}
 
 impl<'t> NodeRef<'t> {
     pub(crate) fn new(core: &'t Core, buf: &'t [u8], id: u32) -> Self {
+        NodeRef {
+            core,
+            buf: Src::bytes_only(buf),
+            id,
+        }
+    }
+
+    /// A node of a tree whose buffer's valid UTF-8 prefix is known.
+    pub(crate) fn with_src(core: &'t Core, buf: Src<'t>, id: u32) -> Self {
         NodeRef { core, buf, id }
     }
 
@@ -1152,7 +1194,11 @@ impl<'t> NodeRef<'t> {
         if self.flags() & SYNTHETIC != 0 {
             return "UNDEF";
         }
-        std::str::from_utf8(self.core.bytes(self.buf, k.tag)).unwrap_or("ERROR")
+        let (off, len) = (k.tag.off as usize, k.tag.len as usize);
+        if let Some(t) = self.buf.text(off, off + len) {
+            return t;
+        }
+        std::str::from_utf8(self.core.bytes(self.buf.bytes, k.tag)).unwrap_or("ERROR")
     }
 
     /// The xref_id, `@` signs included.
@@ -1161,7 +1207,7 @@ impl<'t> NodeRef<'t> {
             return None;
         }
         let r = self.core.xref_entry(self.id)?;
-        Some(Xref::new(self.core.bytes(self.buf, r)))
+        Some(Xref::new(self.core.bytes(self.buf.bytes, r)))
     }
 
     /// The payload: a pointer or a string.
@@ -1169,7 +1215,7 @@ impl<'t> NodeRef<'t> {
         let f = self.flags();
         if f & V_POINTER != 0 {
             Some(Value::Pointer(Xref::new(
-                self.core.bytes(self.buf, self.core.val(self.id)),
+                self.core.bytes(self.buf.bytes, self.core.val(self.id)),
             )))
         } else if f & V_TEXT != 0 {
             self.payload().map(Value::Text)
@@ -1183,7 +1229,9 @@ impl<'t> NodeRef<'t> {
         if self.flags() & V_POINTER == 0 {
             return None;
         }
-        Some(Xref::new(self.core.bytes(self.buf, self.core.val(self.id))))
+        Some(Xref::new(
+            self.core.bytes(self.buf.bytes, self.core.val(self.id)),
+        ))
     }
 
     /// The string payload, raw until [`Payload::text`] (as the reader
@@ -1205,12 +1253,24 @@ impl<'t> NodeRef<'t> {
         };
         // The tag's octets, not `tag()`: no UTF-8 check for the lookup.
         let decoding = Decoding {
-            preserve: c.shared.escapes.lookup(c.bytes(self.buf, self.kind().tag)),
+            preserve: c
+                .shared
+                .escapes
+                .lookup(c.bytes(self.buf.bytes, self.kind().tag)),
             ..c.base
         };
+        // Inside the input's valid UTF-8 prefix, a UTF-8 payload is sliced
+        // from it as text: `text()` then checks nothing.
+        let utf8 = c.base.encoding == crate::encoding::Encoding::Utf8;
         let rest = match rest {
             Some(r) if r.len > 0 => r,
-            _ => return Some(Payload::new(c.bytes(self.buf, first), decoding)),
+            _ => {
+                let (a, n) = (first.off as usize, first.len as usize);
+                if let Some(t) = self.buf.text(a, a + n).filter(|_| utf8) {
+                    return Some(Payload::validated_window(t, n, n, decoding));
+                }
+                return Some(Payload::new(c.bytes(self.buf.bytes, first), decoding));
+            }
         };
         // The first line's payload and the additional lines are one window
         // of the input (both in `buf`, the additional lines after it); in
@@ -1218,7 +1278,17 @@ impl<'t> NodeRef<'t> {
         let from = if first.len == 0 { rest.off } else { first.off };
         let (from, first_len) = (from as usize, first.len as usize);
         let (rest_off, end) = (rest.off as usize, rest.off as usize + rest.len as usize);
-        match self.buf.get(from..end) {
+        if rest_off >= from + first_len {
+            if let Some(t) = self.buf.text(from, end).filter(|_| utf8) {
+                return Some(Payload::validated_window(
+                    t,
+                    first_len,
+                    rest_off - from,
+                    decoding,
+                ));
+            }
+        }
+        match self.buf.bytes.get(from..end) {
             Some(window) if rest_off >= from + first_len => Some(Payload::window(
                 window,
                 first_len,
@@ -1226,8 +1296,8 @@ impl<'t> NodeRef<'t> {
                 decoding,
             )),
             _ => Some(Payload::with_additional_lines(
-                c.bytes(self.buf, first),
-                c.bytes(self.buf, rest),
+                c.bytes(self.buf.bytes, first),
+                c.bytes(self.buf.bytes, rest),
                 decoding,
             )),
         }
@@ -1255,7 +1325,7 @@ impl<'t> NodeRef<'t> {
         } else if f & TOO_DEEP != 0 {
             let digits: u32 = self
                 .core
-                .bytes(self.buf, self.core.val(self.id))
+                .bytes(self.buf.bytes, self.core.val(self.id))
                 .iter()
                 .take_while(|b| b.is_ascii_digit())
                 .try_fold(0u32, |n, &d| {
@@ -1365,7 +1435,7 @@ impl<'t> NodeRef<'t> {
 
     /// A [`RawWalk`] of this subtree.
     pub(crate) fn raw_walk(&self) -> RawWalk<'t> {
-        RawWalk::new(self.core, self.buf, self.id, self.node().end)
+        RawWalk::new(self.core, self.buf.bytes, self.id, self.node().end)
     }
 
     /// A depth-first walk of this subtree as enter/leave steps, with no
@@ -1399,8 +1469,8 @@ impl<'t> NodeRef<'t> {
         let p = self.pointer()?;
         let key = p.as_bytes();
         self.core
-            .lookup(self.buf, key)
-            .or_else(|| self.core.lookup_undef(self.buf, key))
+            .lookup(self.buf.bytes, key)
+            .or_else(|| self.core.lookup_undef(self.buf.bytes, key))
             .map(|id| self.at(id))
     }
 }
@@ -1409,13 +1479,13 @@ impl<'t> NodeRef<'t> {
 #[derive(Clone, Debug)]
 pub struct Children<'t> {
     core: &'t Core,
-    buf: &'t [u8],
+    buf: Src<'t>,
     next: u32,
     limit: u32,
 }
 
 impl<'t> Children<'t> {
-    pub(crate) fn range(core: &'t Core, buf: &'t [u8], next: u32, limit: u32) -> Self {
+    pub(crate) fn range(core: &'t Core, buf: Src<'t>, next: u32, limit: u32) -> Self {
         Children {
             core,
             buf,

@@ -42,7 +42,7 @@ mod records;
 pub mod schema;
 mod types;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub use arena::{Children, NodeId, NodeRef, PathIter, Step, Walk};
 pub(crate) use arena::{RawStep, RawValue, RawWalk};
@@ -56,7 +56,7 @@ use crate::event::Event;
 use crate::par::{first_record_reader, Chunks};
 use crate::read::{Reader, ReaderConfig};
 use crate::Input;
-use arena::{Builder, Core, Diagnostics, Joiner, Shared};
+use arena::{Builder, Core, Diagnostics, Joiner, Shared, Src};
 
 /// A whole document as a tree: see the [module documentation](self).
 ///
@@ -67,6 +67,9 @@ pub struct Tree<'a> {
     input: &'a [u8],
     core: Core,
     diagnostics: Diagnostics,
+    /// The input's longest valid UTF-8 prefix, found on first use: nodes'
+    /// payloads and tags inside it need no UTF-8 check of their own.
+    text: OnceLock<&'a str>,
 }
 
 impl std::fmt::Debug for Tree<'_> {
@@ -150,6 +153,7 @@ impl<'a> Tree<'a> {
             input,
             core,
             diagnostics,
+            text: OnceLock::new(),
         })
     }
 
@@ -272,6 +276,7 @@ impl<'a> Tree<'a> {
             input: bytes,
             core,
             diagnostics,
+            text: OnceLock::new(),
         })
     }
 
@@ -301,10 +306,22 @@ impl<'a> Tree<'a> {
         &self.core.shared.schema
     }
 
+    /// The input and its valid UTF-8 prefix, for nodes.
+    fn src(&self) -> Src<'_> {
+        let input = self.input;
+        let text = *self
+            .text
+            .get_or_init(|| match simdutf8::compat::from_utf8(input) {
+                Ok(s) => s,
+                Err(e) => simdutf8::basic::from_utf8(&input[..e.valid_up_to()]).unwrap_or(""),
+            });
+        Src { bytes: input, text }
+    }
+
     /// The records in document order (`HEAD` and `TRLR` included; the
     /// synthetic `UNDEF` records are not: see [`Tree::undefined_records`]).
     pub fn records(&self) -> Children<'_> {
-        Children::range(&self.core, self.input, 0, self.core.doc_nodes)
+        Children::range(&self.core, self.src(), 0, self.core.doc_nodes)
     }
 
     /// A raw walk of records `a..b` (`b` at most the number of records).
@@ -327,7 +344,7 @@ impl<'a> Tree<'a> {
     /// The `i`-th record.
     pub fn record(&self, i: usize) -> Option<NodeRef<'_>> {
         let id = *self.core.roots.get(i)?;
-        Some(NodeRef::new(&self.core, self.input, id))
+        Some(NodeRef::with_src(&self.core, self.src(), id))
     }
 
     /// The synthetic `UNDEF` records, one per distinct xref that pointers
@@ -335,7 +352,7 @@ impl<'a> Tree<'a> {
     /// that xref as its xref_id, no payload and no substructures.
     pub fn undefined_records(&self) -> Children<'_> {
         let r = self.core.synthetic();
-        Children::range(&self.core, self.input, r.start, r.end)
+        Children::range(&self.core, self.src(), r.start, r.end)
     }
 
     /// The structure whose xref_id is `xref` (`@` signs included), when
@@ -343,7 +360,7 @@ impl<'a> Tree<'a> {
     pub fn find(&self, xref: &str) -> Option<NodeRef<'_>> {
         self.core
             .lookup(self.input, xref.as_bytes())
-            .map(|id| NodeRef::new(&self.core, self.input, id))
+            .map(|id| NodeRef::with_src(&self.core, self.src(), id))
     }
 
     /// Every structure whose xref_id is `xref` (more than one when it is
@@ -352,7 +369,7 @@ impl<'a> Tree<'a> {
         self.core
             .all_with_xref(self.input, xref.as_bytes())
             .into_iter()
-            .map(|id| NodeRef::new(&self.core, self.input, id))
+            .map(|id| NodeRef::with_src(&self.core, self.src(), id))
             .collect()
     }
 
@@ -362,12 +379,13 @@ impl<'a> Tree<'a> {
     /// When `id` is not from this tree.
     pub fn node(&self, id: NodeId) -> NodeRef<'_> {
         assert!(id.index() < self.core.len(), "node id out of range");
-        NodeRef::new(&self.core, self.input, id.0)
+        NodeRef::with_src(&self.core, self.src(), id.0)
     }
 
     /// Every node in document order, then the synthetic records.
     pub fn nodes(&self) -> impl Iterator<Item = NodeRef<'_>> + '_ {
-        (0..self.core.len() as u32).map(|i| NodeRef::new(&self.core, self.input, i))
+        let (core, src) = (&self.core, self.src());
+        (0..core.len() as u32).map(move |i| NodeRef::with_src(core, src, i))
     }
 
     /// The number of structures of the document (one per Begin event;
