@@ -250,6 +250,12 @@ fn not_gedcom_is_an_error_for_both() {
     assert!(Records::new(&b""[..]).next().unwrap().is_err());
 }
 
+/// Each diagnostic's kind, line and byte.
+fn places(ds: impl Iterator<Item = gedcom_elf::Diagnostic>) -> Vec<(DiagnosticKind, u64, u64)> {
+    ds.map(|d| (d.kind, d.position.line, d.position.byte))
+        .collect()
+}
+
 /// Compares every node of the record trees with the whole tree's.
 fn same_records(input: &[u8]) -> usize {
     let n = same_records_in_batches(input, 64 << 10);
@@ -372,10 +378,7 @@ fn records_report_diagnostics_with_whole_file_lines() {
     let input = b"0 HEAD\n0 @I1@ INDI\n2 PLAC x\n1 NAME y\n0 TRLR\n  0 @I2@ INDI\n";
     let mut r = Reader::from_slice(input);
     while r.next_event().unwrap().is_some() {}
-    let whole: Vec<(DiagnosticKind, u64, u64)> = r
-        .drain_diagnostics()
-        .map(|d| (d.kind, d.position.line, d.position.byte))
-        .collect();
+    let whole = places(r.drain_diagnostics());
     assert_eq!(
         whole,
         [
@@ -388,10 +391,7 @@ fn records_report_diagnostics_with_whole_file_lines() {
         let mut records = Records::new(&input[..]).batch_bytes(batch);
         let n = records.by_ref().map(Result::unwrap).count();
         assert_eq!(n, 4);
-        let d: Vec<(DiagnosticKind, u64, u64)> = records
-            .drain_diagnostics()
-            .map(|d| (d.kind, d.position.line, d.position.byte))
-            .collect();
+        let d = places(records.drain_diagnostics());
         assert_eq!(whole, d, "batch {batch}");
     }
 }
@@ -494,10 +494,7 @@ fn record_bytes_tile_the_input_across_batches() {
 
     let mut whole = Reader::from_slice(&input);
     while whole.next_event().unwrap().is_some() {}
-    let want: Vec<(DiagnosticKind, u64, u64)> = whole
-        .drain_diagnostics()
-        .map(|d| (d.kind, d.position.line, d.position.byte))
-        .collect();
+    let want = places(whole.drain_diagnostics());
     let kinds: std::collections::BTreeSet<_> = want.iter().map(|d| d.0).collect();
     assert!(kinds.len() >= 3 && want.len() >= 6, "{want:?}");
 
@@ -524,10 +521,7 @@ fn record_bytes_tile_the_input_across_batches() {
         }
         assert_eq!(tiled, input, "step {step}");
         assert_eq!(roots, Tree::from_slice(&input).unwrap().records().count());
-        let got: Vec<(DiagnosticKind, u64, u64)> = records
-            .drain_diagnostics()
-            .map(|d| (d.kind, d.position.line, d.position.byte))
-            .collect();
+        let got = places(records.drain_diagnostics());
         assert_eq!(got, want, "step {step}");
     }
 }

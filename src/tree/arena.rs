@@ -112,6 +112,15 @@ pub(crate) struct Core {
     utf8_prefix: OnceLock<usize>,
 }
 
+/// The longest valid UTF-8 prefix of `buf`, as text (one pass when `buf`
+/// is valid as a whole).
+pub(crate) fn utf8_prefix(buf: &[u8]) -> &str {
+    match simdutf8::compat::from_utf8(buf) {
+        Ok(s) => s,
+        Err(e) => simdutf8::basic::from_utf8(&buf[..e.valid_up_to()]).unwrap_or_default(),
+    }
+}
+
 #[inline]
 fn get<'x>(buf: &'x [u8], extra: &'x [u8], r: ByteRef) -> &'x [u8] {
     let (off, len) = (r.off as usize, r.len as usize);
@@ -371,9 +380,6 @@ impl Core {
         self.doc_nodes..self.nodes.len() as u32
     }
 
-    /// One arena per record, for an arena of several records without an
-    /// index (record trees). Node ids are rebased; byte references are
-    /// unchanged (the records share their buffer).
     /// Whether `self` and `other` share their kinds and outside octets (as
     /// the record trees split from one batch do).
     #[cfg(test)]
@@ -381,6 +387,15 @@ impl Core {
         Arc::ptr_eq(&self.kinds, &other.kinds) && Arc::ptr_eq(&self.extra, &other.extra)
     }
 
+    /// Notes the length of `buf`'s longest valid UTF-8 prefix, when it was
+    /// found elsewhere first (see [`utf8_prefix`]).
+    pub(crate) fn note_utf8_prefix(&self, len: usize) {
+        let _ = self.utf8_prefix.set(len);
+    }
+
+    /// One arena per record, for an arena of several records without an
+    /// index (record trees). Node ids are rebased; byte references are
+    /// unchanged (the records share their buffer).
     pub(crate) fn split_records(self) -> Vec<Core> {
         if self.roots.len() <= 1 {
             return vec![self];
@@ -960,12 +975,7 @@ impl<'t> RawWalk<'t> {
         let utf8_until = if core.base.encoding == crate::encoding::Encoding::Utf8 {
             // A payload begins and ends next to ASCII octets (delimiters, line
             // breaks), so inside a valid prefix it is valid itself.
-            *core
-                .utf8_prefix
-                .get_or_init(|| match simdutf8::compat::from_utf8(buf) {
-                    Ok(_) => buf.len(),
-                    Err(e) => e.valid_up_to(),
-                })
+            *core.utf8_prefix.get_or_init(|| utf8_prefix(buf).len())
         } else {
             0
         };
@@ -1279,28 +1289,19 @@ impl<'t> NodeRef<'t> {
         let (from, first_len) = (from as usize, first.len as usize);
         let (rest_off, end) = (rest.off as usize, rest.off as usize + rest.len as usize);
         if rest_off >= from + first_len {
+            let rest_at = rest_off - from;
             if let Some(t) = self.buf.text(from, end).filter(|_| utf8) {
-                return Some(Payload::validated_window(
-                    t,
-                    first_len,
-                    rest_off - from,
-                    decoding,
-                ));
+                return Some(Payload::validated_window(t, first_len, rest_at, decoding));
+            }
+            if let Some(window) = self.buf.bytes.get(from..end) {
+                return Some(Payload::window(window, first_len, rest_at, decoding));
             }
         }
-        match self.buf.bytes.get(from..end) {
-            Some(window) if rest_off >= from + first_len => Some(Payload::window(
-                window,
-                first_len,
-                rest_off - from,
-                decoding,
-            )),
-            _ => Some(Payload::with_additional_lines(
-                c.bytes(self.buf.bytes, first),
-                c.bytes(self.buf.bytes, rest),
-                decoding,
-            )),
-        }
+        Some(Payload::with_additional_lines(
+            c.bytes(self.buf.bytes, first),
+            c.bytes(self.buf.bytes, rest),
+            decoding,
+        ))
     }
 
     /// The decoded text of a string payload (see [`Payload::text`]).

@@ -309,12 +309,12 @@ impl<'a> Tree<'a> {
     /// The input and its valid UTF-8 prefix, for nodes.
     fn src(&self) -> Src<'_> {
         let input = self.input;
-        let text = *self
-            .text
-            .get_or_init(|| match simdutf8::compat::from_utf8(input) {
-                Ok(s) => s,
-                Err(e) => simdutf8::basic::from_utf8(&input[..e.valid_up_to()]).unwrap_or(""),
-            });
+        let text = *self.text.get_or_init(|| {
+            let text = arena::utf8_prefix(input);
+            // The raw walks that write the tree need the same prefix.
+            self.core.note_utf8_prefix(text.len());
+            text
+        });
         Src { bytes: input, text }
     }
 

@@ -404,8 +404,8 @@ impl<R: Read> Records<R> {
     }
 
     /// The end of a batch of whole records that starts at `buf[0]` and
-    /// holds at least [`Records::batch_bytes`] bytes where the input has them, reading as
-    /// needed; counts its line breaks into `breaks`.
+    /// holds at least [`Records::batch_bytes`] bytes where the input has
+    /// them, reading as needed; counts its line breaks into `breaks`.
     fn find_batch_end(&mut self) -> Result<Option<usize>, Error> {
         loop {
             if self.buf.is_empty() && self.eof {
@@ -436,23 +436,20 @@ impl<R: Read> Records<R> {
         // line) gets a mark in front for the reader to strip, as a
         // whole-file reader keeps them. Later pieces are read by resuming,
         // which strips nothing.
-        let (bytes, byte_base) =
-            if first && self.encoding == Encoding::Utf8 && bytes.starts_with(BOM) {
-                let mut guarded = BOM.to_vec();
-                guarded.extend_from_slice(&bytes);
-                (
-                    Bytes::from(guarded),
-                    byte_base.saturating_sub(BOM.len() as u64),
-                )
-            } else {
-                (bytes, byte_base)
-            };
+        let bytes = if first && self.encoding == Encoding::Utf8 && bytes.starts_with(BOM) {
+            let mut guarded = BOM.to_vec();
+            guarded.extend_from_slice(&bytes);
+            Bytes::from(guarded)
+        } else {
+            bytes
+        };
         // The first piece (the HEAD) is read like the start of a whole
         // input; every later one resumes with the state the one before left
         // (as the stream reader's batches do), so that the reader itself
         // gives the after-trlr warning where a whole read gives it. Lines
         // are numbered from 1 in each piece (node line numbers are relative
-        // to the piece); a resumed reader gives byte offsets of the whole.
+        // to the piece); byte offsets are the whole's (the first piece
+        // starts at 0, and a resumed reader adds `byte_base`).
         let mut reader = if first {
             let config = self
                 .config
@@ -472,10 +469,9 @@ impl<R: Read> Records<R> {
             Reader::resume(&bytes, 0, bytes.len(), carry, byte_base)
         };
         let lines_before = reader.stats().lines;
-        let shift = if first { byte_base } else { 0 };
         let fix = move |p: Position| Position {
             line: p.line + line_base,
-            byte: p.byte + shift,
+            ..p
         };
         let relocate = |e: &Error| Error::new(e.kind(), e.position().map(fix), e.message());
         let shared = match &self.shared {
@@ -550,18 +546,16 @@ impl<R: Read> Records<R> {
                 .count();
             s - before
         };
-        let ranges: Vec<(usize, usize)> = if starts.len() == cores.len() {
-            (0..starts.len())
-                .map(|i| {
-                    let from = if i == 0 { 0 } else { line_start(starts[i]) };
-                    let to = starts.get(i + 1).map_or(bytes.len(), |&s| line_start(s));
-                    (from, to)
-                })
-                .collect()
-        } else {
-            vec![(0, bytes.len()); cores.len()]
-        };
-        for (core, (from, to)) in cores.into_iter().zip(ranges) {
+        let line_start_or_end = |i: usize| starts.get(i).map_or(bytes.len(), |&s| line_start(s));
+        let known = starts.len() == cores.len();
+        for (i, core) in cores.into_iter().enumerate() {
+            let (from, to) = if !known {
+                (0, bytes.len())
+            } else if i == 0 {
+                (0, line_start_or_end(1))
+            } else {
+                (line_start(starts[i]), line_start_or_end(i + 1))
+            };
             let tree = RecordTree {
                 buf: bytes.clone(),
                 bytes: bytes.slice(from..to),
