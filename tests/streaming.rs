@@ -167,3 +167,20 @@ fn regression_utf16_transcoding_problems_are_reported_by_streams_too() {
         Some(gedcom_elf::DiagnosticKind::Encoding)
     );
 }
+
+#[test]
+fn missing_trlr_before_many_blank_lines_is_placed_at_the_last_line() {
+    let mut bytes = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME A /B/\n".to_vec();
+    bytes.extend(std::iter::repeat_n(b'\n', 5000));
+    assert_same("blank tail", &bytes, &[1, 7, 4096], &[1, 64, 1 << 16]);
+    let mut bytes = b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n".to_vec();
+    bytes.extend(std::iter::repeat_n(b'\n', 5000));
+    bytes.extend_from_slice(b"0 @X@ INDI\n");
+    bytes.extend(std::iter::repeat_n(b'\r', 5000));
+    assert_same(
+        "blank tail after trlr",
+        &bytes,
+        &[1, 7, 4096],
+        &[1, 64, 1 << 16],
+    );
+}

@@ -218,6 +218,7 @@ impl<'a> Reader<'a> {
         r.stats = carry.stats;
         r.last_line = carry.last_line;
         r.last_byte = 0;
+        r.carried_byte = Some(carry.last_byte);
         r.base = base;
         r.resumed = true;
         r.chunked = true;
@@ -228,9 +229,14 @@ impl<'a> Reader<'a> {
     /// has returned its last event.
     pub(crate) fn into_carry(self) -> Carry {
         let (last_line, last_byte) = self.last_read();
+        // A chunk with no line string carries the last byte it was given.
+        let last_byte = match self.carried_byte {
+            Some(carried) if self.pending.number == 0 => carried,
+            _ => self.base + last_byte as u64,
+        };
         Carry {
             next_line: self.cursor.line_number(),
-            last_byte: self.base + last_byte as u64,
+            last_byte,
             config: self.config,
             info: self.info,
             decoding: self.decoding,
@@ -386,6 +392,9 @@ pub struct Reader<'a> {
     /// this reader has read a line.
     last_line: u64,
     last_byte: usize,
+    /// A resumed reader's carried-in [`Carry::last_byte`] (global): what it
+    /// carries on when it reads no line.
+    carried_byte: Option<u64>,
     diagnostics: Vec<Diagnostic>,
     stats: ReadStats,
 }
@@ -475,6 +484,7 @@ impl<'a> Reader<'a> {
             warned_after_trlr: false,
             last_line: 1,
             last_byte: 0,
+            carried_byte: None,
             diagnostics: Vec::new(),
             stats: ReadStats {
                 diagnostics: vec![0; DiagnosticKind::ALL.len()],
@@ -1197,5 +1207,34 @@ impl<'a> Iterator for Reader<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         self.next_event().transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chunk with no line string (only blank lines) carries on the last
+    /// line and byte it was given, instead of pointing at its own start.
+    #[test]
+    fn a_resumed_reader_that_reads_no_line_carries_the_last_line_and_byte() {
+        let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n\n\n\n";
+        let cut = 20; // after `1 CHAR UTF-8\n`
+        let mut first = Reader::from_slice(input).first_chunk(cut);
+        while first.next_event().unwrap().is_some() {}
+        let carry = first.into_carry();
+        assert_eq!((carry.last_line(), carry.last_byte()), (2, 7));
+
+        let mut second = Reader::resume(input, cut, 32, carry, 0);
+        while second.next_event().unwrap().is_some() {}
+        let carry = second.into_carry();
+        assert_eq!((carry.last_line(), carry.last_byte()), (3, 20));
+
+        let mut blank = Reader::resume(input, 32, input.len(), carry, 0);
+        assert!(blank.next_event().unwrap().is_none());
+        let mut carry = blank.into_carry();
+        assert_eq!((carry.last_line(), carry.last_byte()), (3, 20));
+        let missing = carry.finish().expect("no trlr was read");
+        assert_eq!((missing.position.line, missing.position.byte), (3, 20));
     }
 }
