@@ -639,4 +639,6 @@ fn node_texts_inside_and_after_the_valid_utf8_prefix_equal_the_readers() {
         texts,
         ["café au lait\n@ line", "bad \u{fffd} octet", "München café"]
     );
+    // Record trees slice their batch's valid prefix the same way.
+    assert_eq!(same_records(&input), 9);
 }

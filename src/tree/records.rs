@@ -2,7 +2,7 @@
 //! one owned, self-contained [`RecordTree`] per record.
 
 use std::io::Read;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use bytes::{Buf, Bytes, BytesMut};
 
@@ -15,7 +15,9 @@ use crate::par::count_breaks;
 use crate::read::{Carry, Reader, ReaderConfig};
 use crate::scan::parse_line;
 use crate::stream::{count, next_boundary, utf16_warning, Search};
-use crate::tree::arena::{Builder, Core, Diagnostics, NodeRef, PathIter, ResolveMemo, Shared};
+use crate::tree::arena::{
+    utf8_prefix, Builder, Core, Diagnostics, NodeRef, PathIter, ResolveMemo, Shared, Src,
+};
 use crate::tree::schema::Schema;
 
 const CHUNK: usize = 1 << 20;
@@ -31,7 +33,8 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 const HEAD_SCAN_LIMIT: usize = 1 << 20;
 
 /// One record as an owned tree: its bytes (a [`Bytes`] slice of a buffer
-/// shared with neighbouring records, never copied) and its nodes.
+/// shared with neighbouring records, never copied) and its nodes. Navigating
+/// it makes one text copy of the shared buffer (see [`RecordTree::root`]).
 /// `Send + Sync`: hand records to other threads freely.
 ///
 /// Node navigation is the same as in a [`Tree`](super::Tree), except that
@@ -42,6 +45,11 @@ pub struct RecordTree {
     buf: Bytes,
     /// The record's own bytes, a slice of `buf`.
     bytes: Bytes,
+    /// The longest valid UTF-8 prefix of `buf`, copied as text on the first
+    /// navigation of any tree of the batch (the trees of a batch share it):
+    /// payloads and tags inside it are sliced from it with no UTF-8 check of
+    /// their own, as a [`Tree`](super::Tree)'s are from its input.
+    text: Arc<OnceLock<Box<str>>>,
     core: Core,
 }
 
@@ -56,8 +64,23 @@ impl std::fmt::Debug for RecordTree {
 
 impl RecordTree {
     /// The record.
+    ///
+    /// The first call on any tree of a batch copies the batch's longest
+    /// valid UTF-8 prefix once, as text shared by the batch's trees, so that
+    /// [`NodeRef::text`] and [`NodeRef::tag`] slice it without checking each
+    /// payload (about 64 KiB per batch; a copy of the input's bytes, at most,
+    /// while the trees are kept).
     pub fn root(&self) -> NodeRef<'_> {
-        NodeRef::new(&self.core, &self.buf, 0)
+        NodeRef::with_src(&self.core, self.src(), 0)
+    }
+
+    /// The batch's bytes and their valid UTF-8 prefix, for nodes.
+    fn src(&self) -> Src<'_> {
+        let text = self.text.get_or_init(|| utf8_prefix(&self.buf).into());
+        Src {
+            bytes: &self.buf,
+            text,
+        }
     }
 
     /// The bytes the record was read from (UTF-16 input transcoded to
@@ -87,7 +110,8 @@ impl RecordTree {
 
     /// Every node in document order.
     pub fn nodes(&self) -> impl Iterator<Item = NodeRef<'_>> + '_ {
-        (0..self.core.len() as u32).map(|i| NodeRef::new(&self.core, &self.buf, i))
+        let src = self.src();
+        (0..self.core.len() as u32).map(move |i| NodeRef::with_src(&self.core, src, i))
     }
 
     /// The schema that typed the record (the document's).
@@ -97,10 +121,11 @@ impl RecordTree {
 
     /// Bytes of memory the nodes hold (the record's bytes not included).
     /// The tables of tags and of octets made while reading (re-serialised
-    /// too-deep lines) are shared by the trees of one batch and counted in
-    /// full for each.
+    /// too-deep lines), and the batch's text once a node was asked for (see
+    /// [`RecordTree::root`]), are shared by the trees of one batch and
+    /// counted in full for each.
     pub fn memory_bytes(&self) -> usize {
-        self.core.memory()
+        self.core.memory() + self.text.get().map_or(0, |t| t.len())
     }
 }
 
@@ -548,6 +573,7 @@ impl<R: Read> Records<R> {
         };
         let line_start_or_end = |i: usize| starts.get(i).map_or(bytes.len(), |&s| line_start(s));
         let known = starts.len() == cores.len();
+        let text = Arc::new(OnceLock::new());
         for (i, core) in cores.into_iter().enumerate() {
             let (from, to) = if !known {
                 (0, bytes.len())
@@ -559,6 +585,7 @@ impl<R: Read> Records<R> {
             let tree = RecordTree {
                 buf: bytes.clone(),
                 bytes: bytes.slice(from..to),
+                text: text.clone(),
                 core,
             };
             if tree.core.len() > 0 {
@@ -670,5 +697,23 @@ mod tests {
         assert_eq!(rest[1999].root().tag(), "_T1999");
         let deep = rest[2000].root().children().next().unwrap();
         assert_eq!(deep.text().as_deref(), Some("3 DEEP  y"));
+    }
+
+    #[test]
+    fn trees_of_one_batch_share_one_text_copy_made_on_first_navigation() {
+        let input = "0 HEAD\n1 CHAR UTF-8\n0 @N1@ NOTE caf\u{e9}\n0 @N2@ NOTE na\u{ef}ve\n0 TRLR\n";
+        let trees: Vec<RecordTree> = Records::new(input.as_bytes()).map(Result::unwrap).collect();
+        let (a, b) = (&trees[1], &trees[2]);
+        assert!(Arc::ptr_eq(&a.text, &b.text));
+        assert!(a.text.get().is_none(), "made only when a node is asked for");
+        assert_eq!(a.root().text().as_deref(), Some("caf\u{e9}"));
+        // The copy is the batch's valid prefix, so `b` finds it made and its
+        // payload is a slice of it.
+        let copy = b.text.get().expect("made by `a`'s navigation");
+        let text = b.root().text().unwrap();
+        assert_eq!(text, "na\u{ef}ve");
+        let at = text.as_ptr() as usize - copy.as_ptr() as usize;
+        assert!(at + text.len() <= copy.len());
+        assert!(b.memory_bytes() >= copy.len());
     }
 }
