@@ -62,17 +62,30 @@ fn tree(c: &mut Criterion) {
         });
     }
 
-    g.bench_function("records", |b| {
-        b.iter(|| {
-            let mut n = 0u64;
-            let mut records = 0u64;
-            for r in Records::new(black_box(&bytes[..])) {
-                n += r.unwrap().len() as u64;
-                records += 1;
-            }
-            assert_eq!((n, records), (stats.structures, stats.records));
-        })
-    });
+    // One record tree at a time; with more than one job, batches of records
+    // are read on worker threads (`Records::jobs`).
+    let mut jobs = vec![1, 2];
+    if cores > 2 {
+        jobs.push(cores);
+    }
+    for j in jobs {
+        let name = if j == 1 {
+            "records".to_string()
+        } else {
+            format!("records_jobs_{j}")
+        };
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let mut n = 0u64;
+                let mut records = 0u64;
+                for r in Records::new(black_box(&bytes[..])).jobs(j) {
+                    n += r.unwrap().len() as u64;
+                    records += 1;
+                }
+                assert_eq!((n, records), (stats.structures, stats.records));
+            })
+        });
+    }
     g.finish();
 
     let tree = Tree::from_slice(&bytes).unwrap();

@@ -439,8 +439,8 @@ impl<'a> Chunks<'a> {
                 out,
                 (line + blank).saturating_add(off),
                 (start + skip) as u64,
-            )?;
-            sink(t, ds, off)
+            );
+            sink(t?, ds, off)
         };
         if !crate::ordered::run_in_order(n, jobs, run, emit)? {
             return Err(Error::new(
@@ -471,8 +471,11 @@ pub struct Summary {
     pub stats: ReadStats,
 }
 
-/// Merges chunk outputs in document order.
-struct Merger {
+/// Merges chunk outputs in document order: what a chunk read with a
+/// template [`Carry`] gives, made what a sequential read gives (the
+/// after-trlr warning once, at the right line; the counters; the end-of-input
+/// check). Shared with [`Records`](crate::tree::Records)' parallel batches.
+pub(crate) struct Merger {
     stats: ReadStats,
     trlr_seen: bool,
     warned: bool,
@@ -480,7 +483,7 @@ struct Merger {
 }
 
 impl Merger {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Merger {
             stats: ReadStats {
                 diagnostics: vec![0; DiagnosticKind::ALL.len()],
@@ -493,19 +496,19 @@ impl Merger {
     }
 
     /// Takes the next chunk's output; `first_line` and `start` locate its
-    /// first line.
-    fn push<T>(
+    /// first line. Its diagnostics come back fixed up even when its result
+    /// is an error (those the chunk gave before it).
+    pub(crate) fn push<T>(
         &mut self,
         out: ChunkOut<T>,
         first_line: u64,
         start: u64,
-    ) -> Result<(T, Vec<Diagnostic>), Error> {
+    ) -> (Result<T, Error>, Vec<Diagnostic>) {
         let ChunkOut {
             result,
             diagnostics: mut ds,
             carry,
         } = out;
-        let t = result?;
         let s = carry.stats();
         self.stats.lines += s.lines;
         self.stats.structures += s.structures;
@@ -542,10 +545,15 @@ impl Merger {
         self.warned |= warned_here;
         self.trlr_seen |= carry.seen_trlr();
         self.last = Some(carry);
-        Ok((t, ds))
+        (result, ds)
     }
 
-    fn finish(mut self) -> Summary {
+    /// Whether a chunk merged so far read a `TRLR` record.
+    pub(crate) fn trlr_seen(&self) -> bool {
+        self.trlr_seen
+    }
+
+    pub(crate) fn finish(mut self) -> Summary {
         let mut diagnostics = Vec::new();
         if let Some(mut carry) = self.last.take() {
             carry.set_seen_trlr(self.trlr_seen);
@@ -571,16 +579,16 @@ fn kind_index(kind: DiagnosticKind) -> usize {
 /// Where a chunk's first line string is: the blank lines before it and
 /// its byte offset in the chunk (after leading whitespace), as the reader
 /// would report them.
-fn first_line_string(bytes: &[u8]) -> (u64, usize) {
+pub(crate) fn first_line_string(bytes: &[u8]) -> (u64, usize) {
     Lines::new(bytes)
         .next()
         .map_or((0, 0), |l| (l.number - 1, l.start))
 }
 
-struct ChunkOut<T> {
-    result: Result<T, Error>,
-    diagnostics: Vec<Diagnostic>,
-    carry: Carry,
+pub(crate) struct ChunkOut<T> {
+    pub(crate) result: Result<T, Error>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) carry: Carry,
 }
 
 impl<T> ChunkOut<T> {

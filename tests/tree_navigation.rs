@@ -256,22 +256,29 @@ fn places(ds: impl Iterator<Item = gedcom_elf::Diagnostic>) -> Vec<(DiagnosticKi
         .collect()
 }
 
-/// Compares every node of the record trees with the whole tree's.
+/// Compares every node of the record trees with the whole tree's, on one
+/// thread and on two.
 fn same_records(input: &[u8]) -> usize {
-    let n = same_records_in_batches(input, 64 << 10);
-    for batch in [1, 1000] {
-        assert_eq!(same_records_in_batches(input, batch), n, "batch {batch}");
+    let n = same_records_in_batches(input, 64 << 10, 1);
+    for batch in [1, 1000, 64 << 10] {
+        for jobs in [1, 2] {
+            assert_eq!(
+                same_records_in_batches(input, batch, jobs),
+                n,
+                "batch {batch} jobs {jobs}"
+            );
+        }
     }
     n
 }
 
-/// [`same_records`] at one batch size.
-fn same_records_in_batches(input: &[u8], batch: usize) -> usize {
+/// [`same_records`] at one batch size and number of jobs.
+fn same_records_in_batches(input: &[u8], batch: usize, jobs: usize) -> usize {
     let prepared = Input::new(input).unwrap();
     let tree = Tree::from_input(&prepared).unwrap();
     let mut whole = tree.records();
     let mut n = 0;
-    for rec in Records::new(input).batch_bytes(batch) {
+    for rec in Records::new(input).batch_bytes(batch).jobs(jobs) {
         let rec = rec.unwrap();
         let root = whole.next().expect("as many records");
         assert_eq!(rec.len(), root.subtree_len());
@@ -359,6 +366,30 @@ fn a_second_byte_order_mark_stays_as_the_whole_file_reader_keeps_it() {
             .collect();
         assert_eq!(records, whole);
         assert_eq!(whole[0].as_deref(), Some("\u{feff}x"));
+    }
+}
+
+#[test]
+fn fuzz_tree_crash_2c6cc22c_offsets_after_a_second_byte_order_mark_are_the_inputs() {
+    // The first record was read with a mark put back in front (so that a
+    // second one stayed), and its diagnostics were 3 bytes off.
+    let config = gedcom_elf::ReaderConfig::new().headless(true);
+    let bytes = b"\xEF\xBB\xBF\xEF\xBB\xBFEAD\n0Rt H\n0 TRLR\n";
+    let input = Input::new(bytes).unwrap();
+    let mut r = input.reader_with_config(config.clone());
+    while r.next_event().unwrap().is_some() {}
+    let want = places(r.drain_diagnostics());
+    assert_eq!(
+        want,
+        [
+            (DiagnosticKind::UnparsableLine, 1, 0),
+            (DiagnosticKind::UnparsableLine, 2, 7)
+        ]
+    );
+    for jobs in [1, 2] {
+        let mut records = Records::with_config(&bytes[..], config.clone()).jobs(jobs);
+        assert_eq!(records.by_ref().count(), 3);
+        assert_eq!(places(records.drain_diagnostics()), want, "jobs {jobs}");
     }
 }
 
@@ -543,17 +574,19 @@ fn record_diagnostics_are_the_whole_readers() {
         let want: Vec<_> = r.drain_diagnostics().collect();
         assert!(!want.is_empty());
         for batch in [1, 16, 64 << 10] {
-            let mut records = Records::new(input).batch_bytes(batch);
-            for t in records.by_ref() {
-                t.unwrap();
+            for jobs in [1, 2, 3] {
+                let mut records = Records::new(input).batch_bytes(batch).jobs(jobs);
+                for t in records.by_ref() {
+                    t.unwrap();
+                }
+                let got: Vec<_> = records.drain_diagnostics().collect();
+                assert_eq!(
+                    got,
+                    want,
+                    "{:?} batch {batch} jobs {jobs}",
+                    String::from_utf8_lossy(input)
+                );
             }
-            let got: Vec<_> = records.drain_diagnostics().collect();
-            assert_eq!(
-                got,
-                want,
-                "{:?} batch {batch}",
-                String::from_utf8_lossy(input)
-            );
         }
     }
 }
@@ -641,4 +674,40 @@ fn node_texts_inside_and_after_the_valid_utf8_prefix_equal_the_readers() {
     );
     // Record trees slice their batch's valid prefix the same way.
     assert_eq!(same_records(&input), 9);
+}
+
+#[test]
+fn strict_records_yield_the_records_before_the_error_at_any_batch_size() {
+    // The error is in I2's third line: HEAD and I1 come first, then the
+    // error, then nothing. Read in one batch, I1 is read a second time
+    // without I2.
+    let input = b"0 HEAD\n0 @I1@ INDI\n1 NAME a\n0 @I2@ INDI\n1 NAME b\n!!\n0 @I3@ INDI\n0 TRLR\n";
+    let strict = gedcom_elf::ReaderConfig::new().strict(true);
+    for batch in [1, 64 << 10] {
+        for jobs in [1, 2] {
+            let mut records = Records::with_config(&input[..], strict.clone())
+                .batch_bytes(batch)
+                .jobs(jobs);
+            let got: Vec<Result<(String, String), String>> = records
+                .by_ref()
+                .map(|r| {
+                    r.map(|t| {
+                        let bytes = String::from_utf8_lossy(t.bytes()).into_owned();
+                        (t.root().tag().to_string(), bytes)
+                    })
+                    .map_err(|e| e.to_string())
+                })
+                .collect();
+            assert_eq!(got.len(), 3, "batch {batch} jobs {jobs}: {got:?}");
+            assert_eq!(got[0], Ok(("HEAD".into(), "0 HEAD\n".into())));
+            assert_eq!(
+                got[1],
+                Ok(("INDI".into(), "0 @I1@ INDI\n1 NAME a\n".into()))
+            );
+            let e = got[2].as_ref().unwrap_err();
+            assert!(e.starts_with("line 6: unparsable line string"), "{e}");
+            let ds = places(records.drain_diagnostics());
+            assert_eq!(ds, [(DiagnosticKind::UnparsableLine, 6, 49)]);
+        }
+    }
 }

@@ -4,14 +4,15 @@
 //! UNDEF records, and the same diagnostics in the same order with the same
 //! line numbers; over every file of corpus/ and ../shared/corpus, generated
 //! files, and files with errors, with chunks from one record each to one
-//! chunk for all, on one to three threads.
+//! chunk for all, on one to three threads. Record trees read on several
+//! threads (`Records::jobs`) equal those read on one.
 
 mod common;
 
 #[path = "../benches/support/generate.rs"]
 mod generate;
 
-use gedcom_elf::tree::{NodeRef, Tree};
+use gedcom_elf::tree::{NodeRef, Records, Tree};
 use gedcom_elf::{Input, ReaderConfig};
 
 /// Everything observable about one node, with ids for its links.
@@ -257,4 +258,76 @@ fn fuzz_tree_missing_char_warning_judged_on_the_whole_head_window() {
         tree.diagnostics()[0].kind,
         gedcom_elf::DiagnosticKind::Encoding
     );
+}
+
+/// Everything `Records` yields: each record tree's nodes (by [`describe`],
+/// without the links a record tree does not resolve) and bytes, or the
+/// error; then the diagnostics.
+fn record_trees(input: &[u8], config: ReaderConfig, batch: usize, jobs: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut records = Records::with_config(input, config)
+        .batch_bytes(batch)
+        .jobs(jobs);
+    for r in records.by_ref() {
+        match r {
+            Ok(t) => {
+                out.push(format!("record {:?}", String::from_utf8_lossy(t.bytes())));
+                for n in t.nodes() {
+                    out.push(format!(
+                        "{} {:?} {:?} {:?} {} {:?} {:?}",
+                        n.line(),
+                        n.tag(),
+                        n.xref(),
+                        n.pointer(),
+                        n.level(),
+                        n.text(),
+                        n.origin()
+                    ));
+                }
+            }
+            Err(e) => out.push(format!("error {e}")),
+        }
+    }
+    out.extend(records.drain_diagnostics().map(|d| format!("{d:?}")));
+    out.push(format!("dropped {}", records.diagnostics_dropped()));
+    out
+}
+
+#[test]
+fn record_trees_read_on_several_threads_equal_those_read_on_one() {
+    let mut inputs = common::project_corpus();
+    if let Some(dir) = common::shared_corpus() {
+        inputs.extend(common::ged_files(&dir));
+    }
+    let mut generated = Vec::new();
+    generate::generate_bytes(300_000, 5, &mut generated).unwrap();
+    inputs.push(("generated".into(), generated));
+    // Lines after TRLR in a later batch, a strict-mode error in a later
+    // batch (the records before it in its batch are still yielded, as they
+    // are when each record is a batch), problems spread over many records.
+    let mut late = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
+    for i in 0..300 {
+        late.extend_from_slice(format!("0 @I{i}@ INDI\n1 NAME N{i}\n").as_bytes());
+        if i == 150 {
+            late.extend_from_slice(b"2 BAD LEVEL\n!!\n0 TRLR\n");
+        }
+    }
+    inputs.push(("late".into(), late));
+    let strict = ReaderConfig::new().strict(true);
+    for (name, bytes) in &inputs {
+        for config in [ReaderConfig::new(), strict.clone()] {
+            let want = record_trees(bytes, config.clone(), 64 << 10, 1);
+            for batch in [1, 700, 64 << 10] {
+                for jobs in [1, 2, 3] {
+                    let got = record_trees(bytes, config.clone(), batch, jobs);
+                    assert!(
+                        got == want,
+                        "{name}: batch {batch} jobs {jobs} strict {}: first difference at {:?}",
+                        config.is_strict(),
+                        got.iter().zip(&want).position(|(a, b)| a != b)
+                    );
+                }
+            }
+        }
+    }
 }

@@ -115,7 +115,10 @@ fuzz_target!(|data: &[u8]| {
     // Batches of whole records: one at a time, small ones, or everything
     // after the HEAD in one (fuzz inputs are short).
     let batch = [1, 64, 512, 64 << 10][usize::from(flags >> 1) & 3];
-    let mut records = Records::with_config(input, config).batch_bytes(batch);
+    // On one thread or two (flag bit 1 also chose the parallel tree's jobs).
+    let mut records = Records::with_config(input, config)
+        .batch_bytes(batch)
+        .jobs(1 + usize::from(flags >> 3 & 1));
     for r in records.by_ref() {
         let Ok(r) = r else { return };
         let root = whole.next().expect("as many records");

@@ -32,6 +32,9 @@
 //! - `gedcom-elf-records`: `gedcom_elf::tree::Records` over the in-memory
 //!   bytes (an `io::Read`), one owned record tree at a time, each dropped
 //!   before the next: the counterpart of `ged_io-stream`.
+//! - `gedcom-elf-records-parallel`: the same, with `Records::jobs` set to
+//!   every core (batches of records read on worker threads, merged in
+//!   order).
 //!
 //! Each timed run includes dropping what the contender built. Peak memory
 //! is not measured here: run the binary under `/usr/bin/time -v` for that.
@@ -122,13 +125,30 @@ const CONTENDERS: &[Contender] = &[
         unit: "records",
         run: elf_records,
     },
+    Contender {
+        name: "gedcom-elf-records-parallel",
+        unit: "records",
+        run: elf_records_parallel,
+    },
 ];
 
 /// Record trees one at a time (the HEAD and TRLR are records too, as in
 /// `ged_io-stream`'s count).
 fn elf_records(bytes: &[u8]) -> Outcome {
+    records_on(bytes, 1)
+}
+
+/// The same record trees, their batches read on every core.
+fn elf_records_parallel(bytes: &[u8]) -> Outcome {
+    records_on(
+        bytes,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    )
+}
+
+fn records_on(bytes: &[u8], jobs: usize) -> Outcome {
     let mut n = 0u64;
-    for r in gedcom_elf::tree::Records::new(bytes) {
+    for r in gedcom_elf::tree::Records::new(bytes).jobs(jobs) {
         match r {
             Ok(r) => n += u64::from(black_box(&r).len() > 0),
             Err(e) => return Outcome::Failed(e.to_string()),

@@ -171,6 +171,34 @@ impl Carry {
         self.last_byte
     }
 
+    /// The escape table in force.
+    pub(crate) fn escapes(&self) -> &EscapeTable {
+        &self.escapes
+    }
+
+    /// The state a chunk read apart starts from (parallel reading): this
+    /// one's configuration, encoding and escapes; nothing read yet, lines
+    /// numbered from 1.
+    pub(crate) fn template(&self) -> Carry {
+        Carry {
+            config: self.config.clone(),
+            info: self.info.clone(),
+            decoding: self.decoding,
+            escapes: self.escapes.clone(),
+            previous_level: None,
+            error_children: None,
+            seen_trlr: false,
+            warned_after_trlr: false,
+            stats: ReadStats {
+                diagnostics: vec![0; DiagnosticKind::ALL.len()],
+                ..ReadStats::default()
+            },
+            last_line: 1,
+            last_byte: 0,
+            next_line: 1,
+        }
+    }
+
     /// Marks `TRLR` as seen by an earlier chunk (parallel reading).
     pub(crate) fn set_seen_trlr(&mut self, seen: bool) {
         self.seen_trlr = seen;
@@ -256,23 +284,7 @@ impl<'a> Reader<'a> {
         if self.state == State::Start {
             self.start()?;
         }
-        Ok(Carry {
-            config: self.config.clone(),
-            info: self.info.clone(),
-            decoding: self.decoding,
-            escapes: self.escapes.clone(),
-            previous_level: None,
-            error_children: None,
-            seen_trlr: false,
-            warned_after_trlr: false,
-            stats: ReadStats {
-                diagnostics: vec![0; DiagnosticKind::ALL.len()],
-                ..ReadStats::default()
-            },
-            last_line: 1,
-            last_byte: 0,
-            next_line: 1,
-        })
+        Ok(self.clone().into_carry().template())
     }
 
     /// Offset of the next unscanned byte.

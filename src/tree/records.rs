@@ -1,8 +1,10 @@
 //! Record-at-a-time trees: [`Records`] reads any `std::io::Read` and yields
 //! one owned, self-contained [`RecordTree`] per record.
 
+use std::collections::{BTreeMap, VecDeque};
 use std::io::Read;
-use std::sync::{Arc, OnceLock};
+use std::panic::AssertUnwindSafe;
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 
 use bytes::{Buf, Bytes, BytesMut};
 
@@ -11,7 +13,7 @@ use crate::encoding::{Encoding, EncodingSource, Utf16Decoder};
 use crate::escape::EscapeTable;
 use crate::event::Event;
 use crate::input::EncodingInfo;
-use crate::par::count_breaks;
+use crate::par::{count_breaks, first_line_string, ChunkOut, Merger};
 use crate::read::{Carry, Reader, ReaderConfig};
 use crate::scan::parse_line;
 use crate::stream::{count, next_boundary, utf16_warning, Search};
@@ -27,7 +29,8 @@ const CHUNK: usize = 1 << 20;
 /// into a tree per record afterwards. Read one by one, short records spent
 /// more on setting up a reader and a builder than on reading.
 const BATCH: usize = 64 << 10;
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// With [`Records::jobs`] above 1: the batches in flight per thread.
+const IN_FLIGHT: usize = 4;
 /// How much is read before detecting the encoding (the detector scans the
 /// HEAD within its first MiB).
 const HEAD_SCAN_LIMIT: usize = 1 << 20;
@@ -199,6 +202,20 @@ pub struct Records<R> {
     /// The reader's state carried from one piece to the next (escapes,
     /// whether `TRLR` was seen and warned after, counters).
     carry: Option<Carry>,
+    /// Threads for the batches after the HEAD ([`Records::jobs`]).
+    jobs: usize,
+    /// With more than one job: the batches' outputs merged so far.
+    merger: Option<Merger>,
+    /// An error met reading a batch, given once the trees of the records
+    /// before it were yielded.
+    failed: Option<Error>,
+    /// With more than one job: the worker threads and the batches in flight.
+    pool: Option<Pool>,
+    /// Every batch was cut (parallel reading).
+    cut_all: bool,
+    /// An error met cutting batches ahead (reading the source), given once
+    /// the batches cut before it were merged.
+    cut_error: Option<Error>,
     /// Line number and byte offset of the last line string read.
     last_read: Option<(u64, u64)>,
     /// Unpaired surrogates and truncated code units met transcoding UTF-16.
@@ -236,6 +253,12 @@ impl<R: Read> Records<R> {
             shared: None,
             records: 0,
             carry: None,
+            jobs: 1,
+            merger: None,
+            failed: None,
+            pool: None,
+            cut_all: false,
+            cut_error: None,
             last_read: None,
             utf16_problems: 0,
             diagnostics: Diagnostics::default(),
@@ -252,6 +275,40 @@ impl<R: Read> Records<R> {
     /// The trees are the same at every batch size.
     pub fn batch_bytes(mut self, bytes: usize) -> Self {
         self.batch = bytes.max(1);
+        self
+    }
+
+    /// Reads the batches after the HEAD on `jobs` threads (default 1: on
+    /// the calling thread). Each thread reads whole batches from the state
+    /// the HEAD left, and their trees and diagnostics are merged in
+    /// document order, so records, trees and diagnostics are the same at
+    /// every number of jobs. With more than one job, up to 1 MiB of input
+    /// per job (at most 8 batches each) is read ahead and held with its
+    /// trees until they are yielded.
+    ///
+    /// ```
+    /// use gedcom_elf::tree::{RecordTree, Records};
+    ///
+    /// let mut input = String::from("0 HEAD\n1 CHAR UTF-8\n");
+    /// for i in 0..1000 {
+    ///     input.push_str(&format!("0 @I{i}@ INDI\n1 NAME N{i}\n"));
+    /// }
+    /// input.push_str("0 TRLR\n");
+    /// let xref = |t: RecordTree| t.root().xref().map(|x| x.to_string());
+    /// let one: Vec<Option<String>> = Records::new(input.as_bytes())
+    ///     .map(|r| r.map(xref))
+    ///     .collect::<Result<_, _>>()?;
+    /// let two: Vec<Option<String>> = Records::new(input.as_bytes())
+    ///     .jobs(2)
+    ///     .batch_bytes(1024)
+    ///     .map(|r| r.map(xref))
+    ///     .collect::<Result<_, _>>()?;
+    /// assert_eq!(one, two);
+    /// assert_eq!(two.len(), 1002);
+    /// # Ok::<(), gedcom_elf::Error>(())
+    /// ```
+    pub fn jobs(mut self, jobs: usize) -> Self {
+        self.jobs = jobs.max(1);
         self
     }
 
@@ -451,23 +508,11 @@ impl<R: Read> Records<R> {
     }
 
     /// Reads the records in `bytes` (one, or more when records begin with
-    /// level-0 `CONT`, `CONC` or `ERROR` lines) into `self.ready`.
+    /// level-0 `CONT`, `CONC` or `ERROR` lines) into `self.ready`, resuming
+    /// with the state the piece before left.
     fn build(&mut self, bytes: Bytes, line_base: u64, byte_base: u64) -> Result<(), Error> {
         let first = self.records == 0;
         self.records += 1;
-        // A reader with a caller's encoding strips a byte-order mark that
-        // matches it. The input's own mark is gone already, so a first
-        // piece that still starts with one (a U+FEFF beginning the first
-        // line) gets a mark in front for the reader to strip, as a
-        // whole-file reader keeps them. Later pieces are read by resuming,
-        // which strips nothing.
-        let bytes = if first && self.encoding == Encoding::Utf8 && bytes.starts_with(BOM) {
-            let mut guarded = BOM.to_vec();
-            guarded.extend_from_slice(&bytes);
-            Bytes::from(guarded)
-        } else {
-            bytes
-        };
         // The first piece (the HEAD) is read like the start of a whole
         // input; every later one resumes with the state the one before left
         // (as the stream reader's batches do), so that the reader itself
@@ -475,13 +520,19 @@ impl<R: Read> Records<R> {
         // are numbered from 1 in each piece (node line numbers are relative
         // to the piece); byte offsets are the whole's (the first piece
         // starts at 0, and a resumed reader adds `byte_base`).
-        let mut reader = if first {
-            let config = self
-                .config
-                .clone()
-                .encoding(Some(self.encoding))
-                .headless(self.config.is_headless());
-            Reader::with_config(&bytes, config).first_chunk(bytes.len())
+        let reader = if first {
+            // As `Input` makes its reader: the encoding decided, the input's
+            // byte-order mark gone, so offsets are `Input::bytes`' and a
+            // second mark (a U+FEFF beginning the first line) is kept.
+            let Some(info) = self.info.clone() else {
+                return Err(Error::new(
+                    crate::diag::ErrorKind::Limit,
+                    None,
+                    "internal: no encoding before the first record",
+                ));
+            };
+            Reader::prepared(&bytes, self.config.clone(), info, self.encoding)
+                .first_chunk(bytes.len())
         } else {
             let Some(mut carry) = self.carry.take() else {
                 return Err(Error::new(
@@ -493,106 +544,158 @@ impl<R: Read> Records<R> {
             carry.next_line = 1;
             Reader::resume(&bytes, 0, bytes.len(), carry, byte_base)
         };
-        let lines_before = reader.stats().lines;
-        let fix = move |p: Position| Position {
-            line: p.line + line_base,
-            ..p
-        };
-        let relocate = |e: &Error| Error::new(e.kind(), e.position().map(fix), e.message());
         let shared = match &self.shared {
             Some(s) => s.clone(),
             None => {
-                let schema = Schema::from_reader(reader.clone()).map_err(|e| relocate(&e))?;
+                let schema =
+                    Schema::from_reader(reader.clone()).map_err(|e| relocate(&e, line_base))?;
                 Arc::new(Shared {
                     schema,
                     escapes: EscapeTable::default(),
                 })
             }
         };
-        let mut builder = Builder::new(&bytes, shared.clone(), bytes.len() / 16 + 4, false)?;
-        builder.memo = Some(std::mem::take(&mut self.memo));
-        // Where each record's first line string starts.
-        let mut starts: Vec<usize> = Vec::new();
-        loop {
-            // Matched by reference: moving each event out of the `Result`
-            // and then out of the `Option` copied it twice.
-            let next = reader.next_event();
-            if !reader.diagnostics().is_empty() {
-                for d in reader.drain_diagnostics() {
-                    // The encoding warnings were given when reading began.
-                    if d.kind == DiagnosticKind::Encoding {
-                        continue;
-                    }
-                    let position = fix(d.position);
-                    self.diagnostics.push(Diagnostic { position, ..d });
-                }
-            }
-            match &next {
-                Ok(Some(Event::Begin(b))) => {
-                    if b.level == 0 {
-                        starts.push(b.span.start);
-                    }
-                    builder.begin(b)?
-                }
-                Ok(Some(Event::End(_))) => builder.end(),
-                Ok(None) => break,
-                Err(e) => return Err(relocate(e)),
-            }
-        }
-        self.memo = builder.memo.take().unwrap_or_default();
-        let mut core = builder.finish();
-        core.line_offset = line_base;
+        let memo = std::mem::take(&mut self.memo);
+        let mut out = read_batch(reader, &bytes, shared.clone(), (line_base, byte_base), memo);
         if self.shared.is_none() {
+            // The HEAD's escapes, known once it was read.
             let s = Arc::new(Shared {
                 schema: shared.schema.clone(),
-                escapes: reader.escape_table().clone(),
+                escapes: out.carry.escapes().clone(),
             });
-            self.shared = Some(s.clone());
-            core.shared = s;
+            if let Ok(trees) = &mut out.trees {
+                for t in trees {
+                    t.core.shared = s.clone();
+                }
+            }
+            self.shared = Some(s);
         }
-        let carry = reader.into_carry();
-        if carry.stats().lines > lines_before {
-            let p = fix(Position {
-                line: carry.last_line(),
-                byte: carry.last_byte(),
-            });
-            self.last_read = Some((p.line, p.byte));
+        self.memo = std::mem::take(&mut out.memo);
+        for d in out.diagnostics {
+            self.diagnostics.push(d);
         }
-        self.carry = Some(carry);
-        let cores = core.split_records();
-        // Each record's bytes run from its first line's first byte (leading
-        // whitespace included; the batch's start for the first record) to
-        // where the next record's begin.
-        let line_start = |s: usize| {
-            let before = bytes[..s.min(bytes.len())]
-                .iter()
-                .rev()
-                .take_while(|&&b| b == b' ' || b == b'\t')
-                .count();
-            s - before
-        };
-        let line_start_or_end = |i: usize| starts.get(i).map_or(bytes.len(), |&s| line_start(s));
-        let known = starts.len() == cores.len();
-        let text = Arc::new(OnceLock::new());
-        for (i, core) in cores.into_iter().enumerate() {
-            let (from, to) = if !known {
-                (0, bytes.len())
-            } else if i == 0 {
-                (0, line_start_or_end(1))
-            } else {
-                (line_start(starts[i]), line_start_or_end(i + 1))
-            };
-            let tree = RecordTree {
-                buf: bytes.clone(),
-                bytes: bytes.slice(from..to),
-                text: text.clone(),
-                core,
-            };
-            if tree.core.len() > 0 {
-                self.ready.push_back(tree);
+        if out.last_read.is_some() {
+            self.last_read = out.last_read;
+        }
+        self.carry = Some(out.carry);
+        match out.trees {
+            Ok(trees) => self.ready.extend(trees),
+            Err(e) => {
+                // Yielded after the trees of the records before it.
+                self.ready.extend(out.partial);
+                self.failed = Some(e);
             }
         }
         Ok(())
+    }
+
+    /// Merges the next batch read by the worker threads ([`Records::jobs`]),
+    /// first cutting batches for them until [`Pool::window`] are in flight;
+    /// `false` when there are none left. Each worker reads a batch from the
+    /// state right after the HEAD; the outputs are merged in order as
+    /// [`par`](crate::par) merges chunks. An error stops the trees at the
+    /// batch that gave it (the trees before it are yielded first).
+    fn build_parallel(&mut self) -> Result<bool, Error> {
+        if self.pool.is_none() {
+            let (Some(shared), Some(carry)) = (self.shared.clone(), self.carry.as_ref()) else {
+                return Err(Error::new(
+                    crate::diag::ErrorKind::Limit,
+                    None,
+                    "internal: no reader state for parallel batches",
+                ));
+            };
+            // The HEAD's own state: a TRLR read (headless input), a warning
+            // after it given.
+            let mut merger = Merger::new();
+            let head = ChunkOut {
+                result: Ok(()),
+                diagnostics: Vec::new(),
+                carry: carry.clone(),
+            };
+            let _ = merger.push(head, 1, 0);
+            self.merger = Some(merger);
+            self.pool = Some(Pool::new(
+                self.jobs,
+                carry.template(),
+                shared,
+                std::mem::take(&mut self.memo),
+            )?);
+        }
+        while self.cut_error.is_none()
+            && !self.cut_all
+            && self
+                .pool
+                .as_ref()
+                .is_some_and(|p| p.in_flight() < p.window())
+        {
+            match self.find_batch_end() {
+                Ok(Some(end)) => {
+                    let piece = self.take_piece(end);
+                    if let Some(pool) = self.pool.as_mut() {
+                        pool.send(piece);
+                    }
+                }
+                Ok(None) => self.cut_all = true,
+                // Given after the batches before it.
+                Err(e) => self.cut_error = Some(e),
+            }
+        }
+        let Some(pool) = self.pool.as_mut() else {
+            return Ok(false);
+        };
+        let Some((out, line_base, byte_base, (blank, skip))) = pool.next_in_order()? else {
+            return match self.cut_error.take() {
+                Some(e) => Err(e),
+                None => Ok(false),
+            };
+        };
+        let chunk = ChunkOut {
+            result: out.trees,
+            diagnostics: out.diagnostics,
+            carry: out.carry,
+        };
+        let (trees, ds) = match self.merger.as_mut() {
+            Some(m) => m.push(chunk, line_base + 1 + blank, byte_base + skip as u64),
+            None => (chunk.result, chunk.diagnostics),
+        };
+        for d in ds {
+            self.diagnostics.push(d);
+        }
+        if out.last_read.is_some() {
+            self.last_read = out.last_read;
+        }
+        match trees {
+            Ok(trees) => self.ready.extend(trees),
+            Err(e) => {
+                // Yielded after the trees of the records before it; the
+                // batches after it are not merged.
+                self.ready.extend(out.partial);
+                self.failed = Some(e);
+                self.pool = None;
+            }
+        }
+        Ok(true)
+    }
+
+    /// Cuts the piece `buf[..end]` off, with its first line's number less
+    /// one and its byte offset in the whole.
+    fn take_piece(&mut self, end: usize) -> (Bytes, u64, u64) {
+        let bytes = self.buf.split_to(end).freeze();
+        let (line_base, byte_base) = (self.line_base, self.byte_base);
+        self.line_base += self.breaks;
+        self.byte_base += end as u64;
+        self.pos = 0;
+        self.breaks = 0;
+        self.seen_line = false;
+        (bytes, line_base, byte_base)
+    }
+
+    /// Whether a `TRLR` record was read so far.
+    fn seen_trlr(&self) -> bool {
+        match &self.merger {
+            Some(m) => m.trlr_seen(),
+            None => self.carry.as_ref().is_some_and(Carry::seen_trlr),
+        }
     }
 
     fn next_record(&mut self) -> Result<Option<RecordTree>, Error> {
@@ -608,8 +711,17 @@ impl<R: Read> Records<R> {
 
     /// Reads and builds the next piece of input; `false` at the end.
     fn read_next(&mut self) -> Result<bool, Error> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         if !self.started {
             self.start()?;
+        }
+        if self.records > 0 && self.jobs > 1 {
+            return match self.build_parallel()? {
+                true => Ok(true),
+                false => self.end_of_input(),
+            };
         }
         let end = if self.records == 0 {
             self.find_end()?
@@ -617,37 +729,376 @@ impl<R: Read> Records<R> {
             self.find_batch_end()?
         };
         let Some(end) = end else {
-            if self.records == 0 && !self.config.is_headless() {
-                // The reader's own error for an empty input.
-                let mut r =
-                    Reader::with_config(b"", self.config.clone().encoding(Some(self.encoding)));
-                r.next_event()?;
-            }
-            if self.utf16_problems > 0 {
-                // The whole-file reader gives this warning first; here the
-                // count is known only at the end (as in a stream).
-                self.diagnostics.push(utf16_warning(self.utf16_problems));
-            }
-            if !self.carry.as_ref().is_some_and(Carry::seen_trlr) {
-                // At the last line string, as a whole read reports it
-                // (line 1, byte 0 when there is none).
-                let (line, byte) = self.last_read.unwrap_or((1, 0));
-                self.diagnostics.push(Diagnostic {
-                    kind: DiagnosticKind::MissingTrlr,
-                    position: Position { line, byte },
-                    message: "missing trlr record at end of input".into(),
-                });
-            }
-            return Ok(false);
+            return self.end_of_input();
         };
-        let bytes = self.buf.split_to(end).freeze();
-        let (line_base, byte_base) = (self.line_base, self.byte_base);
-        self.line_base += self.breaks;
-        self.byte_base += end as u64;
-        self.pos = 0;
-        self.breaks = 0;
-        self.seen_line = false;
+        let (bytes, line_base, byte_base) = self.take_piece(end);
         self.build(bytes, line_base, byte_base).map(|()| true)
+    }
+
+    /// The checks at the end of the input; `Ok(false)`.
+    fn end_of_input(&mut self) -> Result<bool, Error> {
+        if self.records == 0 && !self.config.is_headless() {
+            // The reader's own error for an empty input.
+            let mut r = Reader::with_config(b"", self.config.clone().encoding(Some(self.encoding)));
+            r.next_event()?;
+        }
+        if self.utf16_problems > 0 {
+            // The whole-file reader gives this warning first; here the
+            // count is known only at the end (as in a stream).
+            self.diagnostics.push(utf16_warning(self.utf16_problems));
+        }
+        if !self.seen_trlr() {
+            // At the last line string, as a whole read reports it
+            // (line 1, byte 0 when there is none).
+            let (line, byte) = self.last_read.unwrap_or((1, 0));
+            self.diagnostics.push(Diagnostic {
+                kind: DiagnosticKind::MissingTrlr,
+                position: Position { line, byte },
+                message: "missing trlr record at end of input".into(),
+            });
+        }
+        Ok(false)
+    }
+}
+
+/// A batch for a worker: its bytes, the number of lines before it and its
+/// byte offset in the input.
+type Piece = (Bytes, u64, u64);
+
+/// What a worker hands back: the batch's output, or its panic.
+type Done = (u64, std::thread::Result<BatchOut>);
+
+/// Worker threads that read batches for [`Records::jobs`], and the batches
+/// in flight, in order. Dropping it stops the workers (each finishes the
+/// batch it is reading) and joins them.
+struct Pool {
+    jobs: Option<mpsc::Sender<(u64, Piece)>>,
+    results: mpsc::Receiver<Done>,
+    workers: Vec<std::thread::JoinHandle<()>>,
+    /// Of each batch in flight, in order: its line and byte bases and where
+    /// its first line string is (blank lines before it, offset).
+    meta: VecDeque<(u64, u64, (u64, usize))>,
+    /// Outputs that came before their turn.
+    waiting: BTreeMap<u64, std::thread::Result<BatchOut>>,
+    sent: u64,
+    merged: u64,
+    threads: usize,
+}
+
+impl Pool {
+    fn new(
+        threads: usize,
+        template: Carry,
+        shared: Arc<Shared>,
+        memo: ResolveMemo,
+    ) -> Result<Self, Error> {
+        let (job_tx, job_rx) = mpsc::channel::<(u64, Piece)>();
+        let (done_tx, results) = mpsc::channel::<Done>();
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let mut workers = Vec::with_capacity(threads);
+        for _ in 0..threads {
+            let (job_rx, done_tx) = (job_rx.clone(), done_tx.clone());
+            let (template, shared, mut memo) = (template.clone(), shared.clone(), memo.clone());
+            let spawned = std::thread::Builder::new()
+                .name("gedcom-elf-records".into())
+                .spawn(move || loop {
+                    let job = match job_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((seq, (bytes, line_base, byte_base))) = job else {
+                        return;
+                    };
+                    let out = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        let reader =
+                            Reader::resume(&bytes, 0, bytes.len(), template.clone(), byte_base);
+                        let bases = (line_base, byte_base);
+                        let memo = std::mem::take(&mut memo);
+                        read_batch(reader, &bytes, shared.clone(), bases, memo)
+                    }));
+                    let out = out.map(|mut o| {
+                        memo = std::mem::take(&mut o.memo);
+                        o
+                    });
+                    if done_tx.send((seq, out)).is_err() {
+                        return;
+                    }
+                });
+            match spawned {
+                Ok(h) => workers.push(h),
+                Err(e) => {
+                    return Err(Error::new(
+                        crate::diag::ErrorKind::Io,
+                        None,
+                        format!("cannot start a thread: {e}"),
+                    ))
+                }
+            }
+        }
+        Ok(Pool {
+            jobs: Some(job_tx),
+            results,
+            workers,
+            meta: VecDeque::new(),
+            waiting: BTreeMap::new(),
+            sent: 0,
+            merged: 0,
+            threads,
+        })
+    }
+
+    /// How many batches may be in flight.
+    fn window(&self) -> usize {
+        self.threads * IN_FLIGHT
+    }
+
+    fn in_flight(&self) -> usize {
+        (self.sent - self.merged) as usize
+    }
+
+    fn send(&mut self, piece: Piece) {
+        let (blank, skip) = first_line_string(&piece.0);
+        self.meta.push_back((piece.1, piece.2, (blank, skip)));
+        if let Some(tx) = &self.jobs {
+            // A worker that is gone leaves its batch unread: the wait for
+            // it below reports that.
+            let _ = tx.send((self.sent, piece));
+        }
+        self.sent += 1;
+    }
+
+    /// The next batch's output in order, with its line and byte bases and
+    /// first line string; `None` when none is in flight. A worker's panic
+    /// is resumed here.
+    #[allow(clippy::type_complexity)]
+    fn next_in_order(&mut self) -> Result<Option<(BatchOut, u64, u64, (u64, usize))>, Error> {
+        if self.in_flight() == 0 {
+            return Ok(None);
+        }
+        let out = loop {
+            if let Some(out) = self.waiting.remove(&self.merged) {
+                break out;
+            }
+            match self.results.recv() {
+                Ok((seq, out)) => {
+                    self.waiting.insert(seq, out);
+                }
+                Err(_) => {
+                    return Err(Error::new(
+                        crate::diag::ErrorKind::Limit,
+                        None,
+                        "a batch of records was not read: its thread is gone",
+                    ))
+                }
+            }
+        };
+        self.merged += 1;
+        let out = out.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let Some((line_base, byte_base, first)) = self.meta.pop_front() else {
+            return Ok(None);
+        };
+        Ok(Some((out, line_base, byte_base, first)))
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // Closing the queue ends each worker after its batch.
+        self.jobs = None;
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+/// What reading one batch gives.
+struct BatchOut {
+    /// Its record trees, or the error that stopped the reader.
+    trees: Result<Vec<RecordTree>, Error>,
+    /// Its diagnostics (before the error, if any), numbered in the whole
+    /// input; encoding warnings left out (they were given at the start).
+    diagnostics: Vec<Diagnostic>,
+    carry: Carry,
+    /// The number and byte offset of its last line string, when it had one.
+    last_read: Option<(u64, u64)>,
+    memo: ResolveMemo,
+    /// After an error: where the first record the reader did not finish
+    /// begins (an offset in the batch), and the trees of the records
+    /// before it (strict mode).
+    failed_at: usize,
+    partial: Vec<RecordTree>,
+}
+
+/// `e` with its line number moved from the piece's to the whole input's.
+fn relocate(e: &Error, line_base: u64) -> Error {
+    let fix = |p: Position| Position {
+        line: p.line + line_base,
+        ..p
+    };
+    Error::new(e.kind(), e.position().map(fix), e.message())
+}
+
+/// Reads one batch of whole records (`reader` over `bytes`, lines numbered
+/// from 1; `line_base` lines of the input come before them) and splits it
+/// into a tree per record. Runs on any thread.
+fn read_batch(
+    reader: Reader<'_>,
+    bytes: &Bytes,
+    shared: Arc<Shared>,
+    (line_base, byte_base): (u64, u64),
+    memo: ResolveMemo,
+) -> BatchOut {
+    // Kept to read the records before an error again (strict mode).
+    let restart = reader.config().is_strict().then(|| reader.clone());
+    let mut out = read_records(reader, bytes, shared.clone(), (line_base, byte_base), memo);
+    if let (Err(_), Some(restart)) = (&out.trees, restart) {
+        // The records the reader finished before the error are yielded
+        // before it, as they are when read in batches of one record: read
+        // them again, without the record that failed.
+        let cut = out.failed_at.min(bytes.len());
+        if cut > 0 {
+            let again = read_records(
+                restart.first_chunk(cut),
+                &bytes.slice(..cut),
+                shared,
+                (line_base, byte_base),
+                ResolveMemo::default(),
+            );
+            if let Ok(trees) = again.trees {
+                out.partial = trees;
+            }
+        }
+    }
+    out
+}
+
+/// [`read_batch`] without the second reading after an error.
+fn read_records(
+    mut reader: Reader<'_>,
+    bytes: &Bytes,
+    shared: Arc<Shared>,
+    (line_base, byte_base): (u64, u64),
+    memo: ResolveMemo,
+) -> BatchOut {
+    let lines_before = reader.stats().lines;
+    // Where the records that were ended end (the next one's line start).
+    let mut ended = 0usize;
+    let fix = move |p: Position| Position {
+        line: p.line + line_base,
+        ..p
+    };
+    let mut diagnostics = Vec::new();
+    // Where each record's first line string starts.
+    let mut starts: Vec<usize> = Vec::new();
+    let built = Builder::new(bytes, shared, bytes.len() / 16 + 4, false).and_then(|mut builder| {
+        builder.memo = Some(memo);
+        loop {
+            // Matched by reference: moving each event out of the `Result`
+            // and then out of the `Option` copied it twice.
+            let next = reader.next_event();
+            if !reader.diagnostics().is_empty() {
+                for d in reader.drain_diagnostics() {
+                    // The encoding warnings were given when reading began.
+                    if d.kind == DiagnosticKind::Encoding {
+                        continue;
+                    }
+                    let position = fix(d.position);
+                    diagnostics.push(Diagnostic { position, ..d });
+                }
+            }
+            match &next {
+                Ok(Some(Event::Begin(b))) => {
+                    if b.level == 0 {
+                        starts.push(b.span.start);
+                    }
+                    builder.begin(b)?
+                }
+                Ok(Some(Event::End(e))) => {
+                    builder.end();
+                    if e.level == 0 {
+                        ended = starts.len();
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => return Err(relocate(e, line_base)),
+            }
+        }
+        Ok(builder)
+    });
+    let carry = reader.into_carry();
+    let last_read = (carry.stats().lines > lines_before).then(|| {
+        let p = fix(Position {
+            line: carry.last_line(),
+            byte: carry.last_byte(),
+        });
+        (p.line, p.byte)
+    });
+    let line_start = |s: usize| {
+        let before = bytes[..s.min(bytes.len())]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+        s - before
+    };
+    let mut builder = match built {
+        Ok(b) => b,
+        Err(e) => {
+            // The first record not ended began at its line, or is the one
+            // whose first line gave the error.
+            let at = match starts.get(ended) {
+                Some(&s) => s,
+                None => e
+                    .position()
+                    .map_or(0, |p| p.byte.saturating_sub(byte_base) as usize),
+            };
+            return BatchOut {
+                trees: Err(e),
+                diagnostics,
+                carry,
+                last_read,
+                memo: ResolveMemo::default(),
+                failed_at: line_start(at),
+                partial: Vec::new(),
+            };
+        }
+    };
+    let memo = builder.memo.take().unwrap_or_default();
+    let mut core = builder.finish();
+    core.line_offset = line_base;
+    let cores = core.split_records();
+    // Each record's bytes run from its first line's first byte (leading
+    // whitespace included; the batch's start for the first record) to
+    // where the next record's begin.
+    let line_start_or_end = |i: usize| starts.get(i).map_or(bytes.len(), |&s| line_start(s));
+    let known = starts.len() == cores.len();
+    let text = Arc::new(OnceLock::new());
+    let mut trees = Vec::with_capacity(cores.len());
+    for (i, core) in cores.into_iter().enumerate() {
+        let (from, to) = if !known {
+            (0, bytes.len())
+        } else if i == 0 {
+            (0, line_start_or_end(1))
+        } else {
+            (line_start(starts[i]), line_start_or_end(i + 1))
+        };
+        if core.len() > 0 {
+            trees.push(RecordTree {
+                buf: bytes.clone(),
+                bytes: bytes.slice(from..to),
+                text: text.clone(),
+                core,
+            });
+        }
+    }
+    BatchOut {
+        trees: Ok(trees),
+        diagnostics,
+        carry,
+        last_read,
+        memo,
+        failed_at: 0,
+        partial: Vec::new(),
     }
 }
 
