@@ -331,3 +331,17 @@ fn record_trees_read_on_several_threads_equal_those_read_on_one() {
         }
     }
 }
+
+#[test]
+fn record_trees_on_several_threads_can_be_dropped_half_read() {
+    let mut bytes = Vec::new();
+    generate::generate_bytes(2_000_000, 9, &mut bytes).unwrap();
+    let mut records = Records::new(&bytes[..]).batch_bytes(4096).jobs(2);
+    let first: Vec<_> = records.by_ref().take(50).map(Result::unwrap).collect();
+    assert_eq!(first.len(), 50);
+    // Dropping the iterator stops and joins its workers; the trees taken
+    // stay valid.
+    drop(records);
+    assert_eq!(first[0].root().tag(), "HEAD");
+    assert!(first[49].root().children().next().is_some());
+}
