@@ -431,7 +431,7 @@ fn main() -> ExitCode {
             size as f64 / 1e6
         ),
         format!(
-            "{:<24} {:>10} {:>13} {:>22}  {}",
+            "{:<27} {:>10} {:>13} {:>22}  {}",
             "contender", "MB/s", "x line-count", "min..max MB/s", "items"
         ),
     ];
@@ -464,7 +464,7 @@ fn main() -> ExitCode {
         }
         if let Some(p) = problem {
             table.push(format!(
-                "{:<24} {:>10} {:>13} {:>22}  {p}",
+                "{:<27} {:>10} {:>13} {:>22}  {p}",
                 c.name, "-", "-", "-"
             ));
             continue;
@@ -474,7 +474,7 @@ fn main() -> ExitCode {
         let speed = mb_per_s(size, median(&mut times));
         let base = *reference.get_or_insert(speed);
         table.push(format!(
-            "{:<24} {:>10.1} {:>13.4} {:>22}  {} {}",
+            "{:<27} {:>10.1} {:>13.4} {:>22}  {} {}",
             c.name,
             speed,
             speed / base,
