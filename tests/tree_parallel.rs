@@ -345,3 +345,57 @@ fn record_trees_on_several_threads_can_be_dropped_half_read() {
     assert_eq!(first[0].root().tag(), "HEAD");
     assert!(first[49].root().children().next().is_some());
 }
+
+/// A source that fails once `left` bytes were read.
+struct Failing<'a> {
+    data: &'a [u8],
+    left: usize,
+}
+
+impl std::io::Read for Failing<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            return Err(std::io::Error::other("the disk is gone"));
+        }
+        let k = buf.len().min(self.data.len()).min(self.left).min(4096);
+        buf[..k].copy_from_slice(&self.data[..k]);
+        self.data = &self.data[k..];
+        self.left -= k;
+        Ok(k)
+    }
+}
+
+#[test]
+fn an_io_error_comes_after_the_records_read_before_it_on_any_number_of_threads() {
+    let mut bytes = Vec::new();
+    generate::generate_bytes(3_000_000, 4, &mut bytes).unwrap();
+    let run = |jobs: usize| {
+        let source = Failing {
+            data: &bytes,
+            left: 2_500_000,
+        };
+        let mut records = Records::new(source).batch_bytes(8192).jobs(jobs);
+        let mut roots = Vec::new();
+        let mut error = None;
+        for r in records.by_ref() {
+            match r {
+                Ok(t) => roots.push(t.root().line()),
+                Err(e) => error = Some(e.to_string()),
+            }
+        }
+        assert!(records.next().is_none(), "nothing after the error");
+        (roots, error)
+    };
+    let one = run(1);
+    assert!(one.0.len() > 1000, "records before the error");
+    assert!(
+        one.1
+            .as_deref()
+            .is_some_and(|e| e.contains("the disk is gone")),
+        "{:?}",
+        one.1
+    );
+    for jobs in [2, 3] {
+        assert_eq!(run(jobs), one, "jobs {jobs}");
+    }
+}

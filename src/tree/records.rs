@@ -165,7 +165,9 @@ impl RecordTree {
 /// the `CHAR` line may name an unsupported encoding, strict mode stops at
 /// the first error, and a record of 4 GiB or more is refused
 /// ([`ErrorKind::Limit`](crate::ErrorKind)). The iterator ends after an
-/// error.
+/// error; the records read completely before it are yielded first, at
+/// every batch size and number of [`jobs`](Records::jobs) (in strict mode,
+/// a batch that fails is read a second time, up to the record that failed).
 ///
 /// # Differences from reading the whole input
 /// None in the structures. A record that begins with a level-0 `CONT`,
