@@ -711,3 +711,34 @@ fn strict_records_yield_the_records_before_the_error_at_any_batch_size() {
         }
     }
 }
+
+#[test]
+fn records_judge_a_missing_char_line_on_the_first_64_kib_as_the_reader_does() {
+    // No CHAR line: ANSEL by default, with a warning only when the input's
+    // first 64 KiB hold a non-ASCII byte. Here the first is at about 100 KB
+    // (inside the first MiB, which Records used to judge on), or at the start.
+    let late = {
+        let mut s = b"0 HEAD\n".to_vec();
+        while s.len() < 100_000 {
+            s.extend_from_slice(b"0 NOTE plain ascii text\n");
+        }
+        s.extend_from_slice(b"0 NOTE caf\xe9\n0 TRLR\n");
+        s
+    };
+    let early = b"0 HEAD\n0 NOTE caf\xe9\n0 TRLR\n".to_vec();
+    for (bytes, warned) in [(late, false), (early, true)] {
+        let input = Input::new(&bytes).unwrap();
+        let mut r = input.reader();
+        while r.next_event().unwrap().is_some() {}
+        let want = places(r.drain_diagnostics());
+        let encoding = want.iter().any(|d| d.0 == DiagnosticKind::Encoding);
+        assert_eq!(encoding, warned);
+        for jobs in [1, 2] {
+            let mut records = Records::new(&bytes[..]).jobs(jobs);
+            for t in records.by_ref() {
+                t.unwrap();
+            }
+            assert_eq!(places(records.drain_diagnostics()), want, "jobs {jobs}");
+        }
+    }
+}

@@ -136,9 +136,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     assert!(whole.next().is_none());
-    // The same diagnostics, in the same order and places. (Records judges
-    // a missing CHAR line on its first MiB, the reader on 64 KiB: the same
-    // for inputs this short.)
+    // The same diagnostics, in the same order and places.
     // The UTF-16 transcoding warning comes last from Records (the count is
     // known only at the end) and first from the reader.
     if let Some(want) = whole_diagnostics {

@@ -14,7 +14,7 @@ use crate::escape::EscapeTable;
 use crate::event::Event;
 use crate::input::EncodingInfo;
 use crate::par::{count_breaks, first_line_string, ChunkOut, Merger};
-use crate::read::{Carry, Reader, ReaderConfig};
+use crate::read::{Carry, Reader, ReaderConfig, HEAD_ASCII_WINDOW};
 use crate::scan::parse_line;
 use crate::stream::{count, next_boundary, utf16_warning, Search};
 use crate::tree::arena::{
@@ -177,11 +177,9 @@ impl RecordTree {
 /// trees. Each batch's reader resumes with the state the one before left
 /// (the HEAD's escapes, whether `TRLR` was seen), so the diagnostics are
 /// the whole-file reader's, in the same order and at the same lines and
-/// bytes, with two exceptions: the warning for a missing `CHAR` line
-/// (ANSEL by default) is decided on the first MiB rather than the input's
-/// first 64 KiB, and the warning for unpaired surrogates in UTF-16 input
-/// comes last (with the count, but not the first line), because the count
-/// is known only at the end.
+/// bytes, with one exception: the warning for unpaired surrogates in
+/// UTF-16 input comes last (with the count, but not the first line),
+/// because the count is known only at the end.
 pub struct Records<R> {
     src: R,
     config: ReaderConfig,
@@ -409,9 +407,10 @@ impl<R: Read> Records<R> {
             self.encoding = info.encoding;
         }
         // As the reader does: defaulting to ANSEL only matters when there
-        // are non-ASCII bytes (judged on what was read so far).
+        // are non-ASCII bytes, judged on the input's first 64 KiB.
         let defaulted = info.source == EncodingSource::Default && info.char_value.is_none();
-        if !(defaulted && self.buf.is_ascii()) {
+        let head = &self.buf[..self.buf.len().min(HEAD_ASCII_WINDOW)];
+        if !(defaulted && head.is_ascii()) {
             for w in &info.warnings {
                 self.diagnostics.push(Diagnostic {
                     kind: DiagnosticKind::Encoding,
