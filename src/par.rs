@@ -462,7 +462,9 @@ enum Numbering {
     Relative,
 }
 
-/// What [`Chunks::for_each`] returns after the last chunk.
+/// What [`Chunks::for_each`] (and
+/// [`StreamReader::for_each_relative`](crate::stream::StreamReader::for_each_relative))
+/// returns after the last chunk.
 #[derive(Debug)]
 pub struct Summary {
     /// End-of-input diagnostics (a missing `TRLR`).
@@ -593,7 +595,7 @@ pub(crate) struct ChunkOut<T> {
 
 impl<T> ChunkOut<T> {
     /// Adds `off` to every line number of a chunk read numbered from line 1.
-    fn shift_lines(&mut self, off: u64) {
+    pub(crate) fn shift_lines(&mut self, off: u64) {
         if let Err(e) = &mut self.result {
             e.shift_line(off);
         }

@@ -7,7 +7,8 @@
 //! reader's small carried state crosses each cut, so the events, diagnostics
 //! and line numbers are exactly those of [`Reader`] over the whole input.
 //! Memory stays at about one batch (64 KiB by default) plus the largest
-//! record.
+//! record. [`StreamReader::for_each_relative`] reads the batches on several
+//! threads instead (then about `4 * jobs` batches are held).
 //!
 //! # Why not an `Iterator`, and why batches
 //! An event borrows the buffer it was read into. An iterator cannot hand out
@@ -42,11 +43,15 @@
 //! # Ok::<(), gedcom_elf::Error>(())
 //! ```
 
+use std::collections::{BTreeMap, VecDeque};
 use std::io::BufRead;
+use std::panic::AssertUnwindSafe;
+use std::sync::{mpsc, Mutex};
 
 use crate::diag::{Diagnostic, Error};
 use crate::encoding::{self, Encoding, Utf16Decoder};
 use crate::event::Event;
+use crate::par::{first_line_string, ChunkOut, Merger, Summary};
 use crate::read::{Carry, ReadStats, Reader, ReaderConfig};
 
 /// The default batch size: 64 KiB.
@@ -130,6 +135,12 @@ impl<R: BufRead> StreamReader<R> {
         self.carry.as_ref().map(Carry::stats)
     }
 
+    /// Bytes handed out in batches so far: the input after its byte-order
+    /// mark (UTF-16 transcoded to UTF-8), which byte offsets refer to.
+    pub fn bytes_read(&self) -> u64 {
+        self.offset
+    }
+
     /// The encoding of the stream and how it was decided, once the first
     /// batch was read.
     pub fn encoding_info(&self) -> Option<&crate::EncodingInfo> {
@@ -186,20 +197,16 @@ impl<R: BufRead> StreamReader<R> {
         Ok(info)
     }
 
-    /// Reads the next batch of whole records into `buf` (its old content is
-    /// discarded) and returns a reader over it, or `None` at the end.
-    ///
-    /// # Errors
-    /// I/O errors of the source; an unsupported encoding; the errors of
-    /// [`Reader::next_event`] for the first batch are returned by the
-    /// batch's `next_event`.
-    pub fn read_batch_into<'b>(
-        &'b mut self,
-        buf: &'b mut Vec<u8>,
-    ) -> Result<Option<Batch<'b>>, Error> {
-        if self.done {
-            return Ok(None);
-        }
+    /// Cuts the next batch of whole records into `buf` (its old content is
+    /// discarded): with the encoding decided, for the first, whether the
+    /// input's first bytes are ASCII (they decide the missing-CHAR
+    /// warning), and its offset in the decoded stream. `None` at the end of
+    /// the input (the first batch is given even when it is empty).
+    #[allow(clippy::type_complexity)]
+    fn next_piece(
+        &mut self,
+        buf: &mut Vec<u8>,
+    ) -> Result<Option<(Option<encoding::Detection>, bool, u64)>, Error> {
         let info = if self.started {
             None
         } else {
@@ -221,15 +228,6 @@ impl<R: BufRead> StreamReader<R> {
         };
         self.search = 0;
         if cut == 0 && info.is_none() {
-            self.done = true;
-            if self.utf16_problems > 0 {
-                // `Input` counts these before reading starts; a stream knows
-                // the total only now.
-                self.diagnostics.push(utf16_warning(self.utf16_problems));
-            }
-            if let Some(d) = self.carry.as_mut().and_then(Carry::finish) {
-                self.diagnostics.push(d);
-            }
             return Ok(None);
         }
         // The first bytes (the same the slice reader looks at) decide the
@@ -246,6 +244,35 @@ impl<R: BufRead> StreamReader<R> {
         }
         let base = self.offset;
         self.offset += cut as u64;
+        Ok(Some((info, head_ascii, base)))
+    }
+
+    /// Reads the next batch of whole records into `buf` (its old content is
+    /// discarded) and returns a reader over it, or `None` at the end.
+    ///
+    /// # Errors
+    /// I/O errors of the source; an unsupported encoding; the errors of
+    /// [`Reader::next_event`] for the first batch are returned by the
+    /// batch's `next_event`.
+    pub fn read_batch_into<'b>(
+        &'b mut self,
+        buf: &'b mut Vec<u8>,
+    ) -> Result<Option<Batch<'b>>, Error> {
+        if self.done {
+            return Ok(None);
+        }
+        let Some((info, head_ascii, base)) = self.next_piece(buf)? else {
+            self.done = true;
+            if self.utf16_problems > 0 {
+                // `Input` counts these before reading starts; a stream knows
+                // the total only now.
+                self.diagnostics.push(utf16_warning(self.utf16_problems));
+            }
+            if let Some(d) = self.carry.as_mut().and_then(Carry::finish) {
+                self.diagnostics.push(d);
+            }
+            return Ok(None);
+        };
         let reader = match (info, self.carry.take()) {
             (Some(info), _) => {
                 let enc = self.payload_encoding;
@@ -266,6 +293,258 @@ impl<R: BufRead> StreamReader<R> {
             carry: &mut self.carry,
             done: &mut self.done,
         }))
+    }
+}
+
+impl<R: BufRead> StreamReader<R> {
+    /// Reads the rest of the stream on `jobs` threads, handing each
+    /// batch's output and diagnostics to `sink` in document order.
+    ///
+    /// The first batch (the HEAD) is read on the calling thread, unless
+    /// [`read_batch_into`](StreamReader::read_batch_into) read it already:
+    /// read the HEAD that way first to look at it (its schema, its
+    /// encoding) before the rest goes to the threads. The calling thread
+    /// cuts the batches and keeps up to `4 * jobs` of them in flight, each
+    /// in a buffer of its own; a thread reads a batch from the state right
+    /// after the HEAD (as [`Chunks`](crate::par::Chunks) reads a chunk),
+    /// numbering its lines from 1. `work` gets that batch's reader. `sink`
+    /// gets `work`'s result, the batch's diagnostics (global line numbers
+    /// and byte offsets) and the number of lines before the batch, which
+    /// turns the batch's line numbers into the input's. The results are
+    /// those of reading batch by batch on one thread, in the same order.
+    ///
+    /// Returns the end-of-input diagnostics (an `encoding` warning for
+    /// UTF-16 with unpaired surrogates, then `missing-trlr`) and the
+    /// counters over the whole input, the batches read before included.
+    ///
+    /// ```
+    /// use gedcom_elf::stream::StreamReader;
+    /// use gedcom_elf::Event;
+    ///
+    /// let mut text = String::from("0 HEAD\n1 CHAR UTF-8\n");
+    /// for i in 0..500 {
+    ///     text.push_str(&format!("0 @I{i}@ INDI\n1 NAME N{i}\n"));
+    /// }
+    /// text.push_str("0 TRLR\n");
+    /// let mut stream = StreamReader::new(text.as_bytes()).batch_size(256);
+    /// let mut names = 0;
+    /// let summary = stream.for_each_relative(
+    ///     2,
+    ///     |reader| {
+    ///         let mut n = 0;
+    ///         while let Some(e) = reader.next_event()? {
+    ///             if let Event::Begin(b) = e {
+    ///                 n += usize::from(b.tag == "NAME");
+    ///             }
+    ///         }
+    ///         Ok(n)
+    ///     },
+    ///     |n, diagnostics, _lines_before| {
+    ///         assert!(diagnostics.is_empty());
+    ///         names += n;
+    ///         Ok(())
+    ///     },
+    /// )?;
+    /// assert_eq!(names, 500);
+    /// assert_eq!(summary.stats.structures, 1003); // HEAD, CHAR, 500 x 2, TRLR
+    /// assert!(summary.diagnostics.is_empty());
+    /// # Ok::<(), gedcom_elf::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The first error of `work` or `sink` (no later result is handed
+    /// over), an I/O error of the source (after the results of the batches
+    /// before it), and as [`read_batch_into`](StreamReader::read_batch_into).
+    /// A panic in `work` is resumed on the calling thread.
+    pub fn for_each_relative<T, F, S>(
+        &mut self,
+        jobs: usize,
+        work: F,
+        mut sink: S,
+    ) -> Result<Summary, Error>
+    where
+        T: Send,
+        F: Fn(&mut Reader<'_>) -> Result<T, Error> + Sync,
+        S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
+    {
+        let mut merger = Merger::new();
+        if self.done {
+            // Read to its end, or stopped by an error.
+            return Ok(Summary {
+                diagnostics: Vec::new(),
+                stats: self.stats().cloned().unwrap_or_default(),
+            });
+        }
+        if self.carry.is_none() {
+            // The HEAD, on this thread.
+            let mut buf = Vec::new();
+            if let Some((info, head_ascii, _)) = self.next_piece(&mut buf)? {
+                let enc = self.payload_encoding;
+                let Some(info) = info else {
+                    self.done = true;
+                    return Err(Error::new(
+                        crate::ErrorKind::Limit,
+                        None,
+                        "internal: the stream's first batch was read without a reader",
+                    ));
+                };
+                let mut r =
+                    Reader::prepared(&buf, self.config.clone(), info, enc).first_chunk(buf.len());
+                r.set_head_ascii(head_ascii);
+                let result = work(&mut r);
+                let diagnostics = r.drain_diagnostics().collect();
+                let out = ChunkOut {
+                    result,
+                    diagnostics,
+                    carry: r.into_carry(),
+                };
+                let (blank, skip) = first_line_string(&buf);
+                self.carry = Some(out.carry.clone());
+                let (t, ds) = merger.push(out, 1 + blank, skip as u64);
+                if t.is_err() {
+                    self.done = true;
+                }
+                sink(t?, ds, 0)?;
+            }
+        } else if let Some(carry) = self.carry.clone() {
+            // What the batches read before left: counters, TRLR seen.
+            let before = ChunkOut {
+                result: Ok(()),
+                diagnostics: Vec::new(),
+                carry,
+            };
+            let _ = merger.push(before, 1, 0);
+        }
+        let Some(carry) = self.carry.clone() else {
+            self.done = true;
+            return Ok(merger.finish());
+        };
+        if !self.done {
+            let template = carry.template();
+            let lines = carry.next_line.saturating_sub(1);
+            let result =
+                self.run_batches(jobs.max(1), &template, lines, &mut merger, &work, &mut sink);
+            self.done = true;
+            result?;
+        }
+        let mut summary = merger.finish();
+        if self.utf16_problems > 0 {
+            summary
+                .diagnostics
+                .insert(0, utf16_warning(self.utf16_problems));
+        }
+        Ok(summary)
+    }
+
+    /// The batches after the HEAD for [`StreamReader::for_each_relative`];
+    /// `lines` is the number of lines before them.
+    fn run_batches<T, F, S>(
+        &mut self,
+        jobs: usize,
+        template: &Carry,
+        mut lines: u64,
+        merger: &mut Merger,
+        work: &F,
+        sink: &mut S,
+    ) -> Result<(), Error>
+    where
+        T: Send,
+        F: Fn(&mut Reader<'_>) -> Result<T, Error> + Sync,
+        S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
+    {
+        type Job = (u64, Vec<u8>, u64);
+        let window = 4 * jobs as u64;
+        let (job_tx, job_rx) = mpsc::channel::<Job>();
+        let job_rx = Mutex::new(job_rx);
+        let (done_tx, done_rx) = mpsc::channel();
+        std::thread::scope(|scope| {
+            // Dropped when this closure returns, however it returns: the
+            // workers then find the queue closed and end.
+            let job_tx = job_tx;
+            for _ in 0..jobs {
+                let (done_tx, job_rx) = (done_tx.clone(), &job_rx);
+                scope.spawn(move || loop {
+                    let job = match job_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((seq, bytes, base)): Result<Job, _> = job else {
+                        return;
+                    };
+                    let out = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        let mut r = Reader::resume(&bytes, 0, bytes.len(), template.clone(), base);
+                        let result = work(&mut r);
+                        let diagnostics: Vec<Diagnostic> = r.drain_diagnostics().collect();
+                        ChunkOut {
+                            result,
+                            diagnostics,
+                            carry: r.into_carry(),
+                        }
+                    }));
+                    if done_tx.send((seq, out)).is_err() {
+                        return;
+                    }
+                });
+            }
+            drop(done_tx);
+            // Of each batch in flight: its offset and first line string.
+            let mut meta: VecDeque<(u64, (u64, usize))> = VecDeque::new();
+            let mut waiting = BTreeMap::new();
+            let (mut sent, mut merged) = (0u64, 0u64);
+            let mut cut_error = None;
+            let mut at_end = false;
+            loop {
+                while !at_end && cut_error.is_none() && sent - merged < window {
+                    let mut buf = Vec::new();
+                    match self.next_piece(&mut buf) {
+                        Ok(Some((_, _, base))) => {
+                            meta.push_back((base, first_line_string(&buf)));
+                            if job_tx.send((sent, buf, base)).is_err() {
+                                break;
+                            }
+                            sent += 1;
+                        }
+                        Ok(None) => at_end = true,
+                        // Given after the batches cut before it.
+                        Err(e) => cut_error = Some(e),
+                    }
+                }
+                if merged == sent {
+                    return match cut_error {
+                        Some(e) => Err(e),
+                        None => Ok(()),
+                    };
+                }
+                let out = loop {
+                    if let Some(out) = waiting.remove(&merged) {
+                        break out;
+                    }
+                    match done_rx.recv() {
+                        Ok((seq, out)) => {
+                            waiting.insert(seq, out);
+                        }
+                        Err(_) => {
+                            return Err(Error::new(
+                                crate::ErrorKind::Limit,
+                                None,
+                                "a batch was not read: its thread is gone",
+                            ))
+                        }
+                    }
+                };
+                merged += 1;
+                let mut out = out.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                let Some((base, (blank, skip))) = meta.pop_front() else {
+                    return Ok(());
+                };
+                // Numbered from 1: renumbered as the whole's.
+                let read = out.carry.next_line.saturating_sub(1);
+                out.shift_lines(lines);
+                let (t, ds) = merger.push(out, lines + 1 + blank, base + skip as u64);
+                sink(t?, ds, lines)?;
+                lines = lines.saturating_add(read);
+            }
+        })
     }
 }
 

@@ -484,3 +484,46 @@ fn count_stats_and_events_name_the_same_lines_on_any_jobs_and_chunks() {
         }
     }
 }
+
+/// `text` without the timing lines (`time:` and `… MB/s`).
+fn untimed(text: &[u8]) -> String {
+    String::from_utf8_lossy(text)
+        .lines()
+        .filter(|l| !l.starts_with("time:") && !l.contains(" MB/s"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn stdin_batches_on_several_jobs_give_what_one_job_gives() {
+    // count, stats and events (without --types) read the batches after the
+    // HEAD of standard input on --jobs threads; everything they print,
+    // diagnostics and exit status included, is what one job prints.
+    for (name, bytes) in inputs() {
+        for args in [
+            &["count"][..],
+            &["stats"],
+            &["events"],
+            &["events", "--strict"],
+        ] {
+            let with = |opts: &[&str]| {
+                let mut all: Vec<&str> = args.to_vec();
+                all.extend_from_slice(opts);
+                all.push("-");
+                run(&all, Some(&bytes))
+            };
+            let one = with(&["--jobs", "1", "--chunk-bytes", "900"]);
+            for opts in [
+                &["--jobs", "2"][..],
+                &["--jobs", "2", "--chunk-bytes", "1"],
+                &["--jobs", "3", "--chunk-bytes", "900"],
+            ] {
+                let other = with(opts);
+                let what = format!("{name} {args:?} {opts:?}");
+                assert_eq!(other.status.code(), one.status.code(), "{what}");
+                assert_eq!(untimed(&other.stdout), untimed(&one.stdout), "{what}");
+                assert_eq!(untimed(&other.stderr), untimed(&one.stderr), "{what}");
+            }
+        }
+    }
+}

@@ -3,6 +3,9 @@
 
 mod common;
 
+#[path = "../benches/support/generate.rs"]
+mod generate;
+
 use std::io::BufReader;
 
 use gedcom_elf::stream::StreamReader;
@@ -183,4 +186,134 @@ fn missing_trlr_before_many_blank_lines_is_placed_at_the_last_line() {
         &[1, 7, 4096],
         &[1, 64, 1 << 16],
     );
+}
+
+/// [`StreamReader::for_each_relative`] on `jobs` threads: every event
+/// renumbered with the lines before its batch, the batches' diagnostics,
+/// then the end-of-input ones. With `head_first`, the HEAD's batch is read
+/// with `read_batch_into` before.
+fn stream_parallel(bytes: &[u8], batch: usize, jobs: usize, head_first: bool) -> Read {
+    let source = BufReader::with_capacity(61, bytes);
+    let mut stream = StreamReader::with_config(source, ReaderConfig::new()).batch_size(batch);
+    let (mut events, mut diags) = (Vec::new(), Vec::new());
+    if head_first {
+        let mut buf = Vec::new();
+        let batch = match stream.read_batch_into(&mut buf) {
+            Ok(Some(b)) => Some(b),
+            Ok(None) => None,
+            Err(e) => return (events, diags, Some(e.to_string())),
+        };
+        if let Some(mut batch) = batch {
+            loop {
+                let r = batch.next_event();
+                diags.extend(batch.drain_diagnostics());
+                match r {
+                    Ok(Some(e)) => events.push(e.into_owned()),
+                    Ok(None) => break,
+                    Err(e) => return (events, diags, Some(e.to_string())),
+                }
+            }
+        }
+    }
+    let summary = stream.for_each_relative(
+        jobs,
+        |reader| {
+            let mut out = Vec::new();
+            while let Some(e) = reader.next_event()? {
+                out.push(e.into_owned());
+            }
+            Ok(out)
+        },
+        |out, ds, lines_before| {
+            for mut e in out {
+                if let Event::Begin(b) = &mut e {
+                    b.line += lines_before;
+                }
+                events.push(e);
+            }
+            diags.extend(ds);
+            Ok(())
+        },
+    );
+    match summary {
+        Ok(s) => {
+            diags.extend(s.diagnostics);
+            (events, diags, None)
+        }
+        Err(e) => (events, diags, Some(e.to_string())),
+    }
+}
+
+#[test]
+fn batches_read_on_several_threads_give_the_slice_readers_events_and_diagnostics() {
+    let mut inputs = common::project_corpus();
+    if let Some(dir) = common::shared_corpus() {
+        inputs.extend(common::ged_files(&dir));
+    }
+    // Lines after TRLR in a later batch, problems in several batches.
+    let mut late = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
+    for i in 0..200 {
+        late.extend_from_slice(format!("0 @I{i}@ INDI\n1 NAME N{i}\n").as_bytes());
+        if i % 50 == 7 {
+            late.extend_from_slice(b"2 X\n!!\n4 DEEP\n");
+        }
+        if i == 120 {
+            late.extend_from_slice(b"0 TRLR\n");
+        }
+    }
+    inputs.push(("late".into(), late));
+    for (name, bytes) in &inputs {
+        let want = normalise(slice_read(bytes));
+        for batch in [1, 300, 1 << 16] {
+            for jobs in [1, 2, 3] {
+                for head_first in [false, true] {
+                    let got = normalise(stream_parallel(bytes, batch, jobs, head_first));
+                    assert_eq!(
+                        got.2, want.2,
+                        "{name}: error, batch {batch}, jobs {jobs}, head first {head_first}"
+                    );
+                    assert_eq!(
+                        got.0, want.0,
+                        "{name}: events, batch {batch}, jobs {jobs}, head first {head_first}"
+                    );
+                    assert_eq!(
+                        got.1, want.1,
+                        "{name}: diagnostics, batch {batch}, jobs {jobs}, head first {head_first}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn batches_read_on_several_threads_count_what_the_slice_reader_counts() {
+    let mut inputs = common::project_corpus();
+    let mut generated = Vec::new();
+    generate::generate_bytes(400_000, 2, &mut generated).unwrap();
+    inputs.push(("generated".into(), generated));
+    for (name, bytes) in &inputs {
+        let Ok(input) = Input::new(bytes) else {
+            continue;
+        };
+        let mut reader = input.reader();
+        while let Ok(Some(_)) = reader.next_event() {}
+        let want = reader.stats().clone();
+        for jobs in [1, 2] {
+            let mut stream = StreamReader::new(&bytes[..]).batch_size(4096);
+            let got = stream
+                .for_each_relative(
+                    jobs,
+                    |r| {
+                        while r.next_event()?.is_some() {}
+                        Ok(())
+                    },
+                    |(), _, _| Ok(()),
+                )
+                .map(|s| s.stats);
+            if let Ok(got) = got {
+                assert_eq!(got, want, "{name}: jobs {jobs}");
+            }
+        }
+    }
 }

@@ -1,7 +1,7 @@
-//! Arbitrary bytes read three ways must agree: the slice reader, the
-//! streaming reader (tiny `BufRead` capacity and batch size), and parallel
-//! record-aligned chunks — the same events (spans aside for streaming),
-//! diagnostics and errors.
+//! Arbitrary bytes read four ways must agree: the slice reader, the
+//! streaming reader (tiny `BufRead` capacity and batch size), parallel
+//! record-aligned chunks, and the stream's batches on a worker thread —
+//! the same events (spans aside for streaming), diagnostics and errors.
 #![no_main]
 
 use std::io::BufReader;
@@ -133,5 +133,37 @@ fuzz_target!(|data: &[u8]| {
         diags.extend(summary.diagnostics);
         assert_eq!(events, want.0, "relative events");
         assert_eq!(diags, want.1, "relative diagnostics");
+
+        // A stream's batches on a worker thread, merged the same way.
+        let source = BufReader::with_capacity(capacity, bytes);
+        let mut s = StreamReader::with_config(source, config.clone()).batch_size(batch);
+        let (mut events, mut diags) = (Vec::new(), Vec::new());
+        let summary = s
+            .for_each_relative(
+                1,
+                |r| {
+                    let mut events = Vec::new();
+                    while let Some(e) = r.next_event()? {
+                        events.push(e.into_owned());
+                    }
+                    Ok(events)
+                },
+                |batch, ds, offset| {
+                    for mut e in batch {
+                        if let Event::Begin(b) = &mut e {
+                            b.line += offset;
+                        }
+                        events.push(e);
+                    }
+                    diags.extend(ds);
+                    Ok(())
+                },
+            )
+            .expect("parallel stream");
+        diags.extend(summary.diagnostics);
+        assert_eq!(no_spans(events), no_spans(want.0.clone()), "parallel stream events");
+        let (got_u, got_rest): (Vec<_>, Vec<_>) = diags.into_iter().partition(utf16);
+        assert_eq!(got_u.len(), want_u.len(), "parallel stream utf-16 warning");
+        assert_eq!(got_rest, want_rest, "parallel stream diagnostics");
     }
 });

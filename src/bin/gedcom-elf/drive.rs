@@ -1,5 +1,6 @@
 //! One way to run every command: work on record-aligned chunks (in
-//! parallel for files, batch by batch for standard input), results handed
+//! parallel for files; batch by batch for standard input, the batches after
+//! the HEAD in parallel when the work needs no line numbers), results handed
 //! to a sink in document order.
 //!
 //! A file is memory-mapped and cut into chunks of about `--chunk-bytes`
@@ -319,9 +320,17 @@ where
     W: Work,
     S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Error>,
 {
+    let progress = Progress::new(None);
+    // Batches after the HEAD go to --jobs threads when the work numbers
+    // nothing by the input's lines (as a file's chunks do).
+    let parallel = opts.jobs > 1 && !work.needs_line_numbers();
+    let source = Tally {
+        inner: source,
+        bar: progress.bar.clone(),
+        done: 0,
+    };
     let mut stream = StreamReader::with_config(source, opts.config().encoding(opts.encoding))
         .batch_size(opts.chunk.unwrap_or(BATCH));
-    let progress = Progress::new(None);
     let mut buf = Vec::new();
     let mut bytes = 0u64;
     let mut state = None;
@@ -342,8 +351,23 @@ where
         let ds: Vec<Diagnostic> = batch.drain_diagnostics().collect();
         drop(batch);
         bytes += buf.len() as u64;
-        progress.set(bytes);
         sink(out, ds)?;
+        if parallel {
+            // The HEAD was read (and `prepare`d) here; now the rest.
+            let work = &*work;
+            let summary = stream.for_each_relative(
+                opts.jobs,
+                |r| Ok(work.run(r, &mut work.state())),
+                |out, ds, off| sink(W::shift_lines(out, off), ds),
+            )?;
+            progress.finish();
+            return Ok(Done {
+                stats: summary.stats,
+                encoding: stream.encoding_info().cloned(),
+                bytes: stream.bytes_read(),
+                diagnostics: summary.diagnostics,
+            });
+        }
     }
     progress.finish();
     let diagnostics = stream.drain_diagnostics().collect();
@@ -353,6 +377,34 @@ where
         bytes,
         diagnostics,
     })
+}
+
+/// A source that moves a progress bar by the bytes taken from it.
+struct Tally<R> {
+    inner: R,
+    bar: ProgressBar,
+    done: u64,
+}
+
+impl<R: io::Read> io::Read for Tally<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.done += n as u64;
+        self.bar.set_position(self.done);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Tally<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.inner.consume(n);
+        self.done += n as u64;
+        self.bar.set_position(self.done);
+    }
 }
 
 /// Reads standard input whole, moving a progress bar by the bytes read.
