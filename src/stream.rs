@@ -442,7 +442,7 @@ impl<R: BufRead> StreamReader<R> {
         &mut self,
         jobs: usize,
         template: &Carry,
-        mut lines: u64,
+        lines: u64,
         merger: &mut Merger,
         work: &F,
         sink: &mut S,
@@ -458,12 +458,10 @@ impl<R: BufRead> StreamReader<R> {
         let job_rx = Mutex::new(job_rx);
         let (done_tx, done_rx) = mpsc::channel();
         std::thread::scope(|scope| {
-            // Dropped when this closure returns, however it returns: the
-            // workers then find the queue closed and end.
-            let job_tx = job_tx;
+            let mut workers = Vec::with_capacity(jobs);
             for _ in 0..jobs {
                 let (done_tx, job_rx) = (done_tx.clone(), &job_rx);
-                scope.spawn(move || loop {
+                workers.push(scope.spawn(move || loop {
                     let job = match job_rx.lock() {
                         Ok(rx) => rx.recv(),
                         Err(_) => return,
@@ -484,67 +482,92 @@ impl<R: BufRead> StreamReader<R> {
                     if done_tx.send((seq, out)).is_err() {
                         return;
                     }
-                });
+                }));
             }
             drop(done_tx);
-            // Of each batch in flight: its offset and first line string.
-            let mut meta: VecDeque<(u64, (u64, usize))> = VecDeque::new();
-            let mut waiting = BTreeMap::new();
-            let (mut sent, mut merged) = (0u64, 0u64);
-            let mut cut_error = None;
-            let mut at_end = false;
-            loop {
-                while !at_end && cut_error.is_none() && sent - merged < window {
-                    let mut buf = Vec::new();
-                    match self.next_piece(&mut buf) {
-                        Ok(Some((_, _, base))) => {
-                            meta.push_back((base, first_line_string(&buf)));
-                            if job_tx.send((sent, buf, base)).is_err() {
-                                break;
-                            }
-                            sent += 1;
-                        }
-                        Ok(None) => at_end = true,
-                        // Given after the batches cut before it.
-                        Err(e) => cut_error = Some(e),
-                    }
-                }
-                if merged == sent {
-                    return match cut_error {
-                        Some(e) => Err(e),
-                        None => Ok(()),
-                    };
-                }
-                let out = loop {
-                    if let Some(out) = waiting.remove(&merged) {
-                        break out;
-                    }
-                    match done_rx.recv() {
-                        Ok((seq, out)) => {
-                            waiting.insert(seq, out);
-                        }
-                        Err(_) => {
-                            return Err(Error::new(
-                                crate::ErrorKind::Limit,
-                                None,
-                                "a batch was not read: its thread is gone",
-                            ))
-                        }
-                    }
-                };
-                merged += 1;
-                let mut out = out.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                let Some((base, (blank, skip))) = meta.pop_front() else {
-                    return Ok(());
-                };
-                // Numbered from 1: renumbered as the whole's.
-                let read = out.carry.next_line.saturating_sub(1);
-                out.shift_lines(lines);
-                let (t, ds) = merger.push(out, lines + 1 + blank, base + skip as u64);
-                sink(t?, ds, lines)?;
-                lines = lines.saturating_add(read);
-            }
+            let result = self.merge_batches(window, &job_tx, &done_rx, lines, merger, sink);
+            // The queue closed, each worker ends after its batch; joined by
+            // hand so that each has exited (its thread-locals freed) before
+            // this returns.
+            drop(job_tx);
+            crate::ordered::join_all(workers);
+            result
         })
+    }
+
+    /// The calling thread's part of [`StreamReader::run_batches`]: cuts
+    /// batches for the workers (`window` in flight) and merges their
+    /// outputs in order.
+    #[allow(clippy::type_complexity)]
+    fn merge_batches<T, S>(
+        &mut self,
+        window: u64,
+        job_tx: &mpsc::Sender<(u64, Vec<u8>, u64)>,
+        done_rx: &mpsc::Receiver<(u64, std::thread::Result<ChunkOut<T>>)>,
+        mut lines: u64,
+        merger: &mut Merger,
+        sink: &mut S,
+    ) -> Result<(), Error>
+    where
+        S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
+    {
+        // Of each batch in flight: its offset and first line string.
+        let mut meta: VecDeque<(u64, (u64, usize))> = VecDeque::new();
+        let mut waiting = BTreeMap::new();
+        let (mut sent, mut merged) = (0u64, 0u64);
+        let mut cut_error = None;
+        let mut at_end = false;
+        loop {
+            while !at_end && cut_error.is_none() && sent - merged < window {
+                let mut buf = Vec::new();
+                match self.next_piece(&mut buf) {
+                    Ok(Some((_, _, base))) => {
+                        meta.push_back((base, first_line_string(&buf)));
+                        if job_tx.send((sent, buf, base)).is_err() {
+                            break;
+                        }
+                        sent += 1;
+                    }
+                    Ok(None) => at_end = true,
+                    // Given after the batches cut before it.
+                    Err(e) => cut_error = Some(e),
+                }
+            }
+            if merged == sent {
+                return match cut_error {
+                    Some(e) => Err(e),
+                    None => Ok(()),
+                };
+            }
+            let out = loop {
+                if let Some(out) = waiting.remove(&merged) {
+                    break out;
+                }
+                match done_rx.recv() {
+                    Ok((seq, out)) => {
+                        waiting.insert(seq, out);
+                    }
+                    Err(_) => {
+                        return Err(Error::new(
+                            crate::ErrorKind::Limit,
+                            None,
+                            "a batch was not read: its thread is gone",
+                        ))
+                    }
+                }
+            };
+            merged += 1;
+            let mut out = out.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let Some((base, (blank, skip))) = meta.pop_front() else {
+                return Ok(());
+            };
+            // Numbered from 1: renumbered as the whole's.
+            let read = out.carry.next_line.saturating_sub(1);
+            out.shift_lines(lines);
+            let (t, ds) = merger.push(out, lines + 1 + blank, base + skip as u64);
+            sink(t?, ds, lines)?;
+            lines = lines.saturating_add(read);
+        }
     }
 }
 
