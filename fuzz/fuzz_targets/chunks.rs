@@ -8,7 +8,7 @@ use std::io::BufReader;
 
 use gedcom_elf::par::Chunks;
 use gedcom_elf::stream::StreamReader;
-use gedcom_elf::{Diagnostic, Event, Input, ReaderConfig};
+use gedcom_elf::{Diagnostic, Event, Input, Reader, ReaderConfig};
 use libfuzzer_sys::fuzz_target;
 
 type Read = (Vec<Event<'static>>, Vec<Diagnostic>, Option<String>);
@@ -61,6 +61,33 @@ fn stream(bytes: &[u8], config: &ReaderConfig, capacity: usize, batch: usize) ->
     (events, diags, None)
 }
 
+/// Every event of a chunk, owned.
+fn drain(r: &mut Reader<'_>) -> Result<Vec<Event<'static>>, gedcom_elf::Error> {
+    let mut events = Vec::new();
+    while let Some(e) = r.next_event()? {
+        events.push(e.into_owned());
+    }
+    Ok(events)
+}
+
+/// Appends a chunk read numbered from its first line, renumbered with the
+/// `offset` lines before it, and its diagnostics.
+fn renumbered(
+    events: &mut Vec<Event<'static>>,
+    diags: &mut Vec<Diagnostic>,
+    chunk: Vec<Event<'static>>,
+    ds: Vec<Diagnostic>,
+    offset: u64,
+) {
+    for mut e in chunk {
+        if let Event::Begin(b) = &mut e {
+            b.line += offset;
+        }
+        events.push(e);
+    }
+    diags.extend(ds);
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&flags, bytes)) = data.split_first() else {
         return;
@@ -105,30 +132,14 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(out.diagnostics, want.1, "parallel diagnostics");
 
         // Each chunk numbered from its own first line, renumbered at the merge.
-        let chunks = Chunks::new(&input, config.clone(), 1 + usize::from(flags >> 5))
-            .expect("chunks again");
+        let chunks =
+            Chunks::new(&input, config.clone(), 1 + usize::from(flags >> 5)).expect("chunks again");
         let (mut events, mut diags) = (Vec::new(), Vec::new());
         let summary = chunks
-            .for_each_relative(
-                1,
-                |r| {
-                    let mut events = Vec::new();
-                    while let Some(e) = r.next_event()? {
-                        events.push(e.into_owned());
-                    }
-                    Ok(events)
-                },
-                |chunk, ds, offset| {
-                    for mut e in chunk {
-                        if let Event::Begin(b) = &mut e {
-                            b.line += offset;
-                        }
-                        events.push(e);
-                    }
-                    diags.extend(ds);
-                    Ok(())
-                },
-            )
+            .for_each_relative(1, drain, |chunk, ds, offset| {
+                renumbered(&mut events, &mut diags, chunk, ds, offset);
+                Ok(())
+            })
             .expect("relative read");
         diags.extend(summary.diagnostics);
         assert_eq!(events, want.0, "relative events");
@@ -139,29 +150,17 @@ fuzz_target!(|data: &[u8]| {
         let mut s = StreamReader::with_config(source, config.clone()).batch_size(batch);
         let (mut events, mut diags) = (Vec::new(), Vec::new());
         let summary = s
-            .for_each_relative(
-                1,
-                |r| {
-                    let mut events = Vec::new();
-                    while let Some(e) = r.next_event()? {
-                        events.push(e.into_owned());
-                    }
-                    Ok(events)
-                },
-                |batch, ds, offset| {
-                    for mut e in batch {
-                        if let Event::Begin(b) = &mut e {
-                            b.line += offset;
-                        }
-                        events.push(e);
-                    }
-                    diags.extend(ds);
-                    Ok(())
-                },
-            )
+            .for_each_relative(1, drain, |batch, ds, offset| {
+                renumbered(&mut events, &mut diags, batch, ds, offset);
+                Ok(())
+            })
             .expect("parallel stream");
         diags.extend(summary.diagnostics);
-        assert_eq!(no_spans(events), no_spans(want.0.clone()), "parallel stream events");
+        assert_eq!(
+            no_spans(events),
+            no_spans(want.0.clone()),
+            "parallel stream events"
+        );
         let (got_u, got_rest): (Vec<_>, Vec<_>) = diags.into_iter().partition(utf16);
         assert_eq!(got_u.len(), want_u.len(), "parallel stream utf-16 warning");
         assert_eq!(got_rest, want_rest, "parallel stream diagnostics");

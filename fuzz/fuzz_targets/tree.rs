@@ -37,10 +37,22 @@ fuzz_target!(|data: &[u8]| {
     let all = |t: &Tree<'_>| t.nodes().count();
     assert_eq!(all(&par), all(&tree));
     for (a, b) in par.nodes().zip(tree.nodes()) {
-        assert_eq!((a.id(), a.tag(), a.xref(), a.pointer()), (b.id(), b.tag(), b.xref(), b.pointer()));
-        assert_eq!((a.line(), a.origin(), a.is_synthetic()), (b.line(), b.origin(), b.is_synthetic()));
+        assert_eq!(
+            (a.id(), a.tag(), a.xref(), a.pointer()),
+            (b.id(), b.tag(), b.xref(), b.pointer())
+        );
+        assert_eq!(
+            (a.line(), a.origin(), a.is_synthetic()),
+            (b.line(), b.origin(), b.is_synthetic())
+        );
         let raw = |n: gedcom_elf::tree::NodeRef<'_>| {
-            n.payload().map(|p| (p.first_line().to_vec(), p.additional_lines().to_vec(), p.text().into_owned()))
+            n.payload().map(|p| {
+                (
+                    p.first_line().to_vec(),
+                    p.additional_lines().to_vec(),
+                    p.text().into_owned(),
+                )
+            })
         };
         assert_eq!(raw(a), raw(b));
         assert_eq!(a.parent().map(|p| p.id()), b.parent().map(|p| p.id()));
@@ -161,7 +173,11 @@ fuzz_target!(|data: &[u8]| {
 fn write_back(tree: &Tree<'_>, source: gedcom_elf::Encoding, flags: u8) {
     use gedcom_elf::bridge::{write_tree, write_tree_parallel_chunked};
     use gedcom_elf::{Encoding, Writer, WriterConfig};
-    let source = if source.is_utf16() { Encoding::Utf8 } else { source };
+    let source = if source.is_utf16() {
+        Encoding::Utf8
+    } else {
+        source
+    };
     let config = match flags >> 5 {
         0 | 1 => WriterConfig::new(),
         2 => WriterConfig::new().encoding(Encoding::Ascii),
@@ -170,7 +186,10 @@ fn write_back(tree: &Tree<'_>, source: gedcom_elf::Encoding, flags: u8) {
         _ => WriterConfig::new().headless(true),
     };
     let out = |w: Writer<Vec<u8>>, e: Result<(), gedcom_elf::write::WriteError>| {
-        (w.finish().unwrap(), e.err().map(|e| (e.kind(), e.to_string())))
+        (
+            w.finish().unwrap(),
+            e.err().map(|e| (e.kind(), e.to_string())),
+        )
     };
     let mut w = Writer::with_config(Vec::new(), config.clone());
     let r = write_tree(&mut w, tree, source);
