@@ -8,7 +8,7 @@
 //! and line numbers are exactly those of [`Reader`] over the whole input.
 //! Memory stays at about one batch (64 KiB by default) plus the largest
 //! record. [`StreamReader::for_each_relative`] reads the batches on several
-//! threads instead (then about `4 * jobs` batches are held).
+//! threads instead (then about `2 * jobs` batches are held).
 //!
 //! # Why not an `Iterator`, and why batches
 //! An event borrows the buffer it was read into. An iterator cannot hand out
@@ -51,7 +51,7 @@ use std::sync::{mpsc, Mutex};
 use crate::diag::{Diagnostic, Error};
 use crate::encoding::{self, Encoding, Utf16Decoder};
 use crate::event::Event;
-use crate::par::{first_line_string, ChunkOut, Merger, Summary};
+use crate::par::{count_breaks, first_line_string, ChunkOut, Merger, Summary};
 use crate::read::{Carry, ReadStats, Reader, ReaderConfig};
 
 /// The default batch size: 64 KiB.
@@ -304,7 +304,7 @@ impl<R: BufRead> StreamReader<R> {
     /// [`read_batch_into`](StreamReader::read_batch_into) read it already:
     /// read the HEAD that way first to look at it (its schema, its
     /// encoding) before the rest goes to the threads. The calling thread
-    /// cuts the batches and keeps up to `4 * jobs` of them in flight, each
+    /// cuts the batches and keeps up to `2 * jobs` of them in flight, each
     /// in a buffer of its own; a thread reads a batch from the state right
     /// after the HEAD (as [`Chunks`](crate::par::Chunks) reads a chunk),
     /// numbering its lines from 1. `work` gets that batch's reader. `sink`
@@ -359,6 +359,39 @@ impl<R: BufRead> StreamReader<R> {
     pub fn for_each_relative<T, F, S>(
         &mut self,
         jobs: usize,
+        work: F,
+        sink: S,
+    ) -> Result<Summary, Error>
+    where
+        T: Send,
+        F: Fn(&mut Reader<'_>) -> Result<T, Error> + Sync,
+        S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
+    {
+        self.for_each_numbered(jobs, false, work, sink)
+    }
+
+    /// Like [`StreamReader::for_each_relative`], but each batch's reader
+    /// numbers its lines as the input's: the calling thread counts the line
+    /// breaks of each batch as it cuts it (a pass over the bytes, at the
+    /// speed of `memchr`). For work whose output carries line numbers.
+    ///
+    /// # Errors
+    /// As [`StreamReader::for_each_relative`].
+    pub fn for_each<T, F, S>(&mut self, jobs: usize, work: F, mut sink: S) -> Result<Summary, Error>
+    where
+        T: Send,
+        F: Fn(&mut Reader<'_>) -> Result<T, Error> + Sync,
+        S: FnMut(T, Vec<Diagnostic>) -> Result<(), Error>,
+    {
+        self.for_each_numbered(jobs, true, work, |t, ds, _| sink(t, ds))
+    }
+
+    /// [`StreamReader::for_each`] (`global`) or
+    /// [`StreamReader::for_each_relative`].
+    fn for_each_numbered<T, F, S>(
+        &mut self,
+        jobs: usize,
+        global: bool,
         work: F,
         mut sink: S,
     ) -> Result<Summary, Error>
@@ -422,8 +455,15 @@ impl<R: BufRead> StreamReader<R> {
         if !self.done {
             let template = carry.template();
             let lines = carry.next_line.saturating_sub(1);
-            let result =
-                self.run_batches(jobs.max(1), &template, lines, &mut merger, &work, &mut sink);
+            let numbering = (global, lines);
+            let result = self.run_batches(
+                jobs.max(1),
+                &template,
+                numbering,
+                &mut merger,
+                &work,
+                &mut sink,
+            );
             self.done = true;
             result?;
         }
@@ -436,13 +476,14 @@ impl<R: BufRead> StreamReader<R> {
         Ok(summary)
     }
 
-    /// The batches after the HEAD for [`StreamReader::for_each_relative`];
-    /// `lines` is the number of lines before them.
+    /// The batches after the HEAD for [`StreamReader::for_each_numbered`]:
+    /// `numbering` is whether lines are numbered as the input's, and the
+    /// number of lines before the batches.
     fn run_batches<T, F, S>(
         &mut self,
         jobs: usize,
         template: &Carry,
-        lines: u64,
+        numbering: (bool, u64),
         merger: &mut Merger,
         work: &F,
         sink: &mut S,
@@ -452,8 +493,8 @@ impl<R: BufRead> StreamReader<R> {
         F: Fn(&mut Reader<'_>) -> Result<T, Error> + Sync,
         S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
     {
-        type Job = (u64, Vec<u8>, u64);
-        let window = 4 * jobs as u64;
+        type Job = (u64, Vec<u8>, u64, u64);
+        let window = 2 * jobs as u64;
         let (job_tx, job_rx) = mpsc::channel::<Job>();
         let job_rx = Mutex::new(job_rx);
         let (done_tx, done_rx) = mpsc::channel();
@@ -466,11 +507,13 @@ impl<R: BufRead> StreamReader<R> {
                         Ok(rx) => rx.recv(),
                         Err(_) => return,
                     };
-                    let Ok((seq, bytes, base)): Result<Job, _> = job else {
+                    let Ok((seq, bytes, base, first_line)): Result<Job, _> = job else {
                         return;
                     };
                     let out = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        let mut r = Reader::resume(&bytes, 0, bytes.len(), template.clone(), base);
+                        let mut carry = template.clone();
+                        carry.next_line = first_line;
+                        let mut r = Reader::resume(&bytes, 0, bytes.len(), carry, base);
                         let result = work(&mut r);
                         let diagnostics: Vec<Diagnostic> = r.drain_diagnostics().collect();
                         ChunkOut {
@@ -485,7 +528,7 @@ impl<R: BufRead> StreamReader<R> {
                 }));
             }
             drop(done_tx);
-            let result = self.merge_batches(window, &job_tx, &done_rx, lines, merger, sink);
+            let result = self.merge_batches(window, &job_tx, &done_rx, numbering, merger, sink);
             // The queue closed, each worker ends after its batch; joined by
             // hand so that each has exited (its thread-locals freed) before
             // this returns.
@@ -502,17 +545,20 @@ impl<R: BufRead> StreamReader<R> {
     fn merge_batches<T, S>(
         &mut self,
         window: u64,
-        job_tx: &mpsc::Sender<(u64, Vec<u8>, u64)>,
+        job_tx: &mpsc::Sender<(u64, Vec<u8>, u64, u64)>,
         done_rx: &mpsc::Receiver<(u64, std::thread::Result<ChunkOut<T>>)>,
-        mut lines: u64,
+        (global, mut lines): (bool, u64),
         merger: &mut Merger,
         sink: &mut S,
     ) -> Result<(), Error>
     where
         S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
     {
-        // Of each batch in flight: its offset and first line string.
-        let mut meta: VecDeque<(u64, (u64, usize))> = VecDeque::new();
+        // Of each batch in flight: its offset, the number of its first line
+        // (1 when numbered relatively) and where its first line string is.
+        let mut meta: VecDeque<(u64, u64, (u64, usize))> = VecDeque::new();
+        // Lines before the next batch to cut (global numbering).
+        let mut cut_lines = lines;
         let mut waiting = BTreeMap::new();
         let (mut sent, mut merged) = (0u64, 0u64);
         let mut cut_error = None;
@@ -522,8 +568,15 @@ impl<R: BufRead> StreamReader<R> {
                 let mut buf = Vec::new();
                 match self.next_piece(&mut buf) {
                     Ok(Some((_, _, base))) => {
-                        meta.push_back((base, first_line_string(&buf)));
-                        if job_tx.send((sent, buf, base)).is_err() {
+                        let first_line = if global {
+                            let first = cut_lines.saturating_add(1);
+                            cut_lines = cut_lines.saturating_add(count_breaks(&buf));
+                            first
+                        } else {
+                            1
+                        };
+                        meta.push_back((base, first_line, first_line_string(&buf)));
+                        if job_tx.send((sent, buf, base, first_line)).is_err() {
                             break;
                         }
                         sent += 1;
@@ -558,9 +611,14 @@ impl<R: BufRead> StreamReader<R> {
             };
             merged += 1;
             let mut out = out.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            let Some((base, (blank, skip))) = meta.pop_front() else {
+            let Some((base, first_line, (blank, skip))) = meta.pop_front() else {
                 return Ok(());
             };
+            if global {
+                let (t, ds) = merger.push(out, first_line + blank, base + skip as u64);
+                sink(t?, ds, 0)?;
+                continue;
+            }
             // Numbered from 1: renumbered as the whole's.
             let read = out.carry.next_line.saturating_sub(1);
             out.shift_lines(lines);

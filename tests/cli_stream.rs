@@ -496,15 +496,18 @@ fn untimed(text: &[u8]) -> String {
 
 #[test]
 fn stdin_batches_on_several_jobs_give_what_one_job_gives() {
-    // count, stats and events (without --types) read the batches after the
-    // HEAD of standard input on --jobs threads; everything they print,
-    // diagnostics and exit status included, is what one job prints.
+    // Commands read the batches after the HEAD of standard input on --jobs
+    // threads (numbered as the input's where the output carries line
+    // numbers); everything they print, diagnostics and exit status
+    // included, is what one job prints.
     for (name, bytes) in inputs() {
         for args in [
             &["count"][..],
             &["stats"],
             &["events"],
             &["events", "--strict"],
+            &["events", "--types"],
+            &["json"],
         ] {
             let with = |opts: &[&str]| {
                 let mut all: Vec<&str> = args.to_vec();

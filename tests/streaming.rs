@@ -188,11 +188,18 @@ fn missing_trlr_before_many_blank_lines_is_placed_at_the_last_line() {
     );
 }
 
-/// [`StreamReader::for_each_relative`] on `jobs` threads: every event
-/// renumbered with the lines before its batch, the batches' diagnostics,
-/// then the end-of-input ones. With `head_first`, the HEAD's batch is read
-/// with `read_batch_into` before.
-fn stream_parallel(bytes: &[u8], batch: usize, jobs: usize, head_first: bool) -> Read {
+/// [`StreamReader::for_each_relative`] on `jobs` threads (every event
+/// renumbered with the lines before its batch), or with `global`
+/// [`StreamReader::for_each`] (numbered as the input's already): the
+/// events, the batches' diagnostics, then the end-of-input ones. With
+/// `head_first`, the HEAD's batch is read with `read_batch_into` before.
+fn stream_parallel(
+    bytes: &[u8],
+    batch: usize,
+    jobs: usize,
+    head_first: bool,
+    global: bool,
+) -> Read {
     let source = BufReader::with_capacity(61, bytes);
     let mut stream = StreamReader::with_config(source, ReaderConfig::new()).batch_size(batch);
     let (mut events, mut diags) = (Vec::new(), Vec::new());
@@ -215,26 +222,28 @@ fn stream_parallel(bytes: &[u8], batch: usize, jobs: usize, head_first: bool) ->
             }
         }
     }
-    let summary = stream.for_each_relative(
-        jobs,
-        |reader| {
-            let mut out = Vec::new();
-            while let Some(e) = reader.next_event()? {
-                out.push(e.into_owned());
+    let drain = |reader: &mut gedcom_elf::Reader<'_>| {
+        let mut out = Vec::new();
+        while let Some(e) = reader.next_event()? {
+            out.push(e.into_owned());
+        }
+        Ok(out)
+    };
+    let mut take = |out: Vec<Event<'static>>, ds, lines_before| {
+        for mut e in out {
+            if let Event::Begin(b) = &mut e {
+                b.line += lines_before;
             }
-            Ok(out)
-        },
-        |out, ds, lines_before| {
-            for mut e in out {
-                if let Event::Begin(b) = &mut e {
-                    b.line += lines_before;
-                }
-                events.push(e);
-            }
-            diags.extend(ds);
-            Ok(())
-        },
-    );
+            events.push(e);
+        }
+        diags.extend(ds);
+        Ok(())
+    };
+    let summary = if global {
+        stream.for_each(jobs, drain, |out, ds| take(out, ds, 0))
+    } else {
+        stream.for_each_relative(jobs, drain, take)
+    };
     match summary {
         Ok(s) => {
             diags.extend(s.diagnostics);
@@ -266,19 +275,21 @@ fn batches_read_on_several_threads_give_the_slice_readers_events_and_diagnostics
         let want = normalise(slice_read(bytes));
         for batch in [1, 300, 1 << 16] {
             for jobs in [1, 2, 3] {
-                for head_first in [false, true] {
-                    let got = normalise(stream_parallel(bytes, batch, jobs, head_first));
+                for (head_first, global) in
+                    [(false, false), (true, false), (false, true), (true, true)]
+                {
+                    let got = normalise(stream_parallel(bytes, batch, jobs, head_first, global));
                     assert_eq!(
                         got.2, want.2,
-                        "{name}: error, batch {batch}, jobs {jobs}, head first {head_first}"
+                        "{name}: error, batch {batch}, jobs {jobs}, head first {head_first}, global {global}"
                     );
                     assert_eq!(
                         got.0, want.0,
-                        "{name}: events, batch {batch}, jobs {jobs}, head first {head_first}"
+                        "{name}: events, batch {batch}, jobs {jobs}, head first {head_first}, global {global}"
                     );
                     assert_eq!(
                         got.1, want.1,
-                        "{name}: diagnostics, batch {batch}, jobs {jobs}, head first {head_first}"
+                        "{name}: diagnostics, batch {batch}, jobs {jobs}, head first {head_first}, global {global}"
                     );
                 }
             }

@@ -164,5 +164,25 @@ fuzz_target!(|data: &[u8]| {
         let (got_u, got_rest): (Vec<_>, Vec<_>) = diags.into_iter().partition(utf16);
         assert_eq!(got_u.len(), want_u.len(), "parallel stream utf-16 warning");
         assert_eq!(got_rest, want_rest, "parallel stream diagnostics");
+
+        // The same, numbered as the input's while read.
+        let source = BufReader::with_capacity(capacity, bytes);
+        let mut s = StreamReader::with_config(source, config.clone()).batch_size(batch);
+        let (mut events, mut diags) = (Vec::new(), Vec::new());
+        let summary = s
+            .for_each(1, drain, |batch, ds| {
+                renumbered(&mut events, &mut diags, batch, ds, 0);
+                Ok(())
+            })
+            .expect("parallel stream, global lines");
+        diags.extend(summary.diagnostics);
+        assert_eq!(
+            no_spans(events),
+            no_spans(want.0.clone()),
+            "global stream events"
+        );
+        let (got_u, got_rest): (Vec<_>, Vec<_>) = diags.into_iter().partition(utf16);
+        assert_eq!(got_u.len(), want_u.len(), "global stream utf-16 warning");
+        assert_eq!(got_rest, want_rest, "global stream diagnostics");
     }
 });

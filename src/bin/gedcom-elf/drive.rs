@@ -1,7 +1,6 @@
 //! One way to run every command: work on record-aligned chunks (in
 //! parallel for files; batch by batch for standard input, the batches after
-//! the HEAD in parallel when the work needs no line numbers), results handed
-//! to a sink in document order.
+//! the HEAD in parallel), results handed to a sink in document order.
 //!
 //! A file is memory-mapped and cut into chunks of about `--chunk-bytes`
 //! (default 2 MiB) read on `--jobs` threads; standard input is streamed in
@@ -321,9 +320,10 @@ where
     S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Error>,
 {
     let progress = Progress::new(None);
-    // Batches after the HEAD go to --jobs threads when the work numbers
-    // nothing by the input's lines (as a file's chunks do).
-    let parallel = opts.jobs > 1 && !work.needs_line_numbers();
+    // Batches after the HEAD go to --jobs threads, numbered as the input's
+    // when the work needs it (the calling thread counts each batch's lines
+    // as it cuts it), else each from its first line and renumbered.
+    let parallel = opts.jobs > 1;
     let source = Tally {
         inner: source,
         bar: progress.bar.clone(),
@@ -355,11 +355,14 @@ where
         if parallel {
             // The HEAD was read (and `prepare`d) here; now the rest.
             let work = &*work;
-            let summary = stream.for_each_relative(
-                opts.jobs,
-                |r| Ok(work.run(r, &mut work.state())),
-                |out, ds, off| sink(W::shift_lines(out, off), ds),
-            )?;
+            let run = |r: &mut Reader<'_>| Ok(work.run(r, &mut work.state()));
+            let summary = if work.needs_line_numbers() {
+                stream.for_each(opts.jobs, run, &mut sink)?
+            } else {
+                stream.for_each_relative(opts.jobs, run, |out, ds, off| {
+                    sink(W::shift_lines(out, off), ds)
+                })?
+            };
             progress.finish();
             return Ok(Done {
                 stats: summary.stats,

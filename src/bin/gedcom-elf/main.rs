@@ -47,8 +47,7 @@ options:
                     ascii, ansel, utf-16le, utf-16be, windows-1250 ... -1258
                     (or ANSI), ibm437 (IBMPC), ibm850, macintosh (MAC)
   --jobs N          threads for reading (default: all cores): a file's
-                    chunks; for count, stats and events, also standard
-                    input's batches after the HEAD
+                    chunks, or standard input's batches after the HEAD
   --types           (events) add each structure's ELF type identifier
   --tree            (stats) build the whole tree: nodes, UNDEF records, memory,
                     pointers that match no xref_id. A tree holds the whole
