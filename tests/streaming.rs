@@ -70,22 +70,23 @@ fn normalise(mut r: Read) -> Read {
     r
 }
 
+/// Asserts that two normalised reads agree: the error, then the events,
+/// then the diagnostics; `what` names the case.
+fn assert_reads_equal(got: &Read, want: &Read, what: &str) {
+    assert_eq!(got.2, want.2, "{what}: error");
+    assert_eq!(got.0, want.0, "{what}: events");
+    assert_eq!(got.1, want.1, "{what}: diagnostics");
+}
+
 fn assert_same(name: &str, bytes: &[u8], capacities: &[usize], batches: &[usize]) {
     let want = normalise(slice_read(bytes));
     for &cap in capacities {
         for &batch in batches {
             let got = normalise(stream_read(bytes, cap, batch));
-            assert_eq!(
-                got.2, want.2,
-                "{name}: error, capacity {cap}, batch {batch}"
-            );
-            assert_eq!(
-                got.0, want.0,
-                "{name}: events, capacity {cap}, batch {batch}"
-            );
-            assert_eq!(
-                got.1, want.1,
-                "{name}: diagnostics, capacity {cap}, batch {batch}"
+            assert_reads_equal(
+                &got,
+                &want,
+                &format!("{name}: capacity {cap}, batch {batch}"),
             );
         }
     }
@@ -279,18 +280,10 @@ fn batches_read_on_several_threads_give_the_slice_readers_events_and_diagnostics
                     [(false, false), (true, false), (false, true), (true, true)]
                 {
                     let got = normalise(stream_parallel(bytes, batch, jobs, head_first, global));
-                    assert_eq!(
-                        got.2, want.2,
-                        "{name}: error, batch {batch}, jobs {jobs}, head first {head_first}, global {global}"
+                    let what = format!(
+                        "{name}: batch {batch}, jobs {jobs}, head first {head_first}, global {global}"
                     );
-                    assert_eq!(
-                        got.0, want.0,
-                        "{name}: events, batch {batch}, jobs {jobs}, head first {head_first}, global {global}"
-                    );
-                    assert_eq!(
-                        got.1, want.1,
-                        "{name}: diagnostics, batch {batch}, jobs {jobs}, head first {head_first}, global {global}"
-                    );
+                    assert_reads_equal(&got, &want, &what);
                 }
             }
         }
