@@ -497,6 +497,18 @@ impl Merger {
         }
     }
 
+    /// Takes what a sequential read of the input's start left (counters,
+    /// whether `TRLR` was seen and warned after), its diagnostics given
+    /// already, as the first chunk merged.
+    pub(crate) fn continue_from(&mut self, carry: Carry) {
+        let before = ChunkOut {
+            result: Ok(()),
+            diagnostics: Vec::new(),
+            carry,
+        };
+        let _ = self.push(before, 1, 0);
+    }
+
     /// Takes the next chunk's output; `first_line` and `start` locate its
     /// first line. Its diagnostics come back fixed up even when its result
     /// is an error (those the chunk gave before it).

@@ -409,44 +409,32 @@ impl<R: BufRead> StreamReader<R> {
             });
         }
         if self.carry.is_none() {
-            // The HEAD, on this thread.
+            // The HEAD, on this thread, as `read_batch_into` reads it.
             let mut buf = Vec::new();
-            if let Some((info, head_ascii, _)) = self.next_piece(&mut buf)? {
-                let enc = self.payload_encoding;
-                let Some(info) = info else {
-                    self.done = true;
-                    return Err(Error::new(
-                        crate::ErrorKind::Limit,
-                        None,
-                        "internal: the stream's first batch was read without a reader",
-                    ));
-                };
-                let mut r =
-                    Reader::prepared(&buf, self.config.clone(), info, enc).first_chunk(buf.len());
-                r.set_head_ascii(head_ascii);
-                let result = work(&mut r);
-                let diagnostics = r.drain_diagnostics().collect();
-                let out = ChunkOut {
-                    result,
-                    diagnostics,
-                    carry: r.into_carry(),
-                };
-                let (blank, skip) = first_line_string(&buf);
-                self.carry = Some(out.carry.clone());
-                let (t, ds) = merger.push(out, 1 + blank, skip as u64);
-                if t.is_err() {
-                    self.done = true;
+            let batch = self.read_batch_into(&mut buf)?;
+            let head = batch.and_then(|mut batch| {
+                let r = batch.reader.as_mut()?;
+                let (result, first) = (work(r), first_line_string(r.input()));
+                let diagnostics: Vec<Diagnostic> = batch.drain_diagnostics().collect();
+                Some((result, first, diagnostics))
+            });
+            if let Some((result, (blank, skip), diagnostics)) = head {
+                if let Some(carry) = self.carry.clone() {
+                    let out = ChunkOut {
+                        result,
+                        diagnostics,
+                        carry,
+                    };
+                    let (t, ds) = merger.push(out, 1 + blank, skip as u64);
+                    if t.is_err() {
+                        self.done = true;
+                    }
+                    sink(t?, ds, 0)?;
                 }
-                sink(t?, ds, 0)?;
             }
         } else if let Some(carry) = self.carry.clone() {
             // What the batches read before left: counters, TRLR seen.
-            let before = ChunkOut {
-                result: Ok(()),
-                diagnostics: Vec::new(),
-                carry,
-            };
-            let _ = merger.push(before, 1, 0);
+            merger.continue_from(carry);
         }
         let Some(carry) = self.carry.clone() else {
             self.done = true;

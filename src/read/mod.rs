@@ -180,11 +180,27 @@ impl Carry {
     /// one's configuration, encoding and escapes; nothing read yet, lines
     /// numbered from 1.
     pub(crate) fn template(&self) -> Carry {
+        Carry::fresh(
+            self.config.clone(),
+            self.info.clone(),
+            self.decoding,
+            self.escapes.clone(),
+        )
+    }
+
+    /// The state before any line with this configuration, encoding and
+    /// escapes.
+    fn fresh(
+        config: ReaderConfig,
+        info: EncodingInfo,
+        decoding: Decoding,
+        escapes: EscapeTable,
+    ) -> Carry {
         Carry {
-            config: self.config.clone(),
-            info: self.info.clone(),
-            decoding: self.decoding,
-            escapes: self.escapes.clone(),
+            config,
+            info,
+            decoding,
+            escapes,
             previous_level: None,
             error_children: None,
             seen_trlr: false,
@@ -245,8 +261,7 @@ impl<'a> Reader<'a> {
         r.warned_after_trlr = carry.warned_after_trlr;
         r.stats = carry.stats;
         r.last_line = carry.last_line;
-        r.last_byte = 0;
-        r.carried_byte = Some(carry.last_byte);
+        r.last_byte = carry.last_byte;
         r.base = base;
         r.resumed = true;
         r.chunked = true;
@@ -257,11 +272,6 @@ impl<'a> Reader<'a> {
     /// has returned its last event.
     pub(crate) fn into_carry(self) -> Carry {
         let (last_line, last_byte) = self.last_read();
-        // A chunk with no line string carries the last byte it was given.
-        let last_byte = match self.carried_byte {
-            Some(carried) if self.pending.number == 0 => carried,
-            _ => self.base + last_byte as u64,
-        };
         Carry {
             next_line: self.cursor.line_number(),
             last_byte,
@@ -284,7 +294,12 @@ impl<'a> Reader<'a> {
         if self.state == State::Start {
             self.start()?;
         }
-        Ok(self.clone().into_carry().template())
+        Ok(Carry::fresh(
+            self.config.clone(),
+            self.info.clone(),
+            self.decoding,
+            self.escapes.clone(),
+        ))
     }
 
     /// Offset of the next unscanned byte.
@@ -400,13 +415,12 @@ pub struct Reader<'a> {
     clean_until: usize,
     seen_trlr: bool,
     warned_after_trlr: bool,
-    /// The line number and byte offset [`Reader::last_read`] gives before
-    /// this reader has read a line.
+    /// The line number and byte offset (the whole input's) that
+    /// [`Reader::last_read`] gives before this reader has read a line: a
+    /// resumed reader's are carried in, so a chunk with no line string
+    /// carries them on.
     last_line: u64,
-    last_byte: usize,
-    /// A resumed reader's carried-in [`Carry::last_byte`] (global): what it
-    /// carries on when it reads no line.
-    carried_byte: Option<u64>,
+    last_byte: u64,
     diagnostics: Vec<Diagnostic>,
     stats: ReadStats,
 }
@@ -496,7 +510,6 @@ impl<'a> Reader<'a> {
             warned_after_trlr: false,
             last_line: 1,
             last_byte: 0,
-            carried_byte: None,
             diagnostics: Vec::new(),
             stats: ReadStats {
                 diagnostics: vec![0; DiagnosticKind::ALL.len()],
@@ -596,10 +609,9 @@ impl<'a> Reader<'a> {
                     self.state = State::Done;
                     if !self.seen_trlr && !self.chunked {
                         let (line, byte) = self.last_read();
-                        self.report(
+                        self.report_at(
                             DiagnosticKind::MissingTrlr,
-                            line,
-                            byte,
+                            Position { line, byte },
                             "missing trlr record at end of input".into(),
                         )?;
                     }
@@ -750,11 +762,12 @@ impl<'a> Reader<'a> {
     /// values out for every line compiled to one 16-byte load of two fields
     /// just stored apart, which the processor cannot forward from the
     /// stores.)
-    fn last_read(&self) -> (u64, usize) {
+    /// Byte offsets are the whole input's (`base` included).
+    fn last_read(&self) -> (u64, u64) {
         if self.pending.number == 0 {
             (self.last_line, self.last_byte)
         } else {
-            (self.pending.number, self.pending.start)
+            (self.pending.number, self.base + self.pending.start as u64)
         }
     }
 
@@ -796,15 +809,24 @@ impl<'a> Reader<'a> {
         byte: usize,
         message: String,
     ) -> Result<(), Error> {
+        let byte = self.base + byte as u64;
+        self.report_at(kind, Position { line, byte }, message)
+    }
+
+    /// [`Reader::report`] at a position in the whole input (`base`
+    /// included).
+    fn report_at(
+        &mut self,
+        kind: DiagnosticKind,
+        position: Position,
+        message: String,
+    ) -> Result<(), Error> {
         if let Some(i) = DiagnosticKind::ALL.iter().position(|&k| k == kind) {
             self.stats.diagnostics[i] += 1;
         }
         let d = Diagnostic {
             kind,
-            position: Position {
-                line,
-                byte: self.base + byte as u64,
-            },
+            position,
             message,
         };
         let err =

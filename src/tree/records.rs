@@ -610,12 +610,7 @@ impl<R: Read> Records<R> {
             // The HEAD's own state: a TRLR read (headless input), a warning
             // after it given.
             let mut merger = Merger::new();
-            let head = ChunkOut {
-                result: Ok(()),
-                diagnostics: Vec::new(),
-                carry: carry.clone(),
-            };
-            let _ = merger.push(head, 1, 0);
+            merger.continue_from(carry.clone());
             self.merger = Some(merger);
             self.pool = Some(Pool::new(
                 self.jobs,
