@@ -38,12 +38,40 @@ pub(crate) fn par_ranges<T: Send>(
     jobs: usize,
     f: impl Fn(Range<usize>) -> T + Sync,
 ) -> Vec<T> {
-    let ranges = split(n, jobs);
-    if ranges.len() == 1 {
-        return ranges.into_iter().map(f).collect();
+    run_scoped(split(n, jobs), f)
+}
+
+/// Runs `f` on each item on a scoped thread of its own, and returns the
+/// results in the items' order. An item whose thread cannot be started
+/// (the system's limit on threads) is run on the calling thread instead:
+/// fewer threads, never a panic. One item runs on the calling thread.
+pub(crate) fn run_scoped<I: Send, T: Send>(items: Vec<I>, f: impl Fn(I) -> T + Sync) -> Vec<T> {
+    if items.len() <= 1 {
+        return items.into_iter().map(f).collect();
     }
-    let f = &f;
-    std::thread::scope(|s| join_all(ranges.into_iter().map(|r| s.spawn(move || f(r))).collect()))
+    // Each item waits in a slot for whoever runs it: its thread, or this one.
+    let slots: Vec<Mutex<Option<I>>> = items.into_iter().map(|i| Mutex::new(Some(i))).collect();
+    let take = |k: usize| slots.get(k)?.lock().ok()?.take();
+    let (f, take) = (&f, &take);
+    let results: Vec<Option<T>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..slots.len())
+            .map(|k| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || take(k).map(f))
+                    .ok()
+            })
+            .collect();
+        handles
+            .into_iter()
+            .enumerate()
+            .map(|(k, h)| match h {
+                Some(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                None => take(k).map(f),
+            })
+            .collect()
+    });
+    // Every slot was taken exactly once.
+    results.into_iter().flatten().collect()
 }
 
 /// Runs `run(i)` for every `i` in `0..n` on `jobs` threads and hands each
@@ -93,7 +121,7 @@ where
         for _ in 0..jobs {
             let tx = tx.clone();
             let (next, stop, emitted, moved, run) = (&next, &stop, &emitted, &moved, &run);
-            workers.push(scope.spawn(move || loop {
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= n || stop.load(Ordering::Relaxed) {
                     break;
@@ -109,9 +137,25 @@ where
                 if stop.load(Ordering::Relaxed) || tx.send((i, run(i))).is_err() {
                     break;
                 }
-            }));
+            });
+            // No more threads to be had: go on with those there are.
+            match spawned {
+                Ok(w) => workers.push(w),
+                Err(_) => break,
+            }
         }
         drop(tx);
+        if workers.is_empty() {
+            // Not one: all of it here.
+            for i in 0..n {
+                if let Err(e) = emit(i, run(i)) {
+                    failure = Some(e);
+                    return;
+                }
+                lo = i + 1;
+            }
+            return;
+        }
         let mut waiting = BTreeMap::new();
         'receive: for (i, out) in rx.iter() {
             waiting.insert(i, out);

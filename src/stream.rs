@@ -482,41 +482,58 @@ impl<R: BufRead> StreamReader<R> {
         S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
     {
         type Job = (u64, Vec<u8>, u64, u64);
-        let window = 2 * jobs as u64;
         let (job_tx, job_rx) = mpsc::channel::<Job>();
         let job_rx = Mutex::new(job_rx);
         let (done_tx, done_rx) = mpsc::channel();
+        // One batch read: what a worker does with each job it takes.
+        let read = |(seq, bytes, base, first_line): Job| {
+            let out = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                let mut carry = template.clone();
+                carry.next_line = first_line;
+                let mut r = Reader::resume(&bytes, 0, bytes.len(), carry, base);
+                let result = work(&mut r);
+                let diagnostics: Vec<Diagnostic> = r.drain_diagnostics().collect();
+                ChunkOut {
+                    result,
+                    diagnostics,
+                    carry: r.into_carry(),
+                }
+            }));
+            (seq, out)
+        };
+        let (read, job_rx) = (&read, &job_rx);
         std::thread::scope(|scope| {
-            let mut workers = Vec::with_capacity(jobs);
-            for _ in 0..jobs {
-                let (done_tx, job_rx) = (done_tx.clone(), &job_rx);
-                workers.push(scope.spawn(move || loop {
-                    let job = match job_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok((seq, bytes, base, first_line)): Result<Job, _> = job else {
-                        return;
-                    };
-                    let out = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        let mut carry = template.clone();
-                        carry.next_line = first_line;
-                        let mut r = Reader::resume(&bytes, 0, bytes.len(), carry, base);
-                        let result = work(&mut r);
-                        let diagnostics: Vec<Diagnostic> = r.drain_diagnostics().collect();
-                        ChunkOut {
-                            result,
-                            diagnostics,
-                            carry: r.into_carry(),
+            let mut workers = Vec::with_capacity(jobs.min(16));
+            // Workers start as batches come (never more than batches), up
+            // to `jobs`; when the system has no more threads, those there
+            // are go on (with none, the calling thread reads the batches).
+            let mut wanted = jobs;
+            let mut grow = |in_flight: u64| {
+                if workers.len() < wanted && (workers.len() as u64) < in_flight {
+                    let done_tx = done_tx.clone();
+                    let spawned = std::thread::Builder::new().spawn_scoped(scope, move || loop {
+                        let job = match job_rx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(job) = job else { return };
+                        if done_tx.send(read(job)).is_err() {
+                            return;
                         }
-                    }));
-                    if done_tx.send((seq, out)).is_err() {
-                        return;
+                    });
+                    match spawned {
+                        Ok(w) => workers.push(w),
+                        Err(_) => wanted = workers.len(),
                     }
-                }));
-            }
-            drop(done_tx);
-            let result = self.merge_batches(window, &job_tx, &done_rx, numbering, merger, sink);
+                }
+                workers.len()
+            };
+            let here = || {
+                let job = job_rx.lock().ok()?.try_recv().ok()?;
+                Some(read(job))
+            };
+            let result =
+                self.merge_batches(&mut grow, &here, &job_tx, &done_rx, numbering, merger, sink);
             // The queue closed, each worker ends after its batch; joined by
             // hand so that each has exited (its thread-locals freed) before
             // this returns.
@@ -530,9 +547,11 @@ impl<R: BufRead> StreamReader<R> {
     /// batches for the workers (`window` in flight) and merges their
     /// outputs in order.
     #[allow(clippy::type_complexity)]
+    #[allow(clippy::too_many_arguments)]
     fn merge_batches<T, S>(
         &mut self,
-        window: u64,
+        grow: &mut dyn FnMut(u64) -> usize,
+        here: &dyn Fn() -> Option<(u64, std::thread::Result<ChunkOut<T>>)>,
         job_tx: &mpsc::Sender<(u64, Vec<u8>, u64, u64)>,
         done_rx: &mpsc::Receiver<(u64, std::thread::Result<ChunkOut<T>>)>,
         (global, mut lines): (bool, u64),
@@ -551,8 +570,10 @@ impl<R: BufRead> StreamReader<R> {
         let (mut sent, mut merged) = (0u64, 0u64);
         let mut cut_error = None;
         let mut at_end = false;
+        // Workers so far; up to two batches each in flight.
+        let mut workers = 0;
         loop {
-            while !at_end && cut_error.is_none() && sent - merged < window {
+            while !at_end && cut_error.is_none() && sent - merged < 2 * workers.max(1) as u64 {
                 let mut buf = Vec::new();
                 match self.next_piece(&mut buf) {
                     Ok(Some((_, _, base))) => {
@@ -568,6 +589,7 @@ impl<R: BufRead> StreamReader<R> {
                             break;
                         }
                         sent += 1;
+                        workers = grow(sent - merged);
                     }
                     Ok(None) => at_end = true,
                     // Given after the batches cut before it.
@@ -583,6 +605,21 @@ impl<R: BufRead> StreamReader<R> {
             let out = loop {
                 if let Some(out) = waiting.remove(&merged) {
                     break out;
+                }
+                if workers == 0 {
+                    match here() {
+                        Some((seq, out)) => {
+                            waiting.insert(seq, out);
+                            continue;
+                        }
+                        None => {
+                            return Err(Error::new(
+                                crate::ErrorKind::Limit,
+                                None,
+                                "a batch was not read: no thread took it",
+                            ))
+                        }
+                    }
                 }
                 match done_rx.recv() {
                     Ok((seq, out)) => {

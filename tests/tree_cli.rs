@@ -89,9 +89,9 @@ fn get_prints_a_record_or_the_nodes_at_a_path() {
     let out = run(&["get", "I1", "BIRT.PLAC"], SAMPLE);
     assert_eq!(stdout(&out), "2 PLAC London\n");
     let out = run(&["get", "@I9@"], SAMPLE);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3));
     let out = run(&["get", "@I1@", "NOPE"], SAMPLE);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3));
     let out = run(&["get"], SAMPLE);
     assert_eq!(out.status.code(), Some(2));
     let out = run(&["json", "extra"], SAMPLE);

@@ -17,7 +17,7 @@
 
 use std::ops::Range;
 
-use crate::ordered::{join_all, par_ranges, split};
+use crate::ordered::{par_ranges, run_scoped, split};
 use crate::tree::hash::hash_bytes;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -166,18 +166,10 @@ fn group_all(lists: &mut [KeyList], shard_bits: u32, jobs: usize) {
         return;
     }
     // Lists are of about equal size (chunks), so equal counts balance.
-    std::thread::scope(|scope| {
-        let handles = lists
-            .chunks_mut(per)
-            .map(|group| {
-                scope.spawn(move || {
-                    for l in group {
-                        group_in_place(l, shard_bits);
-                    }
-                })
-            })
-            .collect();
-        join_all(handles);
+    run_scoped(lists.chunks_mut(per).collect(), |group| {
+        for l in group {
+            group_in_place(l, shard_bits);
+        }
     });
 }
 
@@ -286,14 +278,7 @@ impl XrefIndex {
             }
             losers
         };
-        let found: Vec<Vec<u32>> = if work.len() == 1 {
-            work.into_iter().map(fill).collect()
-        } else {
-            std::thread::scope(|s| {
-                let fill = &fill;
-                join_all(work.into_iter().map(|w| s.spawn(move || fill(w))).collect())
-            })
-        };
+        let found: Vec<Vec<u32>> = run_scoped(work, fill);
         let mut losers: Vec<u32> = found.into_iter().flatten().collect();
         losers.sort_unstable();
         let index = XrefIndex {

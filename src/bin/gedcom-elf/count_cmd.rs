@@ -1,12 +1,14 @@
 //! `gedcom-elf count`: records, structures and lines, as fast as the reader goes.
 
-use std::process::ExitCode;
+use std::io::Write;
 use std::time::Instant;
 
 use gedcom_elf::{Error, Event};
 
-use crate::drive::{self, Events, Work};
-use crate::{fail, print_diagnostics, Options};
+use crate::cli::Settings;
+use crate::drive::{self, Events, Source, Work};
+use crate::output::Output;
+use crate::report::{Fail, Report};
 
 struct Count;
 
@@ -40,35 +42,34 @@ impl Work for Count {
     }
 }
 
-pub fn run(opts: &Options) -> ExitCode {
-    let name = opts.name();
+pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
     let started = Instant::now();
     let mut records = 0u64;
-    let done = drive::run(opts, &mut Count, |(n, err), _diagnostics| {
-        // Diagnostics are counted, not shown.
+    let done = drive::run(settings, source, &mut Count, |(n, err), ds| {
+        report.diagnostics(&ds);
         records += n;
-        err.map_or(Ok(()), Err)
-    });
-    let done = match done {
-        Ok(d) => d,
-        Err(e) => return fail(&name, &e),
-    };
+        err.map_or(Ok(()), |e| Err(Fail::Input(e)))
+    })?;
+    report.diagnostics(&done.diagnostics);
     let secs = started.elapsed().as_secs_f64();
     let s = &done.stats;
-    println!(
+    let mut out = Output::stdout();
+    writeln!(
+        out,
         "{records} records, {} structures, {} lines, {} diagnostics",
         s.structures,
         s.lines,
         s.diagnostics.iter().sum::<u64>()
-    );
+    )
+    .map_err(|e| out.fail(e))?;
+    out.commit()?;
     if secs > 0.0 {
-        eprintln!(
+        report.note(&format!(
             "{:.3} s, {:.1} MB/s, {} jobs",
             secs,
             done.bytes as f64 / 1e6 / secs,
-            opts.jobs
-        );
+            done.jobs
+        ));
     }
-    print_diagnostics(&name, &[]);
-    ExitCode::SUCCESS
+    Ok(())
 }

@@ -8,16 +8,15 @@
 //! bounded whatever the input's size.
 
 use std::fs::File;
-use std::io::{self, BufRead, Read, Write};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::io::{self, BufRead, Read};
 
 use gedcom_elf::par::Chunks;
 use gedcom_elf::stream::{Batch, StreamReader};
 use gedcom_elf::{Diagnostic, EncodingInfo, Error, Event, Input, ReadStats, Reader};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::Options;
+use crate::cli::Settings;
+use crate::progress::Progress;
+use crate::report::Fail;
 
 /// Bytes per chunk when reading a file (unless `--chunk-bytes`).
 pub const CHUNK: usize = 2 << 20;
@@ -147,147 +146,106 @@ pub struct Done {
     pub stats: ReadStats,
     pub encoding: Option<EncodingInfo>,
     pub bytes: u64,
+    /// Threads the reading ran on (`--jobs`, at most the file's chunks).
+    pub jobs: usize,
     /// End-of-input diagnostics (a missing TRLR).
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// A progress bar on stderr, drawn only when stderr is a terminal, and
-/// only once the work has taken more than a second (a timer thread shows
-/// it, so that one long call, such as a tree build, shows it too).
-pub struct Progress {
-    bar: ProgressBar,
-    stop: Option<mpsc::Sender<()>>,
-    timer: Option<std::thread::JoinHandle<()>>,
+/// Where a command reads from.
+pub enum Source {
+    /// A file, memory-mapped.
+    File(String),
+    /// Standard input (`-`), streamed.
+    Stdin,
+    /// A sample bundled with the program (the no-argument demo).
+    Bundled(&'static str, &'static [u8]),
 }
 
-impl Progress {
-    /// Bytes done of `total` (bar, rate, ETA), or of an unknown total
-    /// (bytes and rate): call [`Progress::set`] as the work goes.
-    pub fn new(total: Option<u64>) -> Progress {
-        let (bar, style) = match total {
-            Some(n) => (
-                ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::hidden()),
-                "{bytes}/{total_bytes} {bar:30} {bytes_per_sec}, eta {eta} {msg}",
-            ),
-            None => (
-                ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden()),
-                "{bytes} {spinner} {bytes_per_sec} {msg}",
-            ),
+impl Source {
+    /// FILE as given on the command line.
+    pub fn from_arg(file: &str) -> Source {
+        match file {
+            "-" => Source::Stdin,
+            f => Source::File(f.to_string()),
+        }
+    }
+
+    /// The name diagnostics use for it.
+    pub fn name(&self) -> String {
+        match self {
+            Source::File(f) => f.clone(),
+            Source::Stdin => "<stdin>".into(),
+            Source::Bundled(name, _) => format!("{name} (bundled)"),
+        }
+    }
+
+    /// The whole input: a file mapped, standard input read whole (with a
+    /// progress bar), or the sample.
+    pub fn load(&self) -> Result<FileBytes, Fail> {
+        let loaded = match self {
+            Source::File(f) => FileBytes::open(f),
+            Source::Stdin => read_stdin().map(FileBytes::Read),
+            Source::Bundled(_, b) => Ok(FileBytes::Read(b.to_vec())),
         };
-        Progress::start(bar, style, false)
+        loaded.map_err(|e| Fail::Input(Error::from(e)))
     }
+}
 
-    /// One long step whose progress cannot be seen from outside (`msg`,
-    /// a spinner and the time so far).
-    pub fn step(msg: String) -> Progress {
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-        bar.set_message(msg);
-        Progress::start(bar, "{msg} {spinner} {elapsed}", true)
-    }
-
-    fn start(bar: ProgressBar, style: &str, tick: bool) -> Progress {
-        if let Ok(s) = ProgressStyle::with_template(style) {
-            bar.set_style(s);
+/// Runs `work` over `source` (a file's chunks on `--jobs` threads, or
+/// standard input streamed, its batches after the HEAD on `--jobs`
+/// threads), handing each chunk's output and diagnostics to `sink` in
+/// document order. A failure of `sink` (an output error) stops the run and
+/// is returned as it is.
+pub fn run<W, S>(
+    settings: &Settings,
+    source: &Source,
+    work: &mut W,
+    mut sink: S,
+) -> Result<Done, Fail>
+where
+    W: Work,
+    S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Fail>,
+{
+    // The library's loops stop on the library's error: a sink's own
+    // failure waits here while a stand-in stops them.
+    let mut failed = None;
+    let sink = |out, ds| match sink(out, ds) {
+        Ok(()) => Ok(()),
+        Err(f) => {
+            failed = Some(f);
+            Err(Error::from(io::Error::other("output failed")))
         }
-        let (stop, stopped) = mpsc::channel::<()>();
-        let shown = bar.clone();
-        let timer = std::thread::Builder::new()
-            .name("progress".into())
-            .spawn(move || {
-                if let Err(mpsc::RecvTimeoutError::Timeout) =
-                    stopped.recv_timeout(Duration::from_secs(1))
-                {
-                    // Hidden unless stderr is a terminal (and TERM is not dumb).
-                    shown.set_draw_target(ProgressDrawTarget::stderr());
-                    if tick {
-                        shown.enable_steady_tick(Duration::from_millis(200));
-                    }
-                    let _ = stopped.recv();
-                }
-            })
-            .ok();
-        Progress {
-            bar,
-            stop: Some(stop),
-            timer,
-        }
-    }
-
-    /// Bytes done so far.
-    pub fn set(&self, done: u64) {
-        self.bar.set_position(done);
-    }
-
-    /// What is being done now (shown after the numbers).
-    pub fn message(&self, msg: &'static str) {
-        self.bar.set_message(msg);
-    }
-
-    /// The bar as a writer's byte counter: see [`Counted`].
-    pub fn bar(&self) -> ProgressBar {
-        self.bar.clone()
-    }
-
-    /// Clears the bar (if it was shown) and stops its timer.
-    pub fn finish(mut self) {
-        self.close();
-    }
-
-    fn close(&mut self) {
-        self.stop.take();
-        if let Some(t) = self.timer.take() {
-            let _ = t.join();
-        }
-        self.bar.finish_and_clear();
+    };
+    let result = match source {
+        Source::Stdin => stream(settings, io::stdin().lock(), work, sink),
+        _ => chunks(settings, source, work, sink),
+    };
+    match (result, failed) {
+        (_, Some(f)) => Err(f),
+        (r, None) => r,
     }
 }
 
-impl Drop for Progress {
-    fn drop(&mut self) {
-        self.close();
-    }
-}
-
-/// A writer that moves a progress bar by the bytes written through it.
-pub struct Counted<W> {
-    pub inner: W,
-    pub bar: ProgressBar,
-}
-
-impl<W: Write> Write for Counted<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.bar.inc(n as u64);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// Runs `work` over the input named by `opts.file` (a file, or `-` for
-/// standard input, which is streamed), handing each chunk's output and
-/// diagnostics to `sink` in document order.
-pub fn run<W, S>(opts: &Options, work: &mut W, mut sink: S) -> Result<Done, Error>
+fn chunks<W, S>(
+    settings: &Settings,
+    source: &Source,
+    work: &mut W,
+    mut sink: S,
+) -> Result<Done, Fail>
 where
     W: Work,
     S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Error>,
 {
-    if opts.file == "-" && opts.bundled.is_none() {
-        let stdin = io::stdin();
-        return stream(opts, stdin.lock(), work, sink);
-    }
-    let file = match opts.bundled {
-        Some(b) => FileBytes::Read(b.to_vec()),
-        None => FileBytes::open(&opts.file)?,
-    };
+    let file = source.load()?;
     let bytes = file.bytes();
-    let input = Input::with_encoding(bytes, opts.encoding)?;
-    let progress = Progress::new(Some(input.bytes().len() as u64));
-    work.prepare(&input.reader_with_config(opts.config()))?;
+    let input = Input::with_encoding(bytes, settings.encoding)?;
+    let config = settings.config();
+    work.prepare(&input.reader_with_config(config.clone()))?;
     let work = &*work;
-    let chunks = Chunks::new(&input, opts.config(), opts.chunk.unwrap_or(CHUNK))?;
+    let chunks = Chunks::new(&input, config, settings.chunk.unwrap_or(CHUNK))?;
+    let jobs = settings.jobs.clamp(1, chunks.len().max(1));
+    let progress = Progress::new(Some(input.bytes().len() as u64));
     let ranges: Vec<_> = (0..chunks.len()).map(|i| chunks.range(i)).collect();
     let mut next = 0;
     let mut done = |out, ds| {
@@ -297,9 +255,9 @@ where
     };
     let chunk = |r: &mut Reader<'_>| Ok(work.run(r, &mut work.state()));
     let summary = if work.needs_line_numbers() {
-        chunks.for_each(opts.jobs, chunk, done)
+        chunks.for_each(jobs, chunk, done)
     } else {
-        chunks.for_each_relative(opts.jobs, chunk, |out, ds, off| {
+        chunks.for_each_relative(jobs, chunk, |out, ds, off| {
             done(W::shift_lines(out, off), ds)
         })
     };
@@ -309,11 +267,12 @@ where
         stats: summary.stats,
         encoding: Some(input.encoding_info().clone()),
         bytes: bytes.len() as u64,
+        jobs,
         diagnostics: summary.diagnostics,
     })
 }
 
-fn stream<R, W, S>(opts: &Options, source: R, work: &mut W, mut sink: S) -> Result<Done, Error>
+fn stream<R, W, S>(settings: &Settings, source: R, work: &mut W, mut sink: S) -> Result<Done, Fail>
 where
     R: BufRead,
     W: Work,
@@ -323,14 +282,14 @@ where
     // Batches after the HEAD go to --jobs threads, numbered as the input's
     // when the work needs it (the calling thread counts each batch's lines
     // as it cuts it), else each from its first line and renumbered.
-    let parallel = opts.jobs > 1;
+    let parallel = settings.jobs > 1;
     let source = Tally {
         inner: source,
-        bar: progress.bar.clone(),
-        done: 0,
+        progress: &progress,
     };
-    let mut stream = StreamReader::with_config(source, opts.config().encoding(opts.encoding))
-        .batch_size(opts.chunk.unwrap_or(BATCH));
+    let config = settings.config().encoding(settings.encoding);
+    let mut stream =
+        StreamReader::with_config(source, config).batch_size(settings.chunk.unwrap_or(BATCH));
     let mut buf = Vec::new();
     let mut bytes = 0u64;
     let mut state = None;
@@ -357,77 +316,65 @@ where
             let work = &*work;
             let run = |r: &mut Reader<'_>| Ok(work.run(r, &mut work.state()));
             let summary = if work.needs_line_numbers() {
-                stream.for_each(opts.jobs, run, &mut sink)?
+                stream.for_each(settings.jobs, run, &mut sink)?
             } else {
-                stream.for_each_relative(opts.jobs, run, |out, ds, off| {
+                stream.for_each_relative(settings.jobs, run, |out, ds, off| {
                     sink(W::shift_lines(out, off), ds)
                 })?
             };
-            progress.finish();
             return Ok(Done {
                 stats: summary.stats,
                 encoding: stream.encoding_info().cloned(),
                 bytes: stream.bytes_read(),
+                jobs: settings.jobs,
                 diagnostics: summary.diagnostics,
             });
         }
     }
-    progress.finish();
     let diagnostics = stream.drain_diagnostics().collect();
     Ok(Done {
         stats: stream.stats().cloned().unwrap_or_default(),
         encoding: stream.encoding_info().cloned(),
         bytes,
+        jobs: 1,
         diagnostics,
     })
 }
 
 /// A source that moves a progress bar by the bytes taken from it.
-struct Tally<R> {
-    inner: R,
-    bar: ProgressBar,
-    done: u64,
+pub struct Tally<'p, R> {
+    pub inner: R,
+    pub progress: &'p Progress,
 }
 
-impl<R: io::Read> io::Read for Tally<R> {
+impl<R: io::Read> io::Read for Tally<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.done += n as u64;
-        self.bar.set_position(self.done);
+        self.progress.add(n as u64);
         Ok(n)
     }
 }
 
-impl<R: BufRead> BufRead for Tally<R> {
+impl<R: BufRead> BufRead for Tally<'_, R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         self.inner.fill_buf()
     }
 
     fn consume(&mut self, n: usize) {
         self.inner.consume(n);
-        self.done += n as u64;
-        self.bar.set_position(self.done);
+        self.progress.add(n as u64);
     }
 }
 
 /// Reads standard input whole, moving a progress bar by the bytes read.
 pub fn read_stdin() -> io::Result<Vec<u8>> {
     let progress = Progress::new(None);
-    progress.message("reading standard input");
     let mut v = Vec::new();
-    let mut stdin = io::stdin().lock();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        match stdin.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
-                v.extend_from_slice(&buf[..n]);
-                progress.set(v.len() as u64);
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
+    Tally {
+        inner: io::stdin().lock(),
+        progress: &progress,
     }
+    .read_to_end(&mut v)?;
     progress.finish();
     Ok(v)
 }

@@ -1,14 +1,15 @@
 //! `gedcom-elf events`: the JSON Lines event stream (a contract).
 
 use std::io::{self, Write};
-use std::process::ExitCode;
 
 use gedcom_elf::{Error, Event, Reader, StructureType, Value};
 
-use crate::drive::{self, Events, Work};
+use crate::cli::Settings;
+use crate::drive::{self, Events, Source, Work};
 use crate::json::{write_str, write_u64};
+use crate::output::Output;
+use crate::report::{Fail, Report};
 use crate::typing::{Resolver, Typing};
-use crate::{finish, print_diagnostics, Options};
 
 /// Writes one event as a JSON object line.
 pub fn write_event<W: Write>(out: &mut W, event: &Event<'_>) -> io::Result<()> {
@@ -112,21 +113,36 @@ impl Work for Render {
 /// Chunks are typed on their own: the HEAD's schema is read first, and
 /// every record is typed in the document's context, whatever came before
 /// it.
-pub fn run(opts: &Options) -> ExitCode {
-    let name = opts.name();
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+pub fn run(
+    settings: &Settings,
+    source: &Source,
+    types: bool,
+    report: &mut Report,
+) -> Result<(), Fail> {
     let mut work = Render {
-        typing: opts.types.then(Typing::new),
+        typing: types.then(Typing::new),
     };
-    let result = drive::run(opts, &mut work, |(bytes, err), ds| {
-        print_diagnostics(&name, &ds);
-        out.write_all(&bytes)?;
-        match err {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    });
-    let flushed = out.flush();
-    finish(&name, result.map(|d| d.diagnostics), flushed)
+    write_chunks(settings, source, &mut work, report)
+}
+
+/// Runs a command whose chunks' outputs are text for standard output, and
+/// reports their diagnostics as they come; a chunk's reading error ends the
+/// run after its text.
+pub fn write_chunks<W>(
+    settings: &Settings,
+    source: &Source,
+    work: &mut W,
+    report: &mut Report,
+) -> Result<(), Fail>
+where
+    W: Work<Out = (Vec<u8>, Option<Error>)>,
+{
+    let mut out = Output::stdout();
+    let done = drive::run(settings, source, work, |(bytes, err), ds| {
+        report.diagnostics(&ds);
+        out.write_all(&bytes).map_err(|e| out.fail(e))?;
+        err.map_or(Ok(()), |e| Err(Fail::Input(e)))
+    })?;
+    report.diagnostics(&done.diagnostics);
+    out.commit()
 }

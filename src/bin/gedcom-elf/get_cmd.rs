@@ -14,15 +14,16 @@
 //! standard input, and builds no tree.
 
 use std::io::{self, Write};
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use gedcom_elf::tree::Schema;
 use gedcom_elf::{Begin, Error, EscapeSet, Event, Reader, Value};
 
-use crate::drive::{self, Events, Work};
+use crate::cli::Settings;
+use crate::drive::{self, Events, Source, Work};
+use crate::output::Output;
+use crate::report::{Fail, Report};
 use crate::typing::Typing;
-use crate::{fail, finish, print_diagnostics, Options};
 
 /// Writes a payload's text with `@` encoded: preserved escapes verbatim,
 /// every other `@` doubled.
@@ -101,10 +102,13 @@ pub struct Found {
 }
 
 /// What [`Find`] carries from chunk to chunk: the finds in document order
-/// (more than one when one holds another with the same xref_id).
+/// (more than one when one holds another with the same xref_id), and the
+/// first line of the outermost one, until the line after it is known.
 #[derive(Default)]
 pub struct Finds {
     list: Vec<Found>,
+    from: Option<u64>,
+    closed: bool,
 }
 
 /// Finds the structures and writes the nodes asked for.
@@ -115,12 +119,28 @@ struct Find {
     typing: Typing,
 }
 
-/// A chunk's output: text, structures found, nodes printed, and the error
-/// that ended it.
-type Out = (Vec<u8>, u64, u64, Option<Error>);
+/// A chunk's output.
+#[derive(Default)]
+pub struct Out {
+    text: Vec<u8>,
+    /// Structures found.
+    found: u64,
+    /// Nodes printed.
+    printed: u64,
+    /// The lines of the structures found (first, last), for their diagnostics.
+    lines: Vec<(u64, u64)>,
+    /// The error that ended the chunk.
+    error: Option<Error>,
+}
 
 impl Find {
     fn begin(&self, b: &Begin<'_>, finds: &mut Finds, out: &mut Out) {
+        if finds.closed {
+            finds.closed = false;
+            if let Some(from) = finds.from.take() {
+                out.lines.push((from, b.line.saturating_sub(1)));
+            }
+        }
         let schema: &Arc<Schema> = self.typing.schema();
         // Writing to a Vec cannot fail.
         for f in finds.list.iter_mut().filter(|f| f.open) {
@@ -136,13 +156,16 @@ impl Find {
                 f.matched = depth;
                 if depth == path.len() {
                     f.printing = Some(b.level);
-                    out.2 += 1;
+                    out.printed += 1;
                     let _ = write_line(&mut f.out, b, schema);
                 }
             }
         }
         if b.xref.as_ref().is_some_and(|x| x.as_bytes() == self.xref) {
-            out.1 += 1;
+            out.found += 1;
+            if finds.list.is_empty() {
+                finds.from = Some(b.line);
+            }
             let mut f = Found {
                 level: b.level,
                 matched: 0,
@@ -152,7 +175,7 @@ impl Find {
             };
             if self.path.is_none() {
                 f.printing = Some(b.level);
-                out.2 += 1;
+                out.printed += 1;
                 let _ = write_line(&mut f.out, b, schema);
             }
             finds.list.push(f);
@@ -173,8 +196,9 @@ impl Find {
         // The first find holds every later one: once it is closed, all are.
         if finds.list.first().is_some_and(|f| !f.open) {
             for f in finds.list.drain(..) {
-                out.0.extend_from_slice(&f.out);
+                out.text.extend_from_slice(&f.out);
             }
+            finds.closed = true;
         }
     }
 }
@@ -192,40 +216,48 @@ impl Work for Find {
     }
 
     fn run<'a, E: Events<'a>>(&self, events: &mut E, finds: &mut Finds) -> Out {
-        let mut out: Out = (Vec::new(), 0, 0, None);
+        let mut out = Out::default();
         loop {
             match events.next_event() {
                 Ok(Some(Event::Begin(b))) => self.begin(&b, finds, &mut out),
                 Ok(Some(Event::End(e))) => self.end(e.level, finds, &mut out),
-                Ok(None) => return out,
+                Ok(None) => break,
                 Err(e) => {
-                    out.3 = Some(e);
-                    return out;
+                    out.error = Some(e);
+                    break;
                 }
             }
         }
+        // Records are whole in a chunk: what is open ends with it.
+        if let Some(from) = finds.from {
+            out.lines.push((from, u64::MAX));
+            if finds.closed {
+                finds.from = None;
+                finds.closed = false;
+            }
+        }
+        out
     }
 }
 
-pub fn run(opts: &Options) -> ExitCode {
-    let name = opts.name();
-    let (xref, path) = match &opts.args[..] {
-        [x] => (x.clone(), None),
-        [x, p] => (x.clone(), Some(p.clone())),
-        _ => {
-            eprintln!("gedcom-elf: usage: gedcom-elf get FILE XREF [PATH]");
-            return ExitCode::from(2);
-        }
-    };
+/// `get`: prints the structures found, with the diagnostics on their lines;
+/// the others are counted in one note.
+pub fn run(
+    settings: &Settings,
+    source: &Source,
+    xref: &str,
+    path: Option<&str>,
+    report: &mut Report,
+) -> Result<(), Fail> {
     let xref = if xref.starts_with('@') {
-        xref
+        xref.to_string()
     } else {
         format!("@{xref}@")
     };
     let mut work = Find {
         xref: xref.clone().into_bytes(),
         // As a tree's paths: empty segments are ignored.
-        path: path.as_ref().map(|p| {
+        path: path.map(|p| {
             p.split('.')
                 .filter(|s| !s.is_empty())
                 .map(String::from)
@@ -233,36 +265,42 @@ pub fn run(opts: &Options) -> ExitCode {
         }),
         typing: Typing::new(),
     };
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    let (mut found, mut printed) = (0u64, 0u64);
-    let result = drive::run(opts, &mut work, |(text, f, p, err), ds| {
-        print_diagnostics(&name, &ds);
-        out.write_all(&text)?;
-        found += f;
-        printed += p;
-        err.map_or(Ok(()), Err)
-    });
-    let flushed = out.flush();
-    let diagnostics = match result {
-        Ok(done) => done.diagnostics,
-        Err(e) => return fail(&name, &e),
-    };
+    let mut out = Output::stdout();
+    let (mut found, mut printed, mut elsewhere) = (0u64, 0u64, 0u64);
+    let done = drive::run(settings, source, &mut work, |got, ds| {
+        for d in &ds {
+            let line = d.position.line;
+            if got.lines.iter().any(|&(a, b)| (a..=b).contains(&line)) {
+                report.diagnostic(d);
+            } else {
+                elsewhere += 1;
+            }
+        }
+        out.write_all(&got.text).map_err(|e| out.fail(e))?;
+        found += got.found;
+        printed += got.printed;
+        got.error.map_or(Ok(()), |e| Err(Fail::Input(e)))
+    })?;
+    elsewhere += done.diagnostics.len() as u64;
+    out.commit()?;
+    if elsewhere > 0 {
+        report.note(&format!(
+            "{elsewhere} diagnostics elsewhere in the file not shown ('gedcom-elf stats' shows them)"
+        ));
+    }
     if found == 0 {
-        print_diagnostics(&name, &diagnostics);
-        eprintln!("{name}: error: no structure has xref_id {xref}");
-        return ExitCode::from(1);
+        return Err(Fail::NotFound(format!("no structure has xref_id {xref}")));
     }
     if found > 1 {
-        eprintln!("{name}: warning: {found} structures have xref_id {xref}; printed each");
+        report.warning(&format!(
+            "{found} structures have xref_id {xref}; printed each"
+        ));
     }
     if printed == 0 {
-        print_diagnostics(&name, &diagnostics);
-        eprintln!(
-            "{name}: error: nothing at path {} under {xref}",
+        return Err(Fail::NotFound(format!(
+            "nothing at path {} under {xref}",
             path.unwrap_or_default()
-        );
-        return ExitCode::from(1);
+        )));
     }
-    finish(&name, Ok(diagnostics), flushed)
+    Ok(())
 }

@@ -12,14 +12,14 @@
 //! to report.
 
 use std::io::{self, Write};
-use std::process::ExitCode;
 
 use gedcom_elf::{Begin, Error, Event, Reader, StructureType, Value};
 
-use crate::drive::{self, Events, Work};
+use crate::cli::Settings;
+use crate::drive::{Events, Source, Work};
 use crate::json::{write_str, write_u64};
+use crate::report::{Fail, Report};
 use crate::typing::{Resolver, Typing};
-use crate::{finish, print_diagnostics, Options};
 
 /// Writes a node's own keys, without the closing brace.
 fn write_head<W: Write>(
@@ -122,18 +122,9 @@ impl Work for Render {
     }
 }
 
-pub fn run(opts: &Options) -> ExitCode {
-    let name = opts.name();
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
     let mut work = Render {
         typing: Typing::new(),
     };
-    let result = drive::run(opts, &mut work, |(bytes, err), ds| {
-        print_diagnostics(&name, &ds);
-        out.write_all(&bytes)?;
-        err.map_or(Ok(()), Err)
-    });
-    let flushed = out.flush();
-    finish(&name, result.map(|d| d.diagnostics), flushed)
+    crate::events::write_chunks(settings, source, &mut work, report)
 }

@@ -1,16 +1,15 @@
 //! `gedcom-elf stats`: what a file holds, and how fast it was read.
 
 use std::collections::BTreeMap;
-use std::process::ExitCode;
+use std::io::{self, Write};
 use std::time::Instant;
 
 use gedcom_elf::{DiagnosticKind, EncodingSource, Error, Event};
 
-use crate::drive::{self, Events, Work};
-use crate::{fail, print_diagnostic, Options};
-
-/// How many diagnostics `stats` shows; all are counted.
-const SHOWN: usize = 20;
+use crate::cli::Settings;
+use crate::drive::{self, Done, Events, Source, Work};
+use crate::output::Output;
+use crate::report::{Fail, Report};
 
 struct Tally;
 
@@ -51,40 +50,33 @@ impl Work for Tally {
     }
 }
 
-pub fn run(opts: &Options) -> ExitCode {
-    if opts.tree {
-        return crate::tree_cmd::stats(opts);
-    }
-    let name = opts.name();
+pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
     let started = Instant::now();
     let mut records: BTreeMap<String, u64> = BTreeMap::new();
-    let mut shown = 0usize;
-    let done = drive::run(opts, &mut Tally, |(part, err), ds| {
-        for d in &ds {
-            if shown < SHOWN {
-                print_diagnostic(&name, d);
-            }
-            shown += 1;
-        }
+    let done = drive::run(settings, source, &mut Tally, |(part, err), ds| {
+        report.diagnostics(&ds);
         for (tag, n) in part {
             *records.entry(tag).or_default() += n;
         }
-        err.map_or(Ok(()), Err)
-    });
-    let done = match done {
-        Ok(d) => d,
-        Err(e) => return fail(&name, &e),
-    };
-    for d in &done.diagnostics {
-        print_diagnostic(&name, d);
-    }
+        err.map_or(Ok(()), |e| Err(Fail::Input(e)))
+    })?;
+    report.diagnostics(&done.diagnostics);
     let elapsed = started.elapsed().as_secs_f64();
-    if shown > SHOWN {
-        eprintln!("{name}: ... and {} more diagnostics", shown - SHOWN);
-    }
+    let mut out = Output::stdout();
+    print(&mut out, report.name(), &done, &records, elapsed).map_err(|e| out.fail(e))?;
+    out.commit()
+}
+
+fn print(
+    out: &mut Output,
+    name: &str,
+    done: &Done,
+    records: &BTreeMap<String, u64>,
+    elapsed: f64,
+) -> io::Result<()> {
     let stats = &done.stats;
-    println!("file:        {name}");
-    println!("bytes:       {}", done.bytes);
+    writeln!(out, "file:        {name}")?;
+    writeln!(out, "bytes:       {}", done.bytes)?;
     if let Some(info) = &done.encoding {
         let how = match info.source {
             EncodingSource::Caller => "given with --encoding".to_string(),
@@ -97,36 +89,37 @@ pub fn run(opts: &Options) -> ExitCode {
             ),
             _ => "the GEDCOM default (no CHAR line, no byte-order mark)".to_string(),
         };
-        println!("encoding:    {} ({how})", info.encoding);
+        writeln!(out, "encoding:    {} ({how})", info.encoding)?;
         if let Some(d) = info.detected {
-            println!("  detected:  {d}");
+            writeln!(out, "  detected:  {d}")?;
         }
         if let Some(c) = &info.char_value {
-            println!("  specified: CHAR {c}");
+            writeln!(out, "  specified: CHAR {c}")?;
         }
     }
-    println!("lines:       {}", stats.lines);
-    println!("structures:  {}", stats.structures);
-    println!("max level:   {}", stats.max_level);
-    println!("records:     {}", records.values().sum::<u64>());
-    for (tag, n) in &records {
-        println!("  {tag:<10} {n}");
+    writeln!(out, "lines:       {}", stats.lines)?;
+    writeln!(out, "structures:  {}", stats.structures)?;
+    writeln!(out, "max level:   {}", stats.max_level)?;
+    writeln!(out, "records:     {}", records.values().sum::<u64>())?;
+    for (tag, n) in records {
+        writeln!(out, "  {tag:<10} {n}")?;
     }
     let total: u64 = stats.diagnostics.iter().sum();
-    println!("diagnostics: {total}");
+    writeln!(out, "diagnostics: {total}")?;
     for kind in DiagnosticKind::ALL {
         let n = stats.count(*kind);
         if n > 0 {
-            println!("  {:<24} {n} ({})", kind.id(), kind.severity());
+            writeln!(out, "  {:<24} {n} ({})", kind.id(), kind.severity())?;
         }
     }
     if elapsed > 0.0 {
-        println!(
+        writeln!(
+            out,
             "time:        {:.3} s ({:.1} MB/s, {} jobs)",
             elapsed,
             done.bytes as f64 / 1e6 / elapsed,
-            opts.jobs
-        );
+            done.jobs
+        )?;
     }
-    ExitCode::SUCCESS
+    Ok(())
 }

@@ -7,47 +7,21 @@
 //! is therefore read whole first. Every other command streams.
 
 use std::collections::BTreeMap;
-use std::process::ExitCode;
+use std::io::{self, Write};
 use std::time::Instant;
 
 use gedcom_elf::tree::Tree;
 use gedcom_elf::{Error, Input, ReaderConfig};
 
-use crate::drive::{read_stdin, FileBytes, Progress};
-use crate::{fail, print_diagnostic, Options};
-
-/// The whole input: the bundled sample, standard input, or the file.
-pub fn load(opts: &Options) -> Result<FileBytes, ExitCode> {
-    let loaded = match (opts.bundled, opts.file.as_str()) {
-        (Some(b), _) => Ok(FileBytes::Read(b.to_vec())),
-        (None, "-") => read_stdin().map(FileBytes::Read),
-        (None, f) => FileBytes::open(f),
-    };
-    loaded.map_err(|e| {
-        eprintln!("{}: error: cannot read: {e}", opts.name());
-        ExitCode::from(2)
-    })
-}
-
-/// Loads the input named by `opts` and runs `f` on it, encoding decided.
-/// Failures to read or to detect the encoding end the command here.
-pub fn with_input(
-    opts: &Options,
-    f: impl FnOnce(&gedcom_elf::Input<'_>, &FileBytes) -> ExitCode,
-) -> ExitCode {
-    let file = match load(opts) {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
-    match gedcom_elf::Input::with_encoding(file.bytes(), opts.encoding) {
-        Ok(prepared) => f(&prepared, &file),
-        Err(e) => fail(&opts.name(), &e),
-    }
-}
+use crate::cli::Settings;
+use crate::drive::Source;
+use crate::output::Output;
+use crate::progress::Progress;
+use crate::report::{Fail, Report};
 
 /// Builds the tree of the whole input on `jobs` threads (`--jobs`): the one
-/// place a tree is built. The build is one library call that reports no progress, so the bar
-/// shows the time it has taken.
+/// place a tree is built. The build is one library call that reports no
+/// progress, so the bar shows the time it has taken.
 pub fn build_tree<'a>(
     input: &'a Input<'_>,
     config: ReaderConfig,
@@ -55,8 +29,8 @@ pub fn build_tree<'a>(
     chunk: Option<usize>,
 ) -> Result<Tree<'a>, Error> {
     let progress = Progress::step(format!(
-        "building the tree of {} MB",
-        input.bytes().len() / 1_000_000
+        "building the tree of {:.1} MB",
+        input.bytes().len() as f64 / 1e6
     ));
     // Record-aligned chunks on `jobs` threads; identical to `Tree::build`.
     let tree = match chunk {
@@ -68,51 +42,49 @@ pub fn build_tree<'a>(
 }
 
 /// `stats --tree`.
-pub fn stats(opts: &Options) -> ExitCode {
-    let name = opts.name();
-    with_input(opts, |prepared, file| {
-        let started = Instant::now();
-        let tree = match build_tree(prepared, opts.config(), opts.jobs, opts.chunk) {
-            Ok(t) => t,
-            Err(e) => return fail(&name, &e),
-        };
-        let elapsed = started.elapsed().as_secs_f64();
-        let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
-        for (i, d) in tree.diagnostics().iter().enumerate() {
-            if i < 20 {
-                print_diagnostic(&name, d);
-            }
-            *kinds.entry(d.kind.id()).or_default() += 1;
-        }
-        let shown = tree.diagnostics().len() as u64 + tree.diagnostics_dropped();
-        if shown > 20 {
-            eprintln!("{name}: ... and {} more diagnostics", shown - 20);
-        }
+pub fn stats(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
+    let file = source.load()?;
+    let prepared = Input::with_encoding(file.bytes(), settings.encoding)?;
+    let started = Instant::now();
+    let tree = build_tree(&prepared, settings.config(), settings.jobs, settings.chunk)?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
+    report.diagnostics(tree.diagnostics());
+    for d in tree.diagnostics() {
+        *kinds.entry(d.kind.id()).or_default() += 1;
+    }
+    let mut out = Output::stdout();
+    let total = tree.diagnostics().len() as u64 + tree.diagnostics_dropped();
+    let print = |out: &mut Output| -> io::Result<()> {
         let bytes = prepared.bytes().len();
         let memory = tree.memory_bytes();
-        println!("file:        {name}");
-        println!("bytes:       {}", file.bytes().len());
-        println!("nodes:       {}", tree.len());
-        println!("records:     {}", tree.record_count());
-        println!("undef:       {}", tree.undefined_records().count());
-        println!("schema:      {:?}", tree.schema().source());
-        println!(
+        writeln!(out, "file:        {}", report.name())?;
+        writeln!(out, "bytes:       {}", file.bytes().len())?;
+        writeln!(out, "nodes:       {}", tree.len())?;
+        writeln!(out, "records:     {}", tree.record_count())?;
+        writeln!(out, "undef:       {}", tree.undefined_records().count())?;
+        writeln!(out, "schema:      {:?}", tree.schema().source())?;
+        writeln!(
+            out,
             "tree memory: {} bytes ({:.2}x the input, {:.1} bytes per node)",
             memory,
             memory as f64 / bytes.max(1) as f64,
             memory as f64 / tree.len().max(1) as f64
-        );
-        println!("diagnostics: {shown}");
+        )?;
+        writeln!(out, "diagnostics: {total}")?;
         for (k, n) in &kinds {
-            println!("  {k:<24} {n}");
+            writeln!(out, "  {k:<24} {n}")?;
         }
         if elapsed > 0.0 {
-            println!(
+            writeln!(
+                out,
                 "build time:  {:.3} s ({:.1} MB/s)",
                 elapsed,
                 file.bytes().len() as f64 / 1e6 / elapsed
-            );
+            )?;
         }
-        ExitCode::SUCCESS
-    })
+        Ok(())
+    };
+    print(&mut out).map_err(|e| out.fail(e))?;
+    out.commit()
 }

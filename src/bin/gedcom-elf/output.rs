@@ -1,0 +1,303 @@
+//! The one output path: standard output, or `-o OUT` written whole or not
+//! at all.
+//!
+//! `-o OUT` writes to a new temporary file beside OUT (in the directory of
+//! the file OUT names, when OUT is a symbolic link) and renames it over OUT
+//! only when the command succeeded ([`Output::commit`]), with OUT's
+//! permissions. On any failure the temporary file is removed and OUT is as
+//! it was; on an interrupt (SIGINT, SIGTERM, SIGHUP) too, through the
+//! handler [`on_interrupt`] installs. OUT may be the input itself: the input
+//! stays readable until the rename (its old content lives on in the mapped
+//! or opened file), so in-place `fmt`, `convert` and `edit` are safe.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::report::Fail;
+
+/// Temporary files not yet renamed or removed, for the interrupt handler.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Removes pending temporary files and exits (130) on SIGINT, SIGTERM or
+/// SIGHUP. If the handler cannot be installed, the signals keep their
+/// default action: OUT is still untouched, only a temporary file may stay.
+pub fn on_interrupt() {
+    let _ = ctrlc::set_handler(|| {
+        if let Ok(mut pending) = PENDING.lock() {
+            for p in pending.drain(..) {
+                let _ = fs::remove_file(p);
+            }
+        }
+        std::process::exit(130);
+    });
+}
+
+fn forget(path: &Path) {
+    if let Ok(mut pending) = PENDING.lock() {
+        pending.retain(|p| p != path);
+    }
+}
+
+/// A temporary file beside its destination.
+struct Staged {
+    file: BufWriter<File>,
+    temp: PathBuf,
+    dest: PathBuf,
+    committed: bool,
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_file(&self.temp);
+            forget(&self.temp);
+        }
+    }
+}
+
+enum Sink {
+    Stdout(BufWriter<io::StdoutLock<'static>>),
+    File(Staged),
+}
+
+/// Where a command's output goes.
+pub struct Output {
+    sink: Sink,
+    name: String,
+    /// The first error writing (kept so that it is reported, once, as the output's).
+    error: Option<io::Error>,
+}
+
+/// `dest`, or the file it links to (followed to the end) when it is a symbolic link.
+fn resolve(dest: &Path) -> PathBuf {
+    match fs::symlink_metadata(dest) {
+        Ok(m) if m.file_type().is_symlink() => {
+            fs::canonicalize(dest).unwrap_or_else(|_| dest.to_path_buf())
+        }
+        _ => dest.to_path_buf(),
+    }
+}
+
+/// Creates a new file beside `dest` whose name no other file has.
+fn create_beside(dest: &Path) -> io::Result<(File, PathBuf)> {
+    let dir = match dest.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let base = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    for attempt in 0u32..100 {
+        let temp = dir.join(format!(
+            ".{base}.{}.{:x}.tmp",
+            std::process::id(),
+            seed.wrapping_add(attempt.wrapping_mul(0x9e37_79b9))
+        ));
+        // Registered before it exists: an interrupt right after creation
+        // still removes it.
+        if let Ok(mut pending) = PENDING.lock() {
+            pending.push(temp.clone());
+        }
+        match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(f) => return Ok((f, temp)),
+            Err(e) => {
+                forget(&temp);
+                if e.kind() != io::ErrorKind::AlreadyExists {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "no free name for a temporary file",
+    ))
+}
+
+impl Output {
+    /// Standard output.
+    pub fn stdout() -> Output {
+        Output {
+            sink: Sink::Stdout(BufWriter::with_capacity(1 << 16, io::stdout().lock())),
+            name: "<stdout>".into(),
+            error: None,
+        }
+    }
+
+    /// `-o OUT` (`-` or none: standard output).
+    pub fn create(path: Option<&str>) -> Result<Output, Fail> {
+        let Some(path) = path.filter(|p| *p != "-") else {
+            return Ok(Output::stdout());
+        };
+        let dest = resolve(Path::new(path));
+        let (file, temp) = create_beside(&dest).map_err(|e| {
+            Fail::output(
+                path,
+                io::Error::new(e.kind(), format!("cannot create: {e}")),
+            )
+        })?;
+        Ok(Output {
+            sink: Sink::File(Staged {
+                file: BufWriter::with_capacity(1 << 16, file),
+                temp,
+                dest,
+                committed: false,
+            }),
+            name: path.to_string(),
+            error: None,
+        })
+    }
+
+    /// The failure for a write error of this output.
+    pub fn fail(&self, e: io::Error) -> Fail {
+        Fail::output(&self.name, e)
+    }
+
+    /// The first write error, if any, as a failure.
+    pub fn check(&mut self) -> Result<(), Fail> {
+        match self.error.take() {
+            Some(e) => Err(self.fail(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends the output: flushes standard output, or puts OUT in place
+    /// (flushed, synced, with the permissions OUT had, renamed over it).
+    pub fn commit(mut self) -> Result<(), Fail> {
+        self.check()?;
+        let name = self.name.clone();
+        let fail = |e: io::Error| Fail::output(&name, e);
+        match &mut self.sink {
+            Sink::Stdout(w) => w.flush().map_err(fail),
+            Sink::File(staged) => {
+                staged.file.flush().map_err(fail)?;
+                let file = staged.file.get_ref();
+                file.sync_all().map_err(fail)?;
+                if let Ok(m) = fs::metadata(&staged.dest) {
+                    file.set_permissions(m.permissions()).map_err(fail)?;
+                }
+                fs::rename(&staged.temp, &staged.dest).map_err(fail)?;
+                staged.committed = true;
+                forget(&staged.temp);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let r = match &mut self.sink {
+            Sink::Stdout(w) => w.write(buf),
+            Sink::File(s) => s.file.write(buf),
+        };
+        if let Err(e) = &r {
+            if self.error.is_none() {
+                self.error = Some(io::Error::new(e.kind(), e.to_string()));
+            }
+        }
+        r
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        let r = match &mut self.sink {
+            Sink::Stdout(w) => w.write_all(buf),
+            Sink::File(s) => s.file.write_all(buf),
+        };
+        if let Err(e) = &r {
+            if self.error.is_none() {
+                self.error = Some(io::Error::new(e.kind(), e.to_string()));
+            }
+        }
+        r
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let r = match &mut self.sink {
+            Sink::Stdout(w) => w.flush(),
+            Sink::File(s) => s.file.flush(),
+        };
+        if let Err(e) = &r {
+            if self.error.is_none() {
+                self.error = Some(io::Error::new(e.kind(), e.to_string()));
+            }
+        }
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("gedcom-elf-output-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn leftovers(d: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn out_is_replaced_only_on_commit() {
+        let d = dir("commit");
+        let out = d.join("out.ged");
+        fs::write(&out, b"old").unwrap();
+        let mut o = Output::create(out.to_str()).unwrap();
+        o.write_all(b"new").unwrap();
+        assert_eq!(fs::read(&out).unwrap(), b"old");
+        o.commit().unwrap();
+        assert_eq!(fs::read(&out).unwrap(), b"new");
+        assert_eq!(leftovers(&d), ["out.ged"]);
+    }
+
+    #[test]
+    fn a_dropped_output_leaves_out_and_no_temporary_file() {
+        let d = dir("drop");
+        let out = d.join("out.ged");
+        fs::write(&out, b"old").unwrap();
+        let mut o = Output::create(out.to_str()).unwrap();
+        o.write_all(b"half").unwrap();
+        drop(o);
+        assert_eq!(fs::read(&out).unwrap(), b"old");
+        assert_eq!(leftovers(&d), ["out.ged"]);
+        assert!(!PENDING.lock().unwrap().iter().any(|p| p.starts_with(&d)));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn permissions_are_kept_and_links_followed() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = dir("perm");
+        let target = d.join("target.ged");
+        fs::write(&target, b"old").unwrap();
+        fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
+        let link = d.join("link.ged");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let mut o = Output::create(link.to_str()).unwrap();
+        o.write_all(b"new").unwrap();
+        o.commit().unwrap();
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        let mode = fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+    }
+}
