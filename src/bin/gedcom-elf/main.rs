@@ -27,7 +27,7 @@ mod typing;
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::error::ErrorKind as ClapKind;
+use clap::error::{ContextKind, ContextValue, ErrorKind as ClapKind};
 use clap::Parser;
 use gedcom_elf::edit::EditRules;
 use gedcom_elf::write::WriterConfig;
@@ -81,6 +81,22 @@ fn main() -> ExitCode {
 fn usage(e: &clap::Error) -> ExitCode {
     match e.kind() {
         ClapKind::DisplayHelp | ClapKind::DisplayVersion => print(e.to_string().as_bytes()),
+        ClapKind::InvalidSubcommand => {
+            // `gedcom-elf FILE`: say so, rather than "unrecognized subcommand".
+            let file = match e.get(ContextKind::InvalidSubcommand) {
+                Some(ContextValue::String(f)) if std::path::Path::new(f).is_file() => f,
+                _ => {
+                    let _ = write!(std::io::stderr(), "{e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let _ = write!(
+                std::io::stderr(),
+                "error: '{file}' is a file, not a command: to read it, name a command \
+                 first, e.g. 'gedcom-elf stats {file}'\n\nFor more information, try '--help'.\n"
+            );
+            ExitCode::from(2)
+        }
         _ => {
             let _ = write!(std::io::stderr(), "{e}");
             ExitCode::from(2)
