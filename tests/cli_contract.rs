@@ -429,18 +429,9 @@ fn options_that_do_not_apply_are_refused() {
     usage_error(&["stats", "--types", "x.ged"], "'--types'");
     usage_error(&["count", "-o", "out", "x.ged"], "'-o'");
     usage_error(&["fmt", "--jobs", "2", "x.ged"], "'--jobs'");
-    usage_error(
-        &["--jobs", "2", "edit", "x.ged"],
-        "'--jobs' does not apply to 'edit'",
-    );
-    usage_error(
-        &["--strict", "edit", "x.ged"],
-        "'--strict' does not apply to 'edit'",
-    );
-    usage_error(
-        &["--quiet", "completions", "bash"],
-        "'--quiet' does not apply",
-    );
+    usage_error(&["--jobs", "2", "edit", "x.ged"], "'--jobs'");
+    usage_error(&["--strict", "edit", "x.ged"], "'--strict'");
+    usage_error(&["--quiet", "completions", "bash"], "'--quiet'");
     usage_error(&["edit", "--strict", "x.ged"], "'--strict'");
     // Renamed: one meaning per option name.
     usage_error(
@@ -651,4 +642,41 @@ fn completions_for_each_shell() {
             "{shell}"
         );
     }
+}
+
+/// Runs `command` under `script`, on a terminal of its own, with the bar
+/// shown at once; what the terminal showed. `None` where `script` is not
+/// installed.
+fn on_a_terminal(command: &str) -> Option<String> {
+    let o = Command::new("script")
+        .args(["-qfec", command, "/dev/null"])
+        .env("GEDCOM_ELF_PROGRESS_DELAY_MS", "0")
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    assert!(o.status.success(), "{command}: {}", stderr(&o));
+    Some(String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+#[cfg(unix)]
+#[test]
+fn progress_shows_on_a_terminal_stderr_but_never_between_output_lines() {
+    let d = dir("progress");
+    let file = d.join("big.ged");
+    std::fs::write(&file, big(60_000)).unwrap();
+    let f = s(&file);
+    // stderr the terminal, stdout elsewhere: the bar, in MB.
+    let Some(shown) = on_a_terminal(&format!("{BIN} events {f} > /dev/null")) else {
+        eprintln!("no `script` here: terminal behaviour not checked");
+        return;
+    };
+    assert!(shown.contains(" MB"), "{shown:?}");
+    assert!(
+        !shown.contains("MiB") && !shown.contains("KiB"),
+        "{shown:?}"
+    );
+    // Both on the same terminal: no bar among the output lines.
+    let same = on_a_terminal(&format!("{BIN} events {f}")).unwrap();
+    assert!(same.contains("\"begin\":\"INDI\""));
+    assert!(!same.contains(" MB"), "{}", &same[..same.len().min(2000)]);
 }

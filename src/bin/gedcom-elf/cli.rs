@@ -1,12 +1,13 @@
 //! The command line: one `clap` parser for every command.
 //!
 //! Each command takes only the options that apply to it, so its `--help`
-//! lists just those and any other is a usage error. The options shared by
-//! the reading commands (`--jobs`, `--strict`, `--encoding`, `--quiet`,
-//! `--all-warnings`) may also stand before the command name; they are then
-//! handed to the command, and refused when it does not take them.
+//! lists just those and any other is a usage error naming it. The options
+//! shared by the reading commands (`--jobs`, `--strict`, `--encoding`,
+//! `--quiet`, `--all-warnings`) may also stand before the command's name:
+//! [`hoist`] moves them after it.
 
-use clap::error::ErrorKind as ClapKind;
+use std::ffi::OsString;
+
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use gedcom_elf::write::LineEnding;
 use gedcom_elf::Encoding;
@@ -34,36 +35,15 @@ case-insensitive";
     version,
     about = "Read, check and rewrite GEDCOM 5.5.1 files (FHISO Extended Legacy Format)",
     long_about = "Read, check and rewrite GEDCOM 5.5.1 files (FHISO Extended Legacy Format).\n\n\
-                  With no command, runs 'stats' on a small sample bundled with the program.",
+                  With no command, runs 'stats' on a small sample bundled with the program. \
+                  --jobs, --strict, --encoding, --quiet and --all-warnings may also stand \
+                  before the command's name.",
     after_help = EXIT_STATUS,
     max_term_width = 100
 )]
 pub struct Cli {
-    #[command(flatten)]
-    pub global: Global,
     #[command(subcommand)]
     pub command: Option<Command>,
-}
-
-/// The shared options, when given before the command name.
-#[derive(Args, Debug, Default)]
-#[command(next_help_heading = "Options for the commands that take them (also after the command)")]
-pub struct Global {
-    /// Threads for reading
-    #[arg(long, short = 'j', value_name = "N", value_parser = positive)]
-    pub jobs: Option<usize>,
-    /// Stop at the first error (exit status 1)
-    #[arg(long)]
-    pub strict: bool,
-    /// The input's encoding, instead of the detected one
-    #[arg(long, value_name = "NAME", value_parser = encoding)]
-    pub encoding: Option<Encoding>,
-    /// Print no warnings (errors still)
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
-    /// Print every diagnostic (default: the first 20 of each kind, then a count)
-    #[arg(long)]
-    pub all_warnings: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -74,13 +54,7 @@ pub enum Command {
         #[arg(long)]
         types: bool,
         #[command(flatten)]
-        read: ReadOpts,
-        #[command(flatten)]
-        jobs: JobOpts,
-        #[command(flatten)]
-        diag: DiagOpts,
-        #[command(flatten)]
-        input: InputArg,
+        r: Reading,
     },
     /// Records per tag, lines, depth, encoding, diagnostics, speed
     Stats {
@@ -89,47 +63,23 @@ pub enum Command {
         #[arg(long)]
         tree: bool,
         #[command(flatten)]
-        read: ReadOpts,
-        #[command(flatten)]
-        jobs: JobOpts,
-        #[command(flatten)]
-        diag: DiagOpts,
-        #[command(flatten)]
-        input: InputArg,
+        r: Reading,
     },
     /// Records, structures and lines, at full speed
     Count {
         #[command(flatten)]
-        read: ReadOpts,
-        #[command(flatten)]
-        jobs: JobOpts,
-        #[command(flatten)]
-        diag: DiagOpts,
-        #[command(flatten)]
-        input: InputArg,
+        r: Reading,
     },
     /// One JSON object per record, children nested, with types and line numbers
     Json {
         #[command(flatten)]
-        read: ReadOpts,
-        #[command(flatten)]
-        jobs: JobOpts,
-        #[command(flatten)]
-        diag: DiagOpts,
-        #[command(flatten)]
-        input: InputArg,
+        r: Reading,
     },
     /// The structures with xref_id XREF (or the nodes at PATH under them) as GEDCOM
     #[command(after_help = "Exit status 3 when no structure has XREF, or nothing is at PATH.")]
     Get {
         #[command(flatten)]
-        read: ReadOpts,
-        #[command(flatten)]
-        jobs: JobOpts,
-        #[command(flatten)]
-        diag: DiagOpts,
-        #[command(flatten)]
-        input: InputArg,
+        r: Reading,
         /// The xref_id, with or without its @ signs: I1 or @I1@
         #[arg(value_name = "XREF")]
         xref: String,
@@ -157,13 +107,7 @@ pub enum Command {
     /// The canonical form: UTF-8, LF, single spaces, CONC splits at 255 octets
     Fmt {
         #[command(flatten)]
-        read: ReadOpts,
-        #[command(flatten)]
-        output: OutputArg,
-        #[command(flatten)]
-        diag: DiagOpts,
-        #[command(flatten)]
-        input: InputArg,
+        w: Rewriting,
     },
     /// Write FILE again in another encoding (unicode escapes for characters it lacks)
     Convert {
@@ -175,19 +119,39 @@ pub enum Command {
         #[arg(long, value_name = "lf|crlf|cr", default_value = "lf", value_parser = line_ending)]
         line_ending: LineEnding,
         #[command(flatten)]
-        read: ReadOpts,
-        #[command(flatten)]
-        output: OutputArg,
-        #[command(flatten)]
-        diag: DiagOpts,
-        #[command(flatten)]
-        input: InputArg,
+        w: Rewriting,
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_name = "SHELL")]
         shell: clap_complete::Shell,
     },
+}
+
+/// The options of the commands that read and print.
+#[derive(Args, Debug)]
+pub struct Reading {
+    #[command(flatten)]
+    pub read: ReadOpts,
+    #[command(flatten)]
+    pub jobs: JobOpts,
+    #[command(flatten)]
+    pub diag: DiagOpts,
+    #[command(flatten)]
+    pub input: InputArg,
+}
+
+/// The options of the commands that write GEDCOM again.
+#[derive(Args, Debug)]
+pub struct Rewriting {
+    #[command(flatten)]
+    pub read: ReadOpts,
+    #[command(flatten)]
+    pub output: OutputArg,
+    #[command(flatten)]
+    pub diag: DiagOpts,
+    #[command(flatten)]
+    pub input: InputArg,
 }
 
 /// The input, for every command that reads one.
@@ -208,7 +172,7 @@ pub struct OutputArg {
 }
 
 /// `--encoding` alone (the editor has no strict mode).
-#[derive(Args, Debug, Default)]
+#[derive(Args, Debug)]
 pub struct EncodingOpt {
     /// The input's encoding, instead of the detected one
     #[arg(long, value_name = "NAME", value_parser = encoding, long_help = format!(
@@ -217,7 +181,7 @@ pub struct EncodingOpt {
 }
 
 /// How the input is read.
-#[derive(Args, Debug, Default)]
+#[derive(Args, Debug)]
 pub struct ReadOpts {
     /// Stop at the first error (exit status 1)
     #[arg(long)]
@@ -227,7 +191,7 @@ pub struct ReadOpts {
 }
 
 /// Threads and pieces.
-#[derive(Args, Debug, Default)]
+#[derive(Args, Debug)]
 pub struct JobOpts {
     /// Threads for reading [default: every core]
     #[arg(long, short = 'j', value_name = "N", value_parser = positive)]
@@ -240,7 +204,7 @@ pub struct JobOpts {
 }
 
 /// What is printed to stderr.
-#[derive(Args, Debug, Default)]
+#[derive(Args, Debug)]
 pub struct DiagOpts {
     /// Print no warnings (errors still)
     #[arg(long, short = 'q')]
@@ -248,6 +212,36 @@ pub struct DiagOpts {
     /// Print every diagnostic (default: the first 20 of each kind, then a count)
     #[arg(long)]
     pub all_warnings: bool,
+}
+
+/// The shared options given before the command's name, moved after it,
+/// where the command's parser takes them (or refuses them, naming them,
+/// when the command does not take them). Nothing moves when no command
+/// follows them.
+pub fn hoist(args: Vec<OsString>) -> Vec<OsString> {
+    let text = |i: usize| args.get(i).and_then(|a| a.to_str()).unwrap_or("");
+    let mut i = 1;
+    loop {
+        let a = text(i);
+        if matches!(a, "--jobs" | "-j" | "--encoding") {
+            i += 2;
+        } else if matches!(a, "--strict" | "--quiet" | "-q" | "--all-warnings")
+            || a.starts_with("--jobs=")
+            || a.starts_with("--encoding=")
+            || (a.starts_with("-j") && a.len() > 2)
+        {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    if i == 1 || i >= args.len() || text(i).starts_with('-') {
+        return args;
+    }
+    let mut moved = vec![args[0].clone(), args[i].clone()];
+    moved.extend_from_slice(&args[1..i]);
+    moved.extend_from_slice(&args[i + 1..]);
+    moved
 }
 
 fn positive(s: &str) -> Result<usize, String> {
@@ -300,7 +294,7 @@ fn rename(s: &str) -> Result<(String, String), String> {
     Ok((old.to_string(), new.to_string()))
 }
 
-/// What a reading command runs with, shared options merged.
+/// What a command runs with.
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub strict: bool,
@@ -313,7 +307,7 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// The defaults: every core, detected encoding, all recovered.
+    /// The defaults: every core, the detected encoding, problems recovered.
     pub fn new() -> Settings {
         Settings {
             strict: false,
@@ -325,150 +319,52 @@ impl Settings {
         }
     }
 
+    /// The settings of a command's option groups.
+    fn of(read: Option<&ReadOpts>, jobs: Option<&JobOpts>, diag: &DiagOpts) -> Settings {
+        let mut s = Settings::new();
+        if let Some(r) = read {
+            (s.strict, s.encoding) = (r.strict, r.encoding.encoding);
+        }
+        if let Some(j) = jobs {
+            s.jobs = j.jobs.unwrap_or(s.jobs);
+            s.chunk = j.chunk_bytes;
+        }
+        (s.quiet, s.all_warnings) = (diag.quiet, diag.all_warnings);
+        s
+    }
+
     /// The reader configuration these settings ask for.
     pub fn config(&self) -> gedcom_elf::ReaderConfig {
         gedcom_elf::ReaderConfig::new().strict(self.strict)
     }
 }
 
-/// The option groups a command takes, to merge the shared options into.
-struct Groups<'a> {
-    name: &'static str,
-    read: Option<&'a mut ReadOpts>,
-    encoding: Option<&'a mut EncodingOpt>,
-    jobs: Option<&'a mut JobOpts>,
-    diag: Option<&'a mut DiagOpts>,
-}
-
 impl Command {
-    fn groups(&mut self) -> Groups<'_> {
-        let none = |name| Groups {
-            name,
-            read: None,
-            encoding: None,
-            jobs: None,
-            diag: None,
-        };
-        match self {
-            Command::Events {
-                read, jobs, diag, ..
-            } => Groups {
-                name: "events",
-                read: Some(read),
-                jobs: Some(jobs),
-                diag: Some(diag),
-                ..none("")
-            },
-            Command::Stats {
-                read, jobs, diag, ..
-            } => Groups {
-                name: "stats",
-                read: Some(read),
-                jobs: Some(jobs),
-                diag: Some(diag),
-                ..none("")
-            },
-            Command::Count {
-                read, jobs, diag, ..
-            } => Groups {
-                name: "count",
-                read: Some(read),
-                jobs: Some(jobs),
-                diag: Some(diag),
-                ..none("")
-            },
-            Command::Json {
-                read, jobs, diag, ..
-            } => Groups {
-                name: "json",
-                read: Some(read),
-                jobs: Some(jobs),
-                diag: Some(diag),
-                ..none("")
-            },
-            Command::Get {
-                read, jobs, diag, ..
-            } => Groups {
-                name: "get",
-                read: Some(read),
-                jobs: Some(jobs),
-                diag: Some(diag),
-                ..none("")
-            },
-            Command::Edit { encoding, diag, .. } => Groups {
-                name: "edit",
-                encoding: Some(encoding),
-                diag: Some(diag),
-                ..none("")
-            },
-            Command::Fmt { read, diag, .. } => Groups {
-                name: "fmt",
-                read: Some(read),
-                diag: Some(diag),
-                ..none("")
-            },
-            Command::Convert { read, diag, .. } => Groups {
-                name: "convert",
-                read: Some(read),
-                diag: Some(diag),
-                ..none("")
-            },
-            Command::Completions { .. } => none("completions"),
-        }
-    }
-
-    /// The command's settings: its own options, then those given before its
-    /// name. A shared option the command does not take is a usage error.
-    pub fn settings(&mut self, global: &Global) -> Result<Settings, clap::Error> {
-        let mut g = self.groups();
-        let name = g.name;
-        let refuse = |option: &str| {
-            let mut cmd = Cli::command();
-            cmd.build();
-            let sub = cmd.find_subcommand_mut(name).map(|c| c.clone());
-            let mut sub = sub.unwrap_or(cmd);
-            sub.error(
-                ClapKind::ArgumentConflict,
-                format!("the option '{option}' does not apply to '{name}'"),
-            )
-        };
-        let mut s = Settings::new();
-        let read_strict = g.read.as_deref().map(|r| r.strict);
-        let encoding = match (g.read.as_deref_mut(), g.encoding.as_deref_mut()) {
-            (Some(r), _) => Some(&mut r.encoding),
-            (None, Some(e)) => Some(e),
-            (None, None) => None,
-        };
-        match encoding {
-            Some(e) => s.encoding = e.encoding.or(global.encoding),
-            None if global.encoding.is_some() => return Err(refuse("--encoding")),
-            None => {}
-        }
-        match read_strict {
-            Some(strict) => s.strict = strict || global.strict,
-            None if global.strict => return Err(refuse("--strict")),
-            None => {}
-        }
-        match g.jobs {
-            Some(j) => {
-                if let Some(n) = j.jobs.or(global.jobs) {
-                    s.jobs = n;
-                }
-                s.chunk = j.chunk_bytes;
+    /// The command's input and settings (`None` for `completions`).
+    pub fn settings(&self) -> Option<(&str, Settings)> {
+        let reading = |r: &Reading| Settings::of(Some(&r.read), Some(&r.jobs), &r.diag);
+        let rewriting = |w: &Rewriting| Settings::of(Some(&w.read), None, &w.diag);
+        Some(match self {
+            Command::Events { r, .. }
+            | Command::Stats { r, .. }
+            | Command::Count { r }
+            | Command::Json { r }
+            | Command::Get { r, .. } => (r.input.file.as_str(), reading(r)),
+            Command::Fmt { w } | Command::Convert { w, .. } => {
+                (w.input.file.as_str(), rewriting(w))
             }
-            None if global.jobs.is_some() => return Err(refuse("--jobs")),
-            None => {}
-        }
-        match g.diag {
-            Some(d) => {
-                s.quiet = d.quiet || global.quiet;
-                s.all_warnings = d.all_warnings || global.all_warnings;
+            Command::Edit {
+                encoding,
+                diag,
+                input,
+                ..
+            } => {
+                let mut s = Settings::of(None, None, diag);
+                s.encoding = encoding.encoding;
+                (input.file.as_str(), s)
             }
-            None if global.quiet => return Err(refuse("--quiet")),
-            None if global.all_warnings => return Err(refuse("--all-warnings")),
-            None => {}
-        }
-        Ok(s)
+            Command::Completions { .. } => return None,
+        })
     }
 }
 
@@ -482,38 +378,38 @@ pub fn completions(shell: clap_complete::Shell, out: &mut dyn std::io::Write) {
 mod tests {
     use super::*;
 
+    fn args(a: &[&str]) -> Vec<OsString> {
+        a.iter().map(OsString::from).collect()
+    }
+
     #[test]
     fn the_parser_is_consistent() {
         Cli::command().debug_assert();
     }
 
     #[test]
-    fn shared_options_before_the_command_are_merged() {
-        let mut cli = Cli::try_parse_from(["g", "--jobs", "3", "--strict", "count", "x"]).unwrap();
-        let s = cli.command.as_mut().unwrap().settings(&cli.global).unwrap();
-        assert_eq!((s.jobs, s.strict), (3, true));
-    }
-
-    #[test]
-    fn the_command_s_own_value_wins() {
-        let mut cli = Cli::try_parse_from(["g", "-j", "3", "count", "-j", "1", "x"]).unwrap();
-        let s = cli.command.as_mut().unwrap().settings(&cli.global).unwrap();
-        assert_eq!(s.jobs, 1);
-    }
-
-    #[test]
-    fn a_shared_option_the_command_does_not_take_is_refused() {
-        let mut cli = Cli::try_parse_from(["g", "--jobs", "2", "edit", "x"]).unwrap();
-        let e = cli
-            .command
-            .as_mut()
-            .unwrap()
-            .settings(&cli.global)
-            .unwrap_err();
-        assert!(
-            e.to_string().contains("'--jobs' does not apply to 'edit'"),
-            "{e}"
+    fn shared_options_before_the_command_move_after_it() {
+        let moved = hoist(args(&["g", "--jobs", "3", "--strict", "-j2", "count", "x"]));
+        assert_eq!(
+            moved,
+            args(&["g", "count", "--jobs", "3", "--strict", "-j2", "x"])
         );
+        // Nothing to move, or no command after them: as given.
+        for a in [
+            &["g", "count", "x"][..],
+            &["g", "--jobs", "2"],
+            &["g", "--help"],
+        ] {
+            assert_eq!(hoist(args(a)), args(a));
+        }
+    }
+
+    #[test]
+    fn settings_come_from_the_command_s_options() {
+        let cli = Cli::try_parse_from(hoist(args(&["g", "-j", "3", "count", "--strict", "x"])));
+        let command = cli.unwrap().command.unwrap();
+        let (file, s) = command.settings().unwrap();
+        assert_eq!((file, s.jobs, s.strict), ("x", 3, true));
     }
 
     #[test]

@@ -2,11 +2,11 @@
 
 use std::io::{self, Write};
 
-use gedcom_elf::{Error, Event, Reader, StructureType, Value};
+use gedcom_elf::{Error, Event, Reader, StructureType};
 
 use crate::cli::Settings;
 use crate::drive::{self, Events, Source, Work};
-use crate::json::{write_str, write_u64};
+use crate::json::{write_fields, write_str, write_u64};
 use crate::output::Output;
 use crate::report::{Fail, Report};
 use crate::typing::{Resolver, Typing};
@@ -29,25 +29,7 @@ pub fn write_typed_event<W: Write>(
             write_str(out, &b.tag)?;
             out.write_all(b",\"level\":")?;
             write_u64(out, b.level.into())?;
-            if let Some(x) = &b.xref {
-                out.write_all(b",\"xref\":")?;
-                write_str(out, &x.to_str_lossy())?;
-            }
-            match &b.value {
-                Some(Value::Pointer(p)) => {
-                    out.write_all(b",\"pointer\":")?;
-                    write_str(out, &p.to_str_lossy())?;
-                }
-                Some(Value::Text(t)) => {
-                    out.write_all(b",\"text\":")?;
-                    write_str(out, &t.text())?;
-                }
-                None => {}
-            }
-            if let Some(t) = ty {
-                out.write_all(b",\"type\":")?;
-                write_str(out, &t.iri())?;
-            }
+            write_fields(out, b, ty)?;
             out.write_all(b"}\n")
         }
         Event::End(e) => {

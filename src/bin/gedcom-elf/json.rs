@@ -2,6 +2,38 @@
 
 use std::io::{self, Write};
 
+use gedcom_elf::{Begin, StructureType, Value};
+
+/// Writes a structure's `,"xref":…`, `,"pointer":…` or `,"text":…`, and
+/// `,"type":…` keys, those that apply, in that order: the fields `events`
+/// and `json` share.
+pub fn write_fields<W: Write>(
+    out: &mut W,
+    b: &Begin<'_>,
+    ty: Option<StructureType<'_>>,
+) -> io::Result<()> {
+    if let Some(x) = &b.xref {
+        out.write_all(b",\"xref\":")?;
+        write_str(out, &x.to_str_lossy())?;
+    }
+    match &b.value {
+        Some(Value::Pointer(p)) => {
+            out.write_all(b",\"pointer\":")?;
+            write_str(out, &p.to_str_lossy())?;
+        }
+        Some(Value::Text(t)) => {
+            out.write_all(b",\"text\":")?;
+            write_str(out, &t.text())?;
+        }
+        None => {}
+    }
+    if let Some(t) = ty {
+        out.write_all(b",\"type\":")?;
+        write_str(out, &t.iri())?;
+    }
+    Ok(())
+}
+
 /// Writes `s` as a JSON string: `"` and `\` escaped, control characters as
 /// `\n`, `\r`, `\t`, `\b`, `\f` or `\u00xx`; everything else raw UTF-8.
 pub fn write_str<W: Write>(out: &mut W, s: &str) -> io::Result<()> {

@@ -13,11 +13,11 @@
 
 use std::io::{self, Write};
 
-use gedcom_elf::{Begin, Error, Event, Reader, StructureType, Value};
+use gedcom_elf::{Begin, Error, Event, Reader, StructureType};
 
 use crate::cli::Settings;
 use crate::drive::{Events, Source, Work};
-use crate::json::{write_str, write_u64};
+use crate::json::{write_fields, write_str, write_u64};
 use crate::report::{Fail, Report};
 use crate::typing::{Resolver, Typing};
 
@@ -29,25 +29,7 @@ fn write_head<W: Write>(
 ) -> io::Result<()> {
     out.write_all(b"{\"tag\":")?;
     write_str(out, &b.tag)?;
-    if let Some(x) = &b.xref {
-        out.write_all(b",\"xref\":")?;
-        write_str(out, &x.to_str_lossy())?;
-    }
-    match &b.value {
-        Some(Value::Pointer(p)) => {
-            out.write_all(b",\"pointer\":")?;
-            write_str(out, &p.to_str_lossy())?;
-        }
-        Some(Value::Text(t)) => {
-            out.write_all(b",\"text\":")?;
-            write_str(out, &t.text())?;
-        }
-        None => {}
-    }
-    if let Some(t) = ty {
-        out.write_all(b",\"type\":")?;
-        write_str(out, &t.iri())?;
-    }
+    write_fields(out, b, ty)?;
     out.write_all(b",\"line\":")?;
     write_u64(out, b.line)
 }

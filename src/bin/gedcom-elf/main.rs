@@ -51,29 +51,21 @@ fn print(text: &[u8]) -> ExitCode {
 
 fn main() -> ExitCode {
     output::on_interrupt();
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
+    let command = match Cli::try_parse_from(cli::hoist(std::env::args_os().collect())) {
+        Ok(Cli { command: Some(c) }) => c,
+        Ok(Cli { command: None }) => {
+            // The demo: `stats` on the bundled sample.
+            let (settings, source) = (
+                Settings::new(),
+                Source::Bundled("corpus/sample.ged", SAMPLE),
+            );
+            let mut report = Report::new(source.name(), &settings);
+            let result = stats::run(&settings, &source, &mut report);
+            return report.finish(result);
+        }
         Err(e) => return usage(&e),
     };
-    let Cli { global, command } = cli;
-    let Some(mut command) = command else {
-        // The demo: `stats` on the bundled sample, with the options given.
-        let mut settings = Settings::new();
-        settings.jobs = global.jobs.unwrap_or(settings.jobs);
-        settings.strict = global.strict;
-        settings.encoding = global.encoding;
-        settings.quiet = global.quiet;
-        settings.all_warnings = global.all_warnings;
-        let source = Source::Bundled("corpus/sample.ged", SAMPLE);
-        let mut report = Report::new(source.name(), &settings);
-        let result = stats::run(&settings, &source, &mut report);
-        return report.finish(result);
-    };
-    let settings = match command.settings(&global) {
-        Ok(s) => s,
-        Err(e) => return usage(&e),
-    };
-    run(command, &settings)
+    run(command)
 }
 
 /// A clap error: help and version go to standard output (status 0), a
@@ -98,72 +90,74 @@ fn usage(e: &clap::Error) -> ExitCode {
             ExitCode::from(2)
         }
         _ => {
-            let _ = write!(std::io::stderr(), "{e}");
+            // Without clap's tip for values that look like options: here an
+            // option is never meant as a value.
+            let text = e.to_string().replace(
+                &format!("\n  tip: to pass '{0}' as a value, use '-- {0}'\n", arg(e)),
+                "",
+            );
+            let _ = write!(std::io::stderr(), "{text}");
             ExitCode::from(2)
         }
     }
 }
 
-fn run(command: Command, settings: &Settings) -> ExitCode {
-    let (source, mut report) = match &command {
-        Command::Completions { shell } => {
-            let mut text = Vec::new();
-            cli::completions(*shell, &mut text);
-            return print(&text);
+/// The argument a clap error is about.
+fn arg(e: &clap::Error) -> String {
+    match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(a)) => a.clone(),
+        _ => String::new(),
+    }
+}
+
+fn run(command: Command) -> ExitCode {
+    let Some((file, settings)) = command.settings() else {
+        let mut text = Vec::new();
+        if let Command::Completions { shell } = command {
+            cli::completions(shell, &mut text);
         }
-        Command::Events { input, .. }
-        | Command::Stats { input, .. }
-        | Command::Count { input, .. }
-        | Command::Json { input, .. }
-        | Command::Get { input, .. }
-        | Command::Edit { input, .. }
-        | Command::Fmt { input, .. }
-        | Command::Convert { input, .. } => {
-            let source = Source::from_arg(&input.file);
-            let report = Report::new(source.name(), settings);
-            (source, report)
-        }
+        return print(&text);
     };
+    let source = Source::from_arg(file);
+    let (mut report, s) = (Report::new(source.name(), &settings), &settings);
     let r = &mut report;
     let result = match command {
-        Command::Events { types, .. } => events::run(settings, &source, types, r),
-        Command::Stats { tree: true, .. } => tree_cmd::stats(settings, &source, r),
-        Command::Stats { .. } => stats::run(settings, &source, r),
-        Command::Count { .. } => count_cmd::run(settings, &source, r),
-        Command::Json { .. } => json_cmd::run(settings, &source, r),
-        Command::Get { xref, path, .. } => {
-            get_cmd::run(settings, &source, &xref, path.as_deref(), r)
-        }
+        Command::Events { types, .. } => events::run(s, &source, types, r),
+        Command::Stats { tree: true, .. } => tree_cmd::stats(s, &source, r),
+        Command::Stats { .. } => stats::run(s, &source, r),
+        Command::Count { .. } => count_cmd::run(s, &source, r),
+        Command::Json { .. } => json_cmd::run(s, &source, r),
+        Command::Get { xref, path, .. } => get_cmd::run(s, &source, &xref, path.as_deref(), r),
         Command::Edit {
             drop_tag,
             rename_tag,
             output,
             ..
         } => {
-            let mut rules = EditRules::new();
-            for t in drop_tag {
-                rules = rules.drop_tag(t);
-            }
-            for (old, new) in rename_tag {
-                rules = rules.rename_tag(old, new);
-            }
-            let out = output.output.as_deref();
-            edit_cmd::run(&source, settings.encoding, &rules, out, r)
+            let rules = drop_tag
+                .into_iter()
+                .fold(EditRules::new(), EditRules::drop_tag);
+            let rules = rename_tag
+                .into_iter()
+                .fold(rules, |rules, (old, new)| rules.rename_tag(old, new));
+            edit_cmd::run(&source, s.encoding, &rules, output.output.as_deref(), r)
         }
-        Command::Fmt { output, .. } => {
-            let out = output.output.as_deref();
-            rewrite_cmd::run(settings, &source, WriterConfig::new(), out, r)
-        }
+        Command::Fmt { w } => rewrite_cmd::run(
+            s,
+            &source,
+            WriterConfig::new(),
+            w.output.output.as_deref(),
+            r,
+        ),
         Command::Convert {
             to_encoding,
             line_ending,
-            output,
-            ..
+            w,
         } => {
             let config = WriterConfig::new()
                 .encoding(to_encoding)
                 .line_ending(line_ending);
-            rewrite_cmd::run(settings, &source, config, output.output.as_deref(), r)
+            rewrite_cmd::run(s, &source, config, w.output.output.as_deref(), r)
         }
         Command::Completions { .. } => Ok(()),
     };

@@ -159,6 +159,14 @@ impl Output {
         Fail::output(&self.name, e)
     }
 
+    /// Keeps the first error of `r`, for [`Output::check`].
+    fn keep<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
+        if let (Err(e), None) = (&r, &self.error) {
+            self.error = Some(io::Error::new(e.kind(), e.to_string()));
+        }
+        r
+    }
+
     /// The first write error, if any, as a failure.
     pub fn check(&mut self) -> Result<(), Fail> {
         match self.error.take() {
@@ -197,25 +205,7 @@ impl Write for Output {
             Sink::Stdout(w) => w.write(buf),
             Sink::File(s) => s.file.write(buf),
         };
-        if let Err(e) = &r {
-            if self.error.is_none() {
-                self.error = Some(io::Error::new(e.kind(), e.to_string()));
-            }
-        }
-        r
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        let r = match &mut self.sink {
-            Sink::Stdout(w) => w.write_all(buf),
-            Sink::File(s) => s.file.write_all(buf),
-        };
-        if let Err(e) = &r {
-            if self.error.is_none() {
-                self.error = Some(io::Error::new(e.kind(), e.to_string()));
-            }
-        }
-        r
+        self.keep(r)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -223,12 +213,7 @@ impl Write for Output {
             Sink::Stdout(w) => w.flush(),
             Sink::File(s) => s.file.flush(),
         };
-        if let Err(e) = &r {
-            if self.error.is_none() {
-                self.error = Some(io::Error::new(e.kind(), e.to_string()));
-            }
-        }
-        r
+        self.keep(r)
     }
 }
 

@@ -13,6 +13,15 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+/// How long work runs before the bar shows; `GEDCOM_ELF_PROGRESS_DELAY_MS`
+/// changes it (for tests).
+fn delay() -> Duration {
+    std::env::var("GEDCOM_ELF_PROGRESS_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(Duration::from_secs(1), Duration::from_millis)
+}
+
 /// How far back the rate looks.
 const WINDOW: Duration = Duration::from_secs(5);
 /// How often the bar is redrawn.
@@ -171,7 +180,7 @@ fn tick(bar: ProgressBar, stopped: mpsc::Receiver<()>, total: Option<u64>, step:
     let mut samples: VecDeque<(Instant, u64)> = VecDeque::new();
     let mut first = true;
     loop {
-        let wait = if first { Duration::from_secs(1) } else { TICK };
+        let wait = if first { delay() } else { TICK };
         if !matches!(
             stopped.recv_timeout(wait),
             Err(mpsc::RecvTimeoutError::Timeout)
