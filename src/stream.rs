@@ -43,14 +43,12 @@
 //! # Ok::<(), gedcom_elf::Error>(())
 //! ```
 
-use std::collections::{BTreeMap, VecDeque};
 use std::io::BufRead;
-use std::panic::AssertUnwindSafe;
-use std::sync::{mpsc, Mutex};
 
 use crate::diag::{Diagnostic, Error};
 use crate::encoding::{self, Encoding, Utf16Decoder};
 use crate::event::Event;
+use crate::ordered::Pool;
 use crate::par::{count_breaks, first_line_string, ChunkOut, Merger, Summary};
 use crate::read::{Carry, ReadStats, Reader, ReaderConfig};
 
@@ -464,14 +462,16 @@ impl<R: BufRead> StreamReader<R> {
         Ok(summary)
     }
 
-    /// The batches after the HEAD for [`StreamReader::for_each_numbered`]:
-    /// `numbering` is whether lines are numbered as the input's, and the
-    /// number of lines before the batches.
+    /// The batches after the HEAD for [`StreamReader::for_each_numbered`],
+    /// read on up to `jobs` threads of a [`Pool`] while this thread cuts
+    /// them and merges their outputs in order: `numbering` is whether lines
+    /// are numbered as the input's, and the number of lines before the
+    /// batches.
     fn run_batches<T, F, S>(
         &mut self,
         jobs: usize,
         template: &Carry,
-        numbering: (bool, u64),
+        (global, mut lines): (bool, u64),
         merger: &mut Merger,
         work: &F,
         sink: &mut S,
@@ -481,176 +481,66 @@ impl<R: BufRead> StreamReader<R> {
         F: Fn(&mut Reader<'_>) -> Result<T, Error> + Sync,
         S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
     {
-        type Job = (u64, Vec<u8>, u64, u64);
-        let (job_tx, job_rx) = mpsc::channel::<Job>();
-        let job_rx = Mutex::new(job_rx);
-        let (done_tx, done_rx) = mpsc::channel();
-        // One batch read: what a worker does with each job it takes.
-        let read = |(seq, bytes, base, first_line): Job| {
-            let out = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                let mut carry = template.clone();
-                carry.next_line = first_line;
-                let mut r = Reader::resume(&bytes, 0, bytes.len(), carry, base);
-                let result = work(&mut r);
-                let diagnostics: Vec<Diagnostic> = r.drain_diagnostics().collect();
-                ChunkOut {
-                    result,
-                    diagnostics,
-                    carry: r.into_carry(),
-                }
-            }));
-            (seq, out)
+        // One batch read on a worker: its bytes, its offset and the number
+        // of its first line (1 when numbered relatively). Its output comes
+        // back with its offset and where its first line string is.
+        let read = |(bytes, base, first_line): (Vec<u8>, u64, u64)| {
+            let mut carry = template.clone();
+            carry.next_line = first_line;
+            let first = first_line_string(&bytes);
+            let mut r = Reader::resume(&bytes, 0, bytes.len(), carry, base);
+            let result = work(&mut r);
+            let diagnostics: Vec<Diagnostic> = r.drain_diagnostics().collect();
+            let carry = r.into_carry();
+            let out = ChunkOut {
+                result,
+                diagnostics,
+                carry,
+            };
+            (out, base, first_line, first)
         };
-        let (read, job_rx) = (&read, &job_rx);
         std::thread::scope(|scope| {
-            let mut workers = Vec::with_capacity(jobs.min(16));
-            // Workers start as batches come (never more than batches), up
-            // to `jobs`; when the system has no more threads, those there
-            // are go on (with none, the calling thread reads the batches).
-            let mut wanted = jobs;
-            let mut grow = |in_flight: u64| {
-                if workers.len() < wanted && (workers.len() as u64) < in_flight {
-                    let done_tx = done_tx.clone();
-                    let spawned = std::thread::Builder::new().spawn_scoped(scope, move || loop {
-                        let job = match job_rx.lock() {
-                            Ok(rx) => rx.recv(),
-                            Err(_) => return,
-                        };
-                        let Ok(job) = job else { return };
-                        if done_tx.send(read(job)).is_err() {
-                            return;
+            // Up to two batches per thread in flight.
+            let mut pool = Pool::scoped(scope, &read, jobs, 2);
+            // Lines before the next batch to cut (global numbering).
+            let mut cut_lines = lines;
+            let mut cut_error = None;
+            let mut at_end = false;
+            loop {
+                while !at_end && cut_error.is_none() && pool.has_room() {
+                    let mut buf = Vec::new();
+                    match self.next_piece(&mut buf) {
+                        Ok(Some((_, _, base))) => {
+                            let first_line = if global {
+                                let first = cut_lines.saturating_add(1);
+                                cut_lines = cut_lines.saturating_add(count_breaks(&buf));
+                                first
+                            } else {
+                                1
+                            };
+                            pool.submit((buf, base, first_line));
                         }
-                    });
-                    match spawned {
-                        Ok(w) => workers.push(w),
-                        Err(_) => wanted = workers.len(),
+                        Ok(None) => at_end = true,
+                        // Given after the batches cut before it.
+                        Err(e) => cut_error = Some(e),
                     }
                 }
-                workers.len()
-            };
-            let here = || {
-                let job = job_rx.lock().ok()?.try_recv().ok()?;
-                Some(read(job))
-            };
-            let result =
-                self.merge_batches(&mut grow, &here, &job_tx, &done_rx, numbering, merger, sink);
-            // The queue closed, each worker ends after its batch; joined by
-            // hand so that each has exited (its thread-locals freed) before
-            // this returns.
-            drop(job_tx);
-            crate::ordered::join_all(workers);
-            result
-        })
-    }
-
-    /// The calling thread's part of [`StreamReader::run_batches`]: cuts
-    /// batches for the workers (`window` in flight) and merges their
-    /// outputs in order.
-    #[allow(clippy::type_complexity)]
-    #[allow(clippy::too_many_arguments)]
-    fn merge_batches<T, S>(
-        &mut self,
-        grow: &mut dyn FnMut(u64) -> usize,
-        here: &dyn Fn() -> Option<(u64, std::thread::Result<ChunkOut<T>>)>,
-        job_tx: &mpsc::Sender<(u64, Vec<u8>, u64, u64)>,
-        done_rx: &mpsc::Receiver<(u64, std::thread::Result<ChunkOut<T>>)>,
-        (global, mut lines): (bool, u64),
-        merger: &mut Merger,
-        sink: &mut S,
-    ) -> Result<(), Error>
-    where
-        S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
-    {
-        // Of each batch in flight: its offset, the number of its first line
-        // (1 when numbered relatively) and where its first line string is.
-        let mut meta: VecDeque<(u64, u64, (u64, usize))> = VecDeque::new();
-        // Lines before the next batch to cut (global numbering).
-        let mut cut_lines = lines;
-        let mut waiting = BTreeMap::new();
-        let (mut sent, mut merged) = (0u64, 0u64);
-        let mut cut_error = None;
-        let mut at_end = false;
-        // Workers so far; up to two batches each in flight.
-        let mut workers = 0;
-        loop {
-            while !at_end && cut_error.is_none() && sent - merged < 2 * workers.max(1) as u64 {
-                let mut buf = Vec::new();
-                match self.next_piece(&mut buf) {
-                    Ok(Some((_, _, base))) => {
-                        let first_line = if global {
-                            let first = cut_lines.saturating_add(1);
-                            cut_lines = cut_lines.saturating_add(count_breaks(&buf));
-                            first
-                        } else {
-                            1
-                        };
-                        meta.push_back((base, first_line, first_line_string(&buf)));
-                        if job_tx.send((sent, buf, base, first_line)).is_err() {
-                            break;
-                        }
-                        sent += 1;
-                        workers = grow(sent - merged);
-                    }
-                    Ok(None) => at_end = true,
-                    // Given after the batches cut before it.
-                    Err(e) => cut_error = Some(e),
-                }
-            }
-            if merged == sent {
-                return match cut_error {
-                    Some(e) => Err(e),
-                    None => Ok(()),
+                let Some((mut out, base, first_line, (blank, skip))) = pool.next() else {
+                    return cut_error.map_or(Ok(()), Err);
                 };
+                if global {
+                    let (t, ds) = merger.push(out, first_line + blank, base + skip as u64);
+                    sink(t?, ds, 0)?;
+                    continue;
+                }
+                // Numbered from 1: renumbered as the whole's.
+                let read = out.carry.next_line.saturating_sub(1);
+                out.shift_lines(lines);
+                let (t, ds) = merger.push(out, lines + 1 + blank, base + skip as u64);
+                sink(t?, ds, lines)?;
+                lines = lines.saturating_add(read);
             }
-            let out = loop {
-                if let Some(out) = waiting.remove(&merged) {
-                    break out;
-                }
-                if workers == 0 {
-                    match here() {
-                        Some((seq, out)) => {
-                            waiting.insert(seq, out);
-                            continue;
-                        }
-                        None => {
-                            return Err(Error::new(
-                                crate::ErrorKind::Limit,
-                                None,
-                                "a batch was not read: no thread took it",
-                            ))
-                        }
-                    }
-                }
-                match done_rx.recv() {
-                    Ok((seq, out)) => {
-                        waiting.insert(seq, out);
-                    }
-                    Err(_) => {
-                        return Err(Error::new(
-                            crate::ErrorKind::Limit,
-                            None,
-                            "a batch was not read: its thread is gone",
-                        ))
-                    }
-                }
-            };
-            merged += 1;
-            let mut out = out.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            let Some((base, first_line, (blank, skip))) = meta.pop_front() else {
-                return Ok(());
-            };
-            if global {
-                let (t, ds) = merger.push(out, first_line + blank, base + skip as u64);
-                sink(t?, ds, 0)?;
-                continue;
-            }
-            // Numbered from 1: renumbered as the whole's.
-            let read = out.carry.next_line.saturating_sub(1);
-            out.shift_lines(lines);
-            let (t, ds) = merger.push(out, lines + 1 + blank, base + skip as u64);
-            sink(t?, ds, lines)?;
-            lines = lines.saturating_add(read);
-        }
+        })
     }
 }
 
