@@ -214,7 +214,6 @@ where
 }
 
 /// Threads of their own, running work that owns what it needs.
-#[allow(dead_code)] // for `Records`, moved onto the pool next
 pub(crate) struct Owned<F> {
     work: Arc<F>,
     name: &'static str,
@@ -295,7 +294,6 @@ where
 {
     /// A pool of up to `threads` threads named `name` running `work`, with
     /// up to `ahead` items in flight per thread.
-    #[allow(dead_code)] // for `Records`, moved onto the pool next
     pub(crate) fn owned(name: &'static str, work: F, threads: usize, ahead: usize) -> Self {
         let work = Arc::new(work);
         Pool::new(Owned { work, name }, threads, ahead)
@@ -335,7 +333,7 @@ impl<I, O, S: Spawn<I, O>> Pool<I, O, S> {
     }
 
     /// The threads started.
-    #[allow(dead_code)] // for `Records`, moved onto the pool next
+    #[cfg(test)]
     pub(crate) fn threads(&self) -> usize {
         self.workers.len()
     }

@@ -1,10 +1,9 @@
 //! Record-at-a-time trees: [`Records`] reads any `std::io::Read` and yields
 //! one owned, self-contained [`RecordTree`] per record.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::io::Read;
-use std::panic::AssertUnwindSafe;
-use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::{Buf, Bytes, BytesMut};
 
@@ -13,6 +12,7 @@ use crate::encoding::{Encoding, EncodingSource, Utf16Decoder};
 use crate::escape::EscapeTable;
 use crate::event::Event;
 use crate::input::EncodingInfo;
+use crate::ordered::{Owned, Pool};
 use crate::par::{count_breaks, first_line_string, ChunkOut, Merger};
 use crate::read::{Carry, Reader, ReaderConfig, HEAD_ASCII_WINDOW};
 use crate::scan::parse_line;
@@ -210,7 +210,7 @@ pub struct Records<R> {
     /// before it were yielded.
     failed: Option<Error>,
     /// With more than one job: the worker threads and the batches in flight.
-    pool: Option<Pool>,
+    pool: Option<BatchPool>,
     /// Every batch was cut (parallel reading).
     cut_all: bool,
     /// An error met cutting batches ahead (reading the source), given once
@@ -593,7 +593,8 @@ impl<R: Read> Records<R> {
     }
 
     /// Merges the next batch read by the worker threads ([`Records::jobs`]),
-    /// first cutting batches for them until [`Pool::window`] are in flight;
+    /// first cutting batches for them while the pool has room (4 per
+    /// thread in flight, [`Pool::has_room`]);
     /// `false` when there are none left. Each worker reads a batch from the
     /// state right after the HEAD; the outputs are merged in order as
     /// [`par`](crate::par) merges chunks. An error stops the trees at the
@@ -612,25 +613,23 @@ impl<R: Read> Records<R> {
             let mut merger = Merger::new();
             merger.continue_from(carry.clone());
             self.merger = Some(merger);
-            self.pool = Some(Pool::new(
+            let work = batch_reader(carry.template(), shared, std::mem::take(&mut self.memo));
+            self.pool = Some(Pool::owned(
+                "gedcom-elf-records",
+                work,
                 self.jobs,
-                carry.template(),
-                shared,
-                std::mem::take(&mut self.memo),
-            )?);
+                IN_FLIGHT,
+            ));
         }
         while self.cut_error.is_none()
             && !self.cut_all
-            && self
-                .pool
-                .as_ref()
-                .is_some_and(|p| p.in_flight() < p.window())
+            && self.pool.as_ref().is_some_and(Pool::has_room)
         {
             match self.find_batch_end() {
                 Ok(Some(end)) => {
                     let piece = self.take_piece(end);
                     if let Some(pool) = self.pool.as_mut() {
-                        pool.send(piece);
+                        pool.submit(piece);
                     }
                 }
                 Ok(None) => self.cut_all = true,
@@ -641,8 +640,7 @@ impl<R: Read> Records<R> {
         let Some(pool) = self.pool.as_mut() else {
             return Ok(false);
         };
-        let Some(((out, mut trees), line_base, byte_base, (blank, skip))) = pool.next_in_order()?
-        else {
+        let Some((out, mut trees, line_base, byte_base, (blank, skip))) = pool.next() else {
             return match self.cut_error.take() {
                 Some(e) => Err(e),
                 None => Ok(false),
@@ -761,155 +759,39 @@ impl<R: Read> Records<R> {
 /// byte offset in the input.
 type Piece = (Bytes, u64, u64);
 
-/// What a worker hands back: the batch's output and trees, or its panic.
-type Done = (u64, std::thread::Result<(BatchOut, VecDeque<RecordTree>)>);
+/// What a worker hands back: the batch's output and trees, its line and
+/// byte bases, and where its first line string is (blank lines before it,
+/// offset).
+type Done = (BatchOut, VecDeque<RecordTree>, u64, u64, (u64, usize));
 
-/// Worker threads that read batches for [`Records::jobs`], and the batches
-/// in flight, in order. Dropping it stops the workers (each finishes the
-/// batch it is reading) and joins them.
-struct Pool {
-    jobs: Option<mpsc::Sender<(u64, Piece)>>,
-    results: mpsc::Receiver<Done>,
-    workers: Vec<std::thread::JoinHandle<()>>,
-    /// Of each batch in flight, in order: its line and byte bases and where
-    /// its first line string is (blank lines before it, offset).
-    meta: VecDeque<(u64, u64, (u64, usize))>,
-    /// Outputs that came before their turn.
-    waiting: BTreeMap<u64, std::thread::Result<(BatchOut, VecDeque<RecordTree>)>>,
-    sent: u64,
-    merged: u64,
-    threads: usize,
-}
+/// The worker threads that read batches for [`Records::jobs`], kept across
+/// calls of the iterator. Dropping it stops them (each finishes the batch
+/// it is reading) and joins them.
+type BatchPool = Pool<Piece, Done, Owned<Box<dyn Fn(Piece) -> Done + Send + Sync>>>;
 
-impl Pool {
-    fn new(
-        threads: usize,
-        template: Carry,
-        shared: Arc<Shared>,
-        memo: ResolveMemo,
-    ) -> Result<Self, Error> {
-        let (job_tx, job_rx) = mpsc::channel::<(u64, Piece)>();
-        let (done_tx, results) = mpsc::channel::<Done>();
-        let job_rx = Arc::new(Mutex::new(job_rx));
-        let mut workers = Vec::with_capacity(threads);
-        for _ in 0..threads {
-            let (job_rx, done_tx) = (job_rx.clone(), done_tx.clone());
-            let (template, shared, mut memo) = (template.clone(), shared.clone(), memo.clone());
-            let spawned = std::thread::Builder::new()
-                .name("gedcom-elf-records".into())
-                .spawn(move || loop {
-                    let job = match job_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok((seq, (bytes, line_base, byte_base))) = job else {
-                        return;
-                    };
-                    let out = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        let reader =
-                            Reader::resume(&bytes, 0, bytes.len(), template.clone(), byte_base);
-                        let bases = (line_base, byte_base);
-                        let mut trees = VecDeque::new();
-                        let memo = std::mem::take(&mut memo);
-                        let out =
-                            read_batch(reader, &bytes, shared.clone(), bases, memo, &mut trees);
-                        (out, trees)
-                    }));
-                    let out = out.map(|(mut o, trees)| {
-                        memo = std::mem::take(&mut o.memo);
-                        (o, trees)
-                    });
-                    if done_tx.send((seq, out)).is_err() {
-                        return;
-                    }
-                });
-            match spawned {
-                Ok(h) => workers.push(h),
-                Err(e) => {
-                    return Err(Error::new(
-                        crate::diag::ErrorKind::Io,
-                        None,
-                        format!("cannot start a thread: {e}"),
-                    ))
-                }
-            }
+/// What a worker does with a batch: reads it from the state right after
+/// the HEAD (`template`) and splits it into trees. Each batch takes one of
+/// the type-resolution memos left by the batches before (the HEAD's at
+/// first) and leaves it for a later one.
+fn batch_reader(
+    template: Carry,
+    shared: Arc<Shared>,
+    memo: ResolveMemo,
+) -> Box<dyn Fn(Piece) -> Done + Send + Sync> {
+    let spare = Mutex::new(Vec::<ResolveMemo>::new());
+    Box::new(move |(bytes, line_base, byte_base): Piece| {
+        let first = first_line_string(&bytes);
+        let taken = spare.lock().ok().and_then(|mut s| s.pop());
+        let memo = taken.unwrap_or_else(|| memo.clone());
+        let reader = Reader::resume(&bytes, 0, bytes.len(), template.clone(), byte_base);
+        let mut trees = VecDeque::new();
+        let bases = (line_base, byte_base);
+        let mut out = read_batch(reader, &bytes, shared.clone(), bases, memo, &mut trees);
+        if let Ok(mut s) = spare.lock() {
+            s.push(std::mem::take(&mut out.memo));
         }
-        Ok(Pool {
-            jobs: Some(job_tx),
-            results,
-            workers,
-            meta: VecDeque::new(),
-            waiting: BTreeMap::new(),
-            sent: 0,
-            merged: 0,
-            threads,
-        })
-    }
-
-    /// How many batches may be in flight.
-    fn window(&self) -> usize {
-        self.threads * IN_FLIGHT
-    }
-
-    fn in_flight(&self) -> usize {
-        (self.sent - self.merged) as usize
-    }
-
-    fn send(&mut self, piece: Piece) {
-        let (blank, skip) = first_line_string(&piece.0);
-        self.meta.push_back((piece.1, piece.2, (blank, skip)));
-        if let Some(tx) = &self.jobs {
-            // A worker that is gone leaves its batch unread: the wait for
-            // it below reports that.
-            let _ = tx.send((self.sent, piece));
-        }
-        self.sent += 1;
-    }
-
-    /// The next batch's output in order, with its line and byte bases and
-    /// first line string; `None` when none is in flight. A worker's panic
-    /// is resumed here.
-    #[allow(clippy::type_complexity)]
-    fn next_in_order(
-        &mut self,
-    ) -> Result<Option<((BatchOut, VecDeque<RecordTree>), u64, u64, (u64, usize))>, Error> {
-        if self.in_flight() == 0 {
-            return Ok(None);
-        }
-        let out = loop {
-            if let Some(out) = self.waiting.remove(&self.merged) {
-                break out;
-            }
-            match self.results.recv() {
-                Ok((seq, out)) => {
-                    self.waiting.insert(seq, out);
-                }
-                Err(_) => {
-                    return Err(Error::new(
-                        crate::diag::ErrorKind::Limit,
-                        None,
-                        "a batch of records was not read: its thread is gone",
-                    ))
-                }
-            }
-        };
-        self.merged += 1;
-        let out = out.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        let Some((line_base, byte_base, first)) = self.meta.pop_front() else {
-            return Ok(None);
-        };
-        Ok(Some((out, line_base, byte_base, first)))
-    }
-}
-
-impl Drop for Pool {
-    fn drop(&mut self) {
-        // Closing the queue ends each worker after its batch.
-        self.jobs = None;
-        for w in self.workers.drain(..) {
-            let _ = w.join();
-        }
-    }
+        (out, trees, line_base, byte_base, first)
+    })
 }
 
 /// What reading one batch gives.
