@@ -20,7 +20,12 @@
 //!   splitting, every output encoding) and a byte-exact editor;
 //! * [`stream`] and [`par`]: any `BufRead` in bounded memory, and
 //!   record-aligned chunks read on several threads, both giving exactly the
-//!   events of a whole-buffer read.
+//!   events of a whole-buffer read. Under them (and under [`Records`]), two
+//!   private modules: the batch source (`source`: bytes in from a reader,
+//!   the encoding decided, UTF-16 transcoded, record-aligned pieces out,
+//!   cut by the rule that cuts a slice into chunks) and the ordered worker
+//!   pool (`ordered`: numbered work on threads, results in order, in bounded
+//!   memory).
 //!
 //! [`Input`] detects the character encoding (byte-order mark, UTF-16
 //! sniffing, the HEAD's `CHAR` line) and transcodes UTF-16 once;
@@ -134,6 +139,7 @@ pub mod par;
 pub mod payload;
 pub mod read;
 pub mod scan;
+mod source;
 pub mod stream;
 pub mod tree;
 pub mod write;

@@ -43,58 +43,32 @@ use std::sync::Mutex;
 use crate::diag::{Diagnostic, DiagnosticKind, Error, Position};
 use crate::input::Input;
 use crate::read::{Carry, ReadStats, Reader, ReaderConfig};
-use crate::scan::{parse_line, Lines};
-
-/// `true` when a chunk may start with this line string: a well-formed
-/// level-0 line that is not tagged `CONT`, `CONC` or `ERROR`.
-pub(crate) fn starts_record(text: &[u8]) -> bool {
-    matches!(parse_line(text), Ok(l) if l.level == 0 && !matches!(l.tag, b"CONT" | b"CONC" | b"ERROR"))
-}
+use crate::scan::Lines;
+use crate::source::{count_breaks, next_cut, Cut};
 
 /// Offsets where `input` may be cut into chunks of at least `target`
 /// bytes, each starting at a well-formed level-0 line not tagged `CONT`,
-/// `CONC` or `ERROR`. The first chunk
+/// `CONC` or `ERROR` and ending after its own first line. The first chunk
 /// starts at `from`; the returned offsets are the starts of the others.
+/// (The rule that cuts a stream into batches, with all of the input there.)
 pub fn record_boundaries(input: &[u8], from: usize, target: usize) -> Vec<usize> {
     let target = target.max(1);
     let mut cuts = Vec::new();
-    let mut pos = from.saturating_add(target);
-    while let Some(c) = next_boundary(input, pos) {
-        cuts.push(c);
-        pos = c.saturating_add(target);
+    let mut start = from.min(input.len());
+    while let Cut::At(c) = next_cut(&input[start..], target, true) {
+        start += c;
+        cuts.push(start);
     }
     cuts
-}
-
-/// The first offset where a chunk may start at or after the line that
-/// starts at or after `pos` (see [`record_boundaries`]).
-fn next_boundary(input: &[u8], pos: usize) -> Option<usize> {
-    if pos == 0 || pos >= input.len() {
-        return None;
-    }
-    // The first line that starts at or after `pos`.
-    let k = memchr::memchr2(b'\n', b'\r', &input[pos - 1..])?;
-    let mut lines = Lines::starting_at(input, pos - 1 + k + 1, 1);
-    let cut = lines.find(|raw| starts_record(raw.text))?.start;
-    // Cut at the line's first byte, leading whitespace included.
-    let mut c = cut;
-    while c > 0 && matches!(input[c - 1], b' ' | b'\t') {
-        c -= 1;
-    }
-    Some(c)
-}
-
-/// Where the first line string of `bytes` ends (0 when there is none).
-fn first_line_end(bytes: &[u8]) -> usize {
-    Lines::new(bytes)
-        .next()
-        .map_or(0, |l| l.start + l.text.len())
 }
 
 /// The end of the first record of `bytes`: where a chunk after it may
 /// start (see [`record_boundaries`]), or the end of `bytes`.
 pub(crate) fn first_record_end(bytes: &[u8]) -> usize {
-    next_boundary(bytes, first_line_end(bytes).saturating_add(1)).unwrap_or(bytes.len())
+    match next_cut(bytes, 0, true) {
+        Cut::At(c) => c,
+        _ => bytes.len(),
+    }
 }
 
 /// A reader of the first record of what `reader` reads (which must not
@@ -103,34 +77,6 @@ pub(crate) fn first_record_end(bytes: &[u8]) -> usize {
 pub(crate) fn first_record_reader(reader: Reader<'_>) -> Reader<'_> {
     let end = first_record_end(reader.input());
     reader.first_chunk(end)
-}
-
-/// Line breaks in `bytes` as the scanner counts them (CRLF is one).
-pub(crate) fn count_breaks(bytes: &[u8]) -> u64 {
-    if memchr::memchr(b'\r', bytes).is_none() {
-        return count_lf(bytes);
-    }
-    let all = memchr::memchr2_iter(b'\n', b'\r', bytes).count();
-    let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
-    (all - crlf) as u64
-}
-
-/// The LF bytes in `bytes`, a word at a time (an iterator over every
-/// match costs several times more on text with short lines).
-fn count_lf(bytes: &[u8]) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let mut words = bytes.chunks_exact(8);
-    let mut n = 0u64;
-    for w in &mut words {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(w);
-        let x = u64::from_le_bytes(b) ^ (ONES * u64::from(b'\n'));
-        // The high bit of each byte of `x` that is zero.
-        let zero = !(((x & LOW7) + LOW7) | x) & !LOW7;
-        n += u64::from(zero.count_ones());
-    }
-    n + words.remainder().iter().filter(|&&b| b == b'\n').count() as u64
 }
 
 /// An input split into record-aligned chunks, ready to be read in parallel.
@@ -174,7 +120,7 @@ impl<'a> Chunks<'a> {
         // Cut first, so that the first reader's start (which looks over its
         // whole window once) sees only the first chunk. The first chunk
         // holds at least the first line's record.
-        let cuts = record_boundaries(bytes, first_line_end(bytes), target);
+        let cuts = record_boundaries(bytes, 0, target);
         let mut ranges = Vec::with_capacity(cuts.len() + 1);
         let mut start = 0;
         for &cut in cuts.iter().chain(std::iter::once(&bytes.len())) {
@@ -706,23 +652,5 @@ mod tests {
         let cuts = record_boundaries(input, 7, 1);
         let starts: Vec<&[u8]> = cuts.iter().map(|&c| &input[c..c + 6]).collect();
         assert_eq!(starts, [&b" 0 @I1"[..], b"0 TRLR"]);
-    }
-
-    #[test]
-    fn breaks_are_counted_like_the_scanner() {
-        for s in [&b"a\nb\r\nc\rd\n\re"[..], b"", b"\r\n\r\n", b"x\r"] {
-            let want = Lines::new(s).last().map_or(1, |l| l.number);
-            let breaks = count_breaks(s);
-            // The last line's number is one more than the breaks before it.
-            assert!(breaks + 1 >= want, "{s:?}");
-        }
-        assert_eq!(count_breaks(b"a\nb\r\nc\rd\n\re"), 5);
-        let text: Vec<u8> = (0..1000u32)
-            .map(|i| [b'a', b'\n', 0x8a, 0x0b, 0x09, 0xff][(i * 7 % 13 % 6) as usize])
-            .collect();
-        for len in [0, 1, 7, 8, 9, 100, 1000] {
-            let want = text[..len].iter().filter(|&&b| b == b'\n').count() as u64;
-            assert_eq!(count_breaks(&text[..len]), want);
-        }
     }
 }

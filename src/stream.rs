@@ -10,6 +10,13 @@
 //! record. [`StreamReader::for_each_relative`] reads the batches on several
 //! threads instead (then about `2 * jobs` batches are held).
 //!
+//! What this layer owns: handing batches to a [`Reader`] and the reader's
+//! state from one batch to the next, and merging the batches read on
+//! threads. The bytes, the encoding (decided on the whole HEAD, as
+//! [`Input`](crate::Input) decides it) and the cuts come from the crate's
+//! batch source, shared with [`Records`](crate::tree::Records); the
+//! threads from its ordered pool, shared with [`par`](crate::par).
+//!
 //! # Why not an `Iterator`, and why batches
 //! An event borrows the buffer it was read into. An iterator cannot hand out
 //! items that borrow from itself, and a buffer refilled for every event would
@@ -45,42 +52,27 @@
 
 use std::io::BufRead;
 
+use bytes::Bytes;
+
 use crate::diag::{Diagnostic, Error};
-use crate::encoding::{self, Encoding, Utf16Decoder};
 use crate::event::Event;
 use crate::ordered::Pool;
-use crate::par::{count_breaks, first_line_string, ChunkOut, Merger, Summary};
+use crate::par::{first_line_string, ChunkOut, Merger, Summary};
 use crate::read::{Carry, ReadStats, Reader, ReaderConfig};
+use crate::source::{utf16_warning, FromBufRead, Piece, Source};
 
 /// The default batch size: 64 KiB.
 pub const DEFAULT_BATCH: usize = 64 << 10;
-
-/// How many bytes are read before the encoding is decided (the HEAD must
-/// fit, as in `HEAD_SCAN_LIMIT` of the encoding detection).
-const DETECT_BYTES: usize = 64 << 10;
 
 /// A reader over any [`BufRead`], batch by batch. See the [module
 /// docs](self).
 #[derive(Debug)]
 pub struct StreamReader<R> {
-    source: R,
+    /// The batches: bytes read, the encoding decided, UTF-16 transcoded.
+    source: Source<FromBufRead<R>>,
     config: ReaderConfig,
     batch: usize,
-    /// Bytes already read (and transcoded); `pending[head..]` are not yet
-    /// handed out.
-    pending: Vec<u8>,
-    head: usize,
-    /// Where the search for the next cut resumes (an offset in `pending`).
-    search: usize,
-    /// Offset of `pending[0]` in the decoded stream.
-    offset: u64,
-    eof: bool,
-    utf16: Option<Utf16Decoder>,
-    /// Unpaired surrogates and truncated code units met while transcoding.
-    utf16_problems: usize,
-    payload_encoding: Encoding,
     carry: Option<Carry>,
-    started: bool,
     done: bool,
     diagnostics: Vec<Diagnostic>,
 }
@@ -94,19 +86,10 @@ impl<R: BufRead> StreamReader<R> {
     /// A stream reader with `config` ([`ReaderConfig::encoding`] included).
     pub fn with_config(source: R, config: ReaderConfig) -> Self {
         StreamReader {
-            source,
+            source: Source::new(FromBufRead(source), config.forced_encoding()),
             config,
             batch: DEFAULT_BATCH,
-            pending: Vec::new(),
-            head: 0,
-            search: 0,
-            offset: 0,
-            eof: false,
-            utf16: None,
-            utf16_problems: 0,
-            payload_encoding: Encoding::Utf8,
             carry: None,
-            started: false,
             done: false,
             diagnostics: Vec::new(),
         }
@@ -136,113 +119,13 @@ impl<R: BufRead> StreamReader<R> {
     /// Bytes handed out in batches so far: the input after its byte-order
     /// mark (UTF-16 transcoded to UTF-8), which byte offsets refer to.
     pub fn bytes_read(&self) -> u64 {
-        self.offset
+        self.source.bytes_read()
     }
 
     /// The encoding of the stream and how it was decided, once the first
     /// batch was read.
     pub fn encoding_info(&self) -> Option<&crate::EncodingInfo> {
         self.carry.as_ref().map(Carry::info)
-    }
-
-    /// Reads raw bytes from the source into `pending`, transcoding UTF-16.
-    /// Returns `false` at end of input.
-    fn fill(&mut self) -> Result<bool, Error> {
-        if self.eof {
-            return Ok(false);
-        }
-        let chunk = match self.source.fill_buf() {
-            Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Ok(true),
-            Err(e) => return Err(e.into()),
-        };
-        let n = chunk.len();
-        if n == 0 {
-            self.eof = true;
-            let problems = &mut self.utf16_problems;
-            if let Some(d) = self.utf16.as_mut() {
-                d.decode_chunk(&[], true, &mut self.pending, &mut |p| count(problems, p));
-            }
-            return Ok(false);
-        }
-        let problems = &mut self.utf16_problems;
-        match self.utf16.as_mut() {
-            Some(d) => d.decode_chunk(chunk, false, &mut self.pending, &mut |p| count(problems, p)),
-            None => self.pending.extend_from_slice(chunk),
-        }
-        self.source.consume(n);
-        Ok(true)
-    }
-
-    /// Decides the encoding from the first bytes (seed §3.1-§3.2).
-    fn detect(&mut self) -> Result<encoding::Detection, Error> {
-        while self.pending.len() < DETECT_BYTES && self.fill()? {}
-        let info = crate::input::detect(&self.pending, self.config.forced_encoding())?;
-        let raw = std::mem::take(&mut self.pending);
-        let body = &raw[info.bom_len.min(raw.len())..];
-        if info.encoding.is_utf16() {
-            let mut d = Utf16Decoder::new(info.encoding == Encoding::Utf16Be);
-            let problems = &mut self.utf16_problems;
-            d.decode_chunk(body, self.eof, &mut self.pending, &mut |p| {
-                count(problems, p)
-            });
-            self.utf16 = Some(d);
-            self.payload_encoding = Encoding::Utf8;
-        } else {
-            self.pending.extend_from_slice(body);
-            self.payload_encoding = info.encoding;
-        }
-        Ok(info)
-    }
-
-    /// Cuts the next batch of whole records into `buf` (its old content is
-    /// discarded): with the encoding decided, for the first, whether the
-    /// input's first bytes are ASCII (they decide the missing-CHAR
-    /// warning), and its offset in the decoded stream. `None` at the end of
-    /// the input (the first batch is given even when it is empty).
-    #[allow(clippy::type_complexity)]
-    fn next_piece(
-        &mut self,
-        buf: &mut Vec<u8>,
-    ) -> Result<Option<(Option<encoding::Detection>, bool, u64)>, Error> {
-        let info = if self.started {
-            None
-        } else {
-            self.started = true;
-            Some(self.detect()?)
-        };
-        // Gather at least a batch, ending at a record boundary.
-        let cut = loop {
-            let live = &self.pending[self.head..];
-            let from = self.search.max(self.batch);
-            match next_boundary(live, from, self.eof) {
-                Search::Found(c) => break c,
-                Search::NeedMore(resume) => self.search = resume,
-                Search::End => break live.len(),
-            }
-            if !self.fill()? && self.eof && self.pending.len() == self.head {
-                break 0;
-            }
-        };
-        self.search = 0;
-        if cut == 0 && info.is_none() {
-            return Ok(None);
-        }
-        // The first bytes (the same the slice reader looks at) decide the
-        // missing-CHAR warning.
-        let live = &self.pending[self.head..];
-        let head_ascii =
-            info.is_some() && live[..live.len().min(crate::read::HEAD_ASCII_WINDOW)].is_ascii();
-        buf.clear();
-        buf.extend_from_slice(&self.pending[self.head..self.head + cut]);
-        self.head += cut;
-        if self.head > (64 << 10) && self.head * 2 > self.pending.len() {
-            self.pending.drain(..self.head);
-            self.head = 0;
-        }
-        let base = self.offset;
-        self.offset += cut as u64;
-        Ok(Some((info, head_ascii, base)))
     }
 
     /// Reads the next batch of whole records into `buf` (its old content is
@@ -259,27 +142,30 @@ impl<R: BufRead> StreamReader<R> {
         if self.done {
             return Ok(None);
         }
-        let Some((info, head_ascii, base)) = self.next_piece(buf)? else {
+        let Some(piece) = self.source.next_piece(self.batch)? else {
             self.done = true;
-            if self.utf16_problems > 0 {
+            let problems = self.source.transcode_problems();
+            if problems > 0 {
                 // `Input` counts these before reading starts; a stream knows
                 // the total only now.
-                self.diagnostics.push(utf16_warning(self.utf16_problems));
+                self.diagnostics.push(utf16_warning(problems));
             }
             if let Some(d) = self.carry.as_mut().and_then(Carry::finish) {
                 self.diagnostics.push(d);
             }
             return Ok(None);
         };
-        let reader = match (info, self.carry.take()) {
-            (Some(info), _) => {
-                let enc = self.payload_encoding;
-                let mut r =
-                    Reader::prepared(buf, self.config.clone(), info, enc).first_chunk(buf.len());
-                r.set_head_ascii(head_ascii);
+        buf.clear();
+        buf.extend_from_slice(&piece.bytes);
+        let reader = match (piece.start, self.carry.take()) {
+            (Some(start), _) => {
+                let config = self.config.clone();
+                let mut r = Reader::prepared(buf, config, start.info, start.encoding)
+                    .first_chunk(buf.len());
+                r.set_head_ascii(start.head_ascii);
                 r
             }
-            (None, Some(carry)) => Reader::resume(buf, 0, buf.len(), carry, base),
+            (None, Some(carry)) => Reader::resume(buf, 0, buf.len(), carry, piece.offset),
             (None, None) => {
                 self.done = true;
                 return Ok(None);
@@ -454,10 +340,9 @@ impl<R: BufRead> StreamReader<R> {
             result?;
         }
         let mut summary = merger.finish();
-        if self.utf16_problems > 0 {
-            summary
-                .diagnostics
-                .insert(0, utf16_warning(self.utf16_problems));
+        let problems = self.source.transcode_problems();
+        if problems > 0 {
+            summary.diagnostics.insert(0, utf16_warning(problems));
         }
         Ok(summary)
     }
@@ -484,7 +369,7 @@ impl<R: BufRead> StreamReader<R> {
         // One batch read on a worker: its bytes, its offset and the number
         // of its first line (1 when numbered relatively). Its output comes
         // back with its offset and where its first line string is.
-        let read = |(bytes, base, first_line): (Vec<u8>, u64, u64)| {
+        let read = |(bytes, base, first_line): (Bytes, u64, u64)| {
             let mut carry = template.clone();
             carry.next_line = first_line;
             let first = first_line_string(&bytes);
@@ -499,26 +384,30 @@ impl<R: BufRead> StreamReader<R> {
             };
             (out, base, first_line, first)
         };
+        if global {
+            // The calling thread counts each batch's lines as it cuts it.
+            self.source.count_lines_from(lines);
+        }
         std::thread::scope(|scope| {
             // Up to two batches per thread in flight.
             let mut pool = Pool::scoped(scope, &read, jobs, 2);
-            // Lines before the next batch to cut (global numbering).
-            let mut cut_lines = lines;
             let mut cut_error = None;
             let mut at_end = false;
             loop {
                 while !at_end && cut_error.is_none() && pool.has_room() {
-                    let mut buf = Vec::new();
-                    match self.next_piece(&mut buf) {
-                        Ok(Some((_, _, base))) => {
+                    match self.source.next_piece(self.batch) {
+                        Ok(Some(Piece {
+                            bytes,
+                            offset,
+                            lines_before,
+                            ..
+                        })) => {
                             let first_line = if global {
-                                let first = cut_lines.saturating_add(1);
-                                cut_lines = cut_lines.saturating_add(count_breaks(&buf));
-                                first
+                                lines_before.saturating_add(1)
                             } else {
                                 1
                             };
-                            pool.submit((buf, base, first_line));
+                            pool.submit((bytes, offset, first_line));
                         }
                         Ok(None) => at_end = true,
                         // Given after the batches cut before it.
@@ -541,85 +430,6 @@ impl<R: BufRead> StreamReader<R> {
                 lines = lines.saturating_add(read);
             }
         })
-    }
-}
-
-/// The warning for `n` unpaired surrogates or truncated code units met
-/// transcoding UTF-16 input read in pieces, given at its end (the whole
-/// count is known only then).
-pub(crate) fn utf16_warning(n: usize) -> Diagnostic {
-    Diagnostic {
-        kind: crate::DiagnosticKind::Encoding,
-        position: crate::Position { line: 1, byte: 0 },
-        message: format!(
-            "the utf-16 input held {n} unpaired surrogate{s} or truncated code unit{s}, replaced by U+FFFD",
-            s = if n == 1 { "" } else { "s" }
-        ),
-    }
-}
-
-/// Counts a transcoding problem (a NUL is kept and reported by the reader).
-pub(crate) fn count(problems: &mut usize, p: encoding::DecodeProblem) {
-    if p != encoding::DecodeProblem::Nul {
-        *problems += 1;
-    }
-}
-
-/// The outcome of a search for a cut.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Search {
-    /// Cut here.
-    Found(usize),
-    /// No cut yet; resume the search at this offset once more bytes arrive.
-    NeedMore(usize),
-    /// End of input: the rest is the last batch.
-    End,
-}
-
-/// The first line start at or after `from` (and after the first line) where
-/// a batch may be cut: a complete, well-formed level-0 line not tagged
-/// `CONT`, `CONC` or `ERROR`. At end of input the last line counts as
-/// complete.
-pub(crate) fn next_boundary(buf: &[u8], from: usize, eof: bool) -> Search {
-    // Not before the end of the first line string (blank lines aside).
-    let first_end = crate::scan::Lines::new(buf)
-        .next()
-        .map_or(buf.len(), |l| l.end());
-    let from = from.max(first_end + 1);
-    if from > buf.len() {
-        return if eof {
-            Search::End
-        } else {
-            Search::NeedMore(from)
-        };
-    }
-    let mut breaks = memchr::memchr2_iter(b'\n', b'\r', &buf[from - 1..])
-        .map(|k| from - 1 + k)
-        .peekable();
-    while let Some(q) = breaks.next() {
-        if buf[q] == b'\r' && buf.get(q + 1) == Some(&b'\n') {
-            continue; // the LF that follows ends this break
-        }
-        let start = q + 1;
-        let end = match breaks.peek() {
-            Some(&e) => e,
-            None if eof => buf.len(),
-            // The line is not complete yet: look at it again later.
-            None => return Search::NeedMore(start),
-        };
-        let text = &buf[start..end];
-        let text = &text[text
-            .iter()
-            .take_while(|&&b| b == b' ' || b == b'\t')
-            .count()..];
-        if crate::par::starts_record(text) {
-            return Search::Found(start);
-        }
-    }
-    if eof {
-        Search::End
-    } else {
-        Search::NeedMore(buf.len().max(from))
     }
 }
 
@@ -700,25 +510,5 @@ impl Drop for Batch<'_> {
             }
         }
         self.close();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn boundaries_need_complete_regular_level_zero_lines() {
-        use Search::*;
-        let b = b"0 HEAD\n0 @I1@ INDI\n1 X\n0 TRLR";
-        assert_eq!(next_boundary(b, 0, false), Found(7));
-        assert_eq!(next_boundary(b, 8, false), NeedMore(23));
-        assert_eq!(next_boundary(b, 8, true), Found(23));
-        assert_eq!(next_boundary(b"0 HEAD\n0 CONC x\n0 @I1@x\n", 1, true), End);
-        assert_eq!(next_boundary(b"0 HEAD\r\n\t0 TRLR\r\n", 1, false), Found(8));
-        assert_eq!(next_boundary(b"0 HEAD\r", 1, false), NeedMore(7));
-        assert_eq!(next_boundary(b"0 HEAD", 1, true), End);
-        assert_eq!(next_boundary(b"", 1, true), End);
-        assert_eq!(next_boundary(b"\n\n0 HEAD\n0 TRLR\n", 1, false), Found(9));
     }
 }

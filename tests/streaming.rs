@@ -321,3 +321,22 @@ fn batches_read_on_several_threads_count_what_the_slice_reader_counts() {
         }
     }
 }
+
+/// The encoding is decided on the whole HEAD, however long, as for a whole
+/// input: a stream decided on its first 64 KiB and missed a `CHAR` line
+/// after them (reading UTF-8 as ANSEL, with a warning).
+#[test]
+fn a_char_line_after_64_kib_of_head_decides_a_streams_encoding() {
+    let mut text = String::from("0 HEAD\n1 NOTE ");
+    text.extend(std::iter::repeat_n('n', 70_000));
+    text.push_str("\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME \u{c9}lisabeth\n0 TRLR\n");
+    let bytes = text.as_bytes();
+    let want = slice_read(bytes);
+    assert!(want.1.is_empty(), "{:?}", want.1);
+    assert_same("long head", bytes, &[61, 8192], &[1, 1 << 16]);
+    let name = want.0.iter().find_map(|e| match e {
+        Event::Begin(b) if b.tag == "NAME" => b.text().map(|t| t.into_owned()),
+        _ => None,
+    });
+    assert_eq!(name.as_deref(), Some("\u{c9}lisabeth"));
+}

@@ -5,23 +5,23 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::Bytes;
 
 use crate::diag::{Diagnostic, DiagnosticKind, Error, Position};
-use crate::encoding::{Encoding, EncodingSource, Utf16Decoder};
+use crate::encoding::{Encoding, EncodingSource};
 use crate::escape::EscapeTable;
 use crate::event::Event;
 use crate::input::EncodingInfo;
 use crate::ordered::{Owned, Pool};
-use crate::par::{count_breaks, first_line_string, ChunkOut, Merger};
-use crate::read::{Carry, Reader, ReaderConfig, HEAD_ASCII_WINDOW};
-use crate::scan::parse_line;
-use crate::stream::{count, next_boundary, utf16_warning, Search};
+use crate::par::{first_line_string, ChunkOut, Merger};
+use crate::read::{Carry, Reader, ReaderConfig};
+use crate::source::{utf16_warning, FromRead, Piece, Source, Start};
 use crate::tree::arena::{
     utf8_prefix, Builder, Core, Diagnostics, NodeRef, PathIter, ResolveMemo, Shared, Src,
 };
 use crate::tree::schema::Schema;
 
+/// How much is asked of the source at a time.
 const CHUNK: usize = 1 << 20;
 /// The default of [`Records::batch_bytes`]: records after the HEAD are read
 /// in batches of whole records of at least this many bytes (or one record,
@@ -31,9 +31,6 @@ const CHUNK: usize = 1 << 20;
 const BATCH: usize = 64 << 10;
 /// With [`Records::jobs`] above 1: the batches in flight per thread.
 const IN_FLIGHT: usize = 4;
-/// How much is read before detecting the encoding (the detector scans the
-/// HEAD within its first MiB).
-const HEAD_SCAN_LIMIT: usize = 1 << 20;
 
 /// One record as an owned tree: its bytes (a [`Bytes`] slice of a buffer
 /// shared with neighbouring records, never copied) and its nodes. Navigating
@@ -181,20 +178,13 @@ impl RecordTree {
 /// UTF-16 input comes last (with the count, but not the first line),
 /// because the count is known only at the end.
 pub struct Records<R> {
-    src: R,
+    /// The pieces: bytes read, the encoding decided, UTF-16 transcoded,
+    /// cut before records, their lines counted.
+    source: Source<FromRead<R>>,
     config: ReaderConfig,
     batch: usize,
-    buf: BytesMut,
-    eof: bool,
-    started: bool,
     done: bool,
-    pos: usize,
-    breaks: u64,
-    seen_line: bool,
-    line_base: u64,
-    byte_base: u64,
-    utf16: Option<Utf16Decoder>,
-    raw: Vec<u8>,
+    /// The encoding of the pieces' bytes.
     encoding: Encoding,
     info: Option<EncodingInfo>,
     shared: Option<Arc<Shared>>,
@@ -218,8 +208,6 @@ pub struct Records<R> {
     cut_error: Option<Error>,
     /// Line number and byte offset of the last line string read.
     last_read: Option<(u64, u64)>,
-    /// Unpaired surrogates and truncated code units met transcoding UTF-16.
-    utf16_problems: usize,
     diagnostics: Diagnostics,
     memo: ResolveMemo,
     ready: std::collections::VecDeque<RecordTree>,
@@ -233,21 +221,13 @@ impl<R: Read> Records<R> {
 
     /// Reads `src` with `config`.
     pub fn with_config(src: R, config: ReaderConfig) -> Self {
+        let mut source = Source::new(FromRead::new(src, CHUNK), config.forced_encoding());
+        source.count_lines_from(0);
         Records {
-            src,
+            source,
             config,
             batch: BATCH,
-            buf: BytesMut::new(),
-            eof: false,
-            started: false,
             done: false,
-            pos: 0,
-            breaks: 0,
-            seen_line: false,
-            line_base: 0,
-            byte_base: 0,
-            utf16: None,
-            raw: Vec::new(),
             encoding: Encoding::Utf8,
             info: None,
             shared: None,
@@ -260,7 +240,6 @@ impl<R: Read> Records<R> {
             cut_all: false,
             cut_error: None,
             last_read: None,
-            utf16_problems: 0,
             diagnostics: Diagnostics::default(),
             memo: ResolveMemo::default(),
             ready: std::collections::VecDeque::new(),
@@ -339,78 +318,19 @@ impl<R: Read> Records<R> {
         self.diagnostics.dropped
     }
 
-    fn read_raw(&mut self, into_buf: bool) -> Result<usize, Error> {
-        loop {
-            let r = if into_buf {
-                let len = self.buf.len();
-                self.buf.resize(len + CHUNK, 0);
-                let r = self.src.read(&mut self.buf[len..]);
-                self.buf.truncate(len + *r.as_ref().unwrap_or(&0));
-                r
-            } else {
-                self.raw.resize(CHUNK, 0);
-                let r = self.src.read(&mut self.raw);
-                self.raw.truncate(*r.as_ref().unwrap_or(&0));
-                r
-            };
-            match r {
-                Ok(n) => return Ok(n),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e.into()),
-            }
-        }
-    }
-
-    /// Reads more input into `buf`; sets `eof` at the end.
-    fn fill(&mut self) -> Result<(), Error> {
-        match self.utf16.as_mut() {
-            None => {
-                if self.read_raw(true)? == 0 {
-                    self.eof = true;
-                }
-            }
-            Some(_) => {
-                let n = self.read_raw(false)?;
-                let mut out = Vec::with_capacity(n / 2 + 8);
-                if let Some(dec) = self.utf16.as_mut() {
-                    let problems = &mut self.utf16_problems;
-                    dec.decode_chunk(&self.raw[..n], n == 0, &mut out, &mut |p| {
-                        count(problems, p)
-                    });
-                }
-                if n == 0 {
-                    self.eof = true;
-                }
-                self.buf.extend_from_slice(&out);
-            }
-        }
-        Ok(())
-    }
-
-    fn start(&mut self) -> Result<(), Error> {
-        self.started = true;
-        while self.buf.len() < HEAD_SCAN_LIMIT && !self.eof {
-            self.fill()?;
-        }
-        let info = crate::input::detect(&self.buf, self.config.forced_encoding())?;
-        let bom = info.bom_len.min(self.buf.len());
-        self.buf.advance(bom);
-        if info.encoding.is_utf16() {
-            let mut dec = Utf16Decoder::new(info.encoding == Encoding::Utf16Be);
-            let mut out = Vec::with_capacity(self.buf.len() / 2 + 8);
-            let problems = &mut self.utf16_problems;
-            dec.decode_chunk(&self.buf, self.eof, &mut out, &mut |p| count(problems, p));
-            self.buf = BytesMut::from(&out[..]);
-            self.utf16 = Some(dec);
-            self.encoding = Encoding::Utf8;
-        } else {
-            self.encoding = info.encoding;
-        }
-        // As the reader does: defaulting to ANSEL only matters when there
-        // are non-ASCII bytes, judged on the input's first 64 KiB.
+    /// Takes how the encoding was decided (with the first piece) and gives
+    /// its warnings, as a reader of the whole input gives them: defaulting to
+    /// ANSEL only matters when there are non-ASCII bytes, judged on the
+    /// input's first 64 KiB.
+    fn start(&mut self, start: Start) {
+        let Start {
+            info,
+            encoding,
+            head_ascii,
+        } = start;
+        self.encoding = encoding;
         let defaulted = info.source == EncodingSource::Default && info.char_value.is_none();
-        let head = &self.buf[..self.buf.len().min(HEAD_ASCII_WINDOW)];
-        if !(defaulted && head.is_ascii()) {
+        if !(defaulted && head_ascii) {
             for w in &info.warnings {
                 self.diagnostics.push(Diagnostic {
                     kind: DiagnosticKind::Encoding,
@@ -423,95 +343,6 @@ impl<R: Read> Records<R> {
             }
         }
         self.info = Some(info);
-        Ok(())
-    }
-
-    /// The end of the record that starts at `buf[0]`, reading as needed.
-    fn find_end(&mut self) -> Result<Option<usize>, Error> {
-        loop {
-            let len = self.buf.len();
-            if self.pos >= len {
-                if self.eof {
-                    return Ok((len > 0).then_some(len));
-                }
-                self.fill()?;
-                continue;
-            }
-            let found = memchr::memchr2(b'\n', b'\r', &self.buf[self.pos..]);
-            let (brk, next) = match found {
-                None if !self.eof => {
-                    self.fill()?;
-                    continue;
-                }
-                None => (len, len),
-                Some(i) => {
-                    let brk = self.pos + i;
-                    if self.buf[brk] == b'\r' {
-                        if brk + 1 < len {
-                            (
-                                brk,
-                                if self.buf[brk + 1] == b'\n' {
-                                    brk + 2
-                                } else {
-                                    brk + 1
-                                },
-                            )
-                        } else if self.eof {
-                            (brk, brk + 1)
-                        } else {
-                            self.fill()?;
-                            continue;
-                        }
-                    } else {
-                        (brk, brk + 1)
-                    }
-                }
-            };
-            let line = &self.buf[self.pos..brk];
-            let text = match line.iter().position(|&b| b != b' ' && b != b'\t') {
-                Some(i) => &line[i..],
-                None => &[][..],
-            };
-            if !text.is_empty() {
-                // A record starts at a level-0 line; one tagged CONT, CONC
-                // or ERROR stays with the record before it, so that each
-                // piece starts where the reader's state is known (the
-                // level before a CONT/CONC/ERROR line matters).
-                let starts = |l: crate::scan::Line<'_>| {
-                    l.level == 0 && !matches!(l.tag, b"CONT" | b"CONC" | b"ERROR")
-                };
-                if self.seen_line && text[0] == b'0' && parse_line(text).is_ok_and(starts) {
-                    return Ok(Some(self.pos));
-                }
-                self.seen_line = true;
-            }
-            self.pos = next;
-            if next > brk {
-                self.breaks += 1;
-            }
-        }
-    }
-
-    /// The end of a batch of whole records that starts at `buf[0]` and
-    /// holds at least [`Records::batch_bytes`] bytes where the input has
-    /// them, reading as needed; counts its line breaks into `breaks`.
-    fn find_batch_end(&mut self) -> Result<Option<usize>, Error> {
-        loop {
-            if self.buf.is_empty() && self.eof {
-                return Ok(None);
-            }
-            let end = match next_boundary(&self.buf, self.pos.max(self.batch), self.eof) {
-                Search::Found(end) => end,
-                Search::End => self.buf.len(),
-                Search::NeedMore(at) => {
-                    self.pos = at;
-                    self.fill()?;
-                    continue;
-                }
-            };
-            self.breaks = count_breaks(&self.buf[..end]);
-            return Ok(Some(end));
-        }
     }
 
     /// Reads the records in `bytes` (one, or more when records begin with
@@ -625,11 +456,10 @@ impl<R: Read> Records<R> {
             && !self.cut_all
             && self.pool.as_ref().is_some_and(Pool::has_room)
         {
-            match self.find_batch_end() {
-                Ok(Some(end)) => {
-                    let piece = self.take_piece(end);
+            match self.source.next_piece(self.batch) {
+                Ok(Some(piece)) => {
                     if let Some(pool) = self.pool.as_mut() {
-                        pool.submit(piece);
+                        pool.submit((piece.bytes, piece.lines_before, piece.offset));
                     }
                 }
                 Ok(None) => self.cut_all = true,
@@ -671,19 +501,6 @@ impl<R: Read> Records<R> {
         Ok(true)
     }
 
-    /// Cuts the piece `buf[..end]` off, with its first line's number less
-    /// one and its byte offset in the whole.
-    fn take_piece(&mut self, end: usize) -> (Bytes, u64, u64) {
-        let bytes = self.buf.split_to(end).freeze();
-        let (line_base, byte_base) = (self.line_base, self.byte_base);
-        self.line_base += self.breaks;
-        self.byte_base += end as u64;
-        self.pos = 0;
-        self.breaks = 0;
-        self.seen_line = false;
-        (bytes, line_base, byte_base)
-    }
-
     /// Whether a `TRLR` record was read so far.
     fn seen_trlr(&self) -> bool {
         match &self.merger {
@@ -708,25 +525,30 @@ impl<R: Read> Records<R> {
         if let Some(e) = self.failed.take() {
             return Err(e);
         }
-        if !self.started {
-            self.start()?;
-        }
         if self.records > 0 && self.jobs > 1 {
             return match self.build_parallel()? {
                 true => Ok(true),
                 false => self.end_of_input(),
             };
         }
-        let end = if self.records == 0 {
-            self.find_end()?
-        } else {
-            self.find_batch_end()?
-        };
-        let Some(end) = end else {
+        // The first piece is the HEAD alone: its schema types the rest.
+        let at_least = if self.records == 0 { 0 } else { self.batch };
+        let Some(Piece {
+            bytes,
+            offset,
+            lines_before,
+            start,
+        }) = self.source.next_piece(at_least)?
+        else {
             return self.end_of_input();
         };
-        let (bytes, line_base, byte_base) = self.take_piece(end);
-        self.build(bytes, line_base, byte_base).map(|()| true)
+        if let Some(start) = start {
+            self.start(start);
+            if bytes.is_empty() {
+                return self.end_of_input();
+            }
+        }
+        self.build(bytes, lines_before, offset).map(|()| true)
     }
 
     /// The checks at the end of the input; `Ok(false)`.
@@ -736,10 +558,11 @@ impl<R: Read> Records<R> {
             let mut r = Reader::with_config(b"", self.config.clone().encoding(Some(self.encoding)));
             r.next_event()?;
         }
-        if self.utf16_problems > 0 {
+        let problems = self.source.transcode_problems();
+        if problems > 0 {
             // The whole-file reader gives this warning first; here the
             // count is known only at the end (as in a stream).
-            self.diagnostics.push(utf16_warning(self.utf16_problems));
+            self.diagnostics.push(utf16_warning(problems));
         }
         if !self.seen_trlr() {
             // At the last line string, as a whole read reports it
@@ -757,7 +580,7 @@ impl<R: Read> Records<R> {
 
 /// A batch for a worker: its bytes, the number of lines before it and its
 /// byte offset in the input.
-type Piece = (Bytes, u64, u64);
+type Job = (Bytes, u64, u64);
 
 /// What a worker hands back: the batch's output and trees, its line and
 /// byte bases, and where its first line string is (blank lines before it,
@@ -767,7 +590,7 @@ type Done = (BatchOut, VecDeque<RecordTree>, u64, u64, (u64, usize));
 /// The worker threads that read batches for [`Records::jobs`], kept across
 /// calls of the iterator. Dropping it stops them (each finishes the batch
 /// it is reading) and joins them.
-type BatchPool = Pool<Piece, Done, Owned<Box<dyn Fn(Piece) -> Done + Send + Sync>>>;
+type BatchPool = Pool<Job, Done, Owned<Box<dyn Fn(Job) -> Done + Send + Sync>>>;
 
 /// What a worker does with a batch: reads it from the state right after
 /// the HEAD (`template`) and splits it into trees. Each batch takes one of
@@ -777,9 +600,9 @@ fn batch_reader(
     template: Carry,
     shared: Arc<Shared>,
     memo: ResolveMemo,
-) -> Box<dyn Fn(Piece) -> Done + Send + Sync> {
+) -> Box<dyn Fn(Job) -> Done + Send + Sync> {
     let spare = Mutex::new(Vec::<ResolveMemo>::new());
-    Box::new(move |(bytes, line_base, byte_base): Piece| {
+    Box::new(move |(bytes, line_base, byte_base): Job| {
         let first = first_line_string(&bytes);
         let taken = spare.lock().ok().and_then(|mut s| s.pop());
         let memo = taken.unwrap_or_else(|| memo.clone());
