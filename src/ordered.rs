@@ -251,7 +251,8 @@ where
 ///   thread that cannot be started leaves fewer, and with none the calling
 ///   thread runs each item in [`next`](Pool::next).
 /// * [`has_room`](Pool::has_room) bounds the items in flight (queued,
-///   running or done and not yet taken) to `ahead` per thread started.
+///   running or done and not yet taken) to `ahead` per thread wanted (and
+///   [`with_extra`](Pool::with_extra) more).
 /// * A panic in the work is resumed on the calling thread when its result's
 ///   turn comes (the results before it are taken first).
 /// * Dropping the pool drops the items not yet started and joins every
@@ -264,6 +265,7 @@ pub(crate) struct Pool<I, O, S: Spawn<I, O>> {
     /// Threads wanted at most (lowered when one cannot be started).
     threads: usize,
     ahead: usize,
+    extra: usize,
     sent: u64,
     taken: u64,
 }
@@ -316,6 +318,7 @@ impl<I, O, S: Spawn<I, O>> Pool<I, O, S> {
             workers: Vec::new(),
             threads,
             ahead: ahead.max(1),
+            extra: 0,
             sent: 0,
             taken: 0,
         }
@@ -326,10 +329,21 @@ impl<I, O, S: Spawn<I, O>> Pool<I, O, S> {
         (self.sent - self.taken) as usize
     }
 
+    /// Lets `extra` more items be in flight than `ahead` per thread: with
+    /// `ahead` 1, one item waiting for whichever thread is free first,
+    /// without a second item (and result) per thread.
+    pub(crate) fn with_extra(mut self, extra: usize) -> Self {
+        self.extra = extra;
+        self
+    }
+
     /// Whether another item may be submitted: fewer than `ahead` per
-    /// thread started (one counted when none is) are in flight.
+    /// thread wanted (one counted when none can be had), plus `extra`, are
+    /// in flight. Counted on the threads wanted, not those started: threads
+    /// start only as items come, and a window of the threads started would
+    /// keep one thread alone with `ahead` 1.
     pub(crate) fn has_room(&self) -> bool {
-        self.in_flight() < self.ahead * self.workers.len().max(1)
+        self.in_flight() < self.ahead * self.threads.max(1) + self.extra
     }
 
     /// The threads started.
@@ -567,7 +581,7 @@ mod tests {
     #[test]
     fn the_window_bounds_the_items_and_results_held() {
         let (live, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
-        for (threads, ahead) in [(1, 1), (2, 2), (3, 4)] {
+        for (threads, ahead, extra) in [(1, 1, 0), (2, 2, 0), (3, 4, 0), (2, 1, 1)] {
             most.store(0, Ordering::SeqCst);
             // Each item is passed through as its result; the results are
             // taken slowly, so the workers would run far ahead unbounded.
@@ -576,7 +590,7 @@ mod tests {
             }
             let work = pass;
             let taken = std::thread::scope(|s| {
-                let mut pool = Pool::scoped(s, &work, threads, ahead);
+                let mut pool = Pool::scoped(s, &work, threads, ahead).with_extra(extra);
                 let mut taken = 0;
                 loop {
                     while taken + pool.in_flight() < 200 && pool.has_room() {
@@ -591,7 +605,7 @@ mod tests {
             });
             assert_eq!(taken, 200);
             let most = most.load(Ordering::SeqCst);
-            assert!(most <= threads * ahead, "{most} held at once");
+            assert!(most <= threads * ahead + extra, "{most} held at once");
             assert_eq!(live.load(Ordering::SeqCst), 0);
         }
     }
@@ -666,6 +680,10 @@ mod tests {
             let mut pool = Pool::scoped(s, &work, 8, 2);
             assert_eq!(drain(&mut pool, 0..1000).len(), 1000);
             assert_eq!(pool.threads(), 8);
+            // One item per thread: every thread wanted still starts.
+            let mut pool = Pool::scoped(s, &work, 2, 1);
+            assert_eq!(drain(&mut pool, 0..10).len(), 10);
+            assert_eq!(pool.threads(), 2);
             // Nothing submitted: none started.
             let idle: Pool<u32, u32, _> = Pool::scoped(s, &work, 8, 2);
             assert_eq!(idle.threads(), 0);
