@@ -42,7 +42,7 @@ use std::sync::Mutex;
 
 use crate::diag::{Diagnostic, DiagnosticKind, Error, Position};
 use crate::input::Input;
-use crate::read::{Carry, ReadStats, Reader, ReaderConfig};
+use crate::read::{missing_trlr, ReadState, ReadStats, Reader, ReaderConfig};
 use crate::scan::Lines;
 use crate::source::{count_breaks, next_cut, Cut};
 
@@ -87,7 +87,7 @@ pub struct Chunks<'a> {
     /// every chunk when they are read with relative numbering).
     ranges: Vec<(usize, usize, u64)>,
     /// The state every chunk but the first starts from.
-    template: Carry,
+    template: ReadState,
     first: Option<Reader<'a>>,
 }
 
@@ -181,9 +181,9 @@ impl<'a> Chunks<'a> {
     /// Chunk 0 is the one that read the HEAD.
     fn reader(&self, i: usize) -> Reader<'a> {
         let (start, end, line) = self.ranges[i];
-        let mut carry = self.template.clone();
-        carry.next_line = line;
-        Reader::resume(self.bytes, start, end, carry, 0)
+        let mut state = self.template.clone();
+        state.next_line = line;
+        Reader::resume(self.bytes, start, end, state, 0)
     }
 
     /// Runs `work` on a reader of every chunk, on `jobs` threads (1 reads
@@ -361,7 +361,7 @@ impl<'a> Chunks<'a> {
             ChunkOut {
                 result,
                 diagnostics,
-                carry: reader.into_carry(),
+                state: reader.into_state(),
             }
         };
         // Relative numbering: the lines of the chunks merged so far. Chunk
@@ -374,7 +374,7 @@ impl<'a> Chunks<'a> {
                 Numbering::Global => 0,
                 Numbering::Relative => {
                     let off = offset;
-                    offset = off.saturating_add(out.carry.next_line.saturating_sub(1));
+                    offset = off.saturating_add(out.state.next_line.saturating_sub(1));
                     if off > 0 {
                         out.shift_lines(off);
                     }
@@ -420,14 +420,15 @@ pub struct Summary {
 }
 
 /// Merges chunk outputs in document order: what a chunk read with a
-/// template [`Carry`] gives, made what a sequential read gives (the
+/// template [`ReadState`] gives, made what a sequential read gives (the
 /// after-trlr warning once, at the right line; the counters; the end-of-input
 /// check). Shared with [`Records`](crate::tree::Records)' parallel batches.
 pub(crate) struct Merger {
     stats: ReadStats,
     trlr_seen: bool,
     warned: bool,
-    last: Option<Carry>,
+    /// The number and byte offset of the last line merged.
+    last: Option<(u64, u64)>,
 }
 
 impl Merger {
@@ -446,13 +447,8 @@ impl Merger {
     /// Takes what a sequential read of the input's start left (counters,
     /// whether `TRLR` was seen and warned after), its diagnostics given
     /// already, as the first chunk merged.
-    pub(crate) fn continue_from(&mut self, carry: Carry) {
-        let before = ChunkOut {
-            result: Ok(()),
-            diagnostics: Vec::new(),
-            carry,
-        };
-        let _ = self.push(before, 1, 0);
+    pub(crate) fn continue_from(&mut self, state: &ReadState) {
+        self.merge(state, &mut Vec::new(), 1, 0);
     }
 
     /// Takes the next chunk's output; `first_line` and `start` locate its
@@ -466,10 +462,16 @@ impl Merger {
     ) -> (Result<T, Error>, Vec<Diagnostic>) {
         let ChunkOut {
             result,
-            diagnostics: mut ds,
-            carry,
+            mut diagnostics,
+            state,
         } = out;
-        let s = carry.stats();
+        self.merge(&state, &mut diagnostics, first_line, start);
+        (result, diagnostics)
+    }
+
+    /// Merges a chunk's final state, fixing up its diagnostics `ds`.
+    fn merge(&mut self, state: &ReadState, ds: &mut Vec<Diagnostic>, first_line: u64, start: u64) {
+        let s = state.stats();
         self.stats.lines += s.lines;
         self.stats.structures += s.structures;
         self.stats.max_level = self.stats.max_level.max(s.max_level);
@@ -503,9 +505,8 @@ impl Merger {
             self.stats.diagnostics[after] = 1;
         }
         self.warned |= warned_here;
-        self.trlr_seen |= carry.seen_trlr();
-        self.last = Some(carry);
-        (result, ds)
+        self.trlr_seen |= state.seen_trlr();
+        self.last = Some((state.last_line(), state.last_byte()));
     }
 
     /// Whether a chunk merged so far read a `TRLR` record.
@@ -515,12 +516,9 @@ impl Merger {
 
     pub(crate) fn finish(mut self) -> Summary {
         let mut diagnostics = Vec::new();
-        if let Some(mut carry) = self.last.take() {
-            carry.set_seen_trlr(self.trlr_seen);
-            if let Some(d) = carry.finish() {
-                self.stats.diagnostics[kind_index(DiagnosticKind::MissingTrlr)] += 1;
-                diagnostics.push(d);
-            }
+        if let Some((line, byte)) = self.last.filter(|_| !self.trlr_seen) {
+            self.stats.diagnostics[kind_index(DiagnosticKind::MissingTrlr)] += 1;
+            diagnostics.push(missing_trlr(Position { line, byte }));
         }
         Summary {
             diagnostics,
@@ -548,7 +546,7 @@ pub(crate) fn first_line_string(bytes: &[u8]) -> (u64, usize) {
 pub(crate) struct ChunkOut<T> {
     pub(crate) result: Result<T, Error>,
     pub(crate) diagnostics: Vec<Diagnostic>,
-    pub(crate) carry: Carry,
+    pub(crate) state: ReadState,
 }
 
 impl<T> ChunkOut<T> {
@@ -560,7 +558,7 @@ impl<T> ChunkOut<T> {
         for d in &mut self.diagnostics {
             d.position.line = d.position.line.saturating_add(off);
         }
-        self.carry.shift_lines(off);
+        self.state.shift_lines(off);
     }
 }
 

@@ -56,7 +56,7 @@ use crate::diag::{Diagnostic, Error};
 use crate::event::Event;
 use crate::ordered::Pool;
 use crate::par::{first_line_string, ChunkOut, Merger, Summary};
-use crate::read::{Carry, ReadStats, Reader, ReaderConfig};
+use crate::read::{ReadState, ReadStats, Reader, ReaderConfig};
 use crate::source::{utf16_warning, FromBufRead, Piece, Source};
 
 /// The default batch size: 64 KiB.
@@ -70,7 +70,7 @@ pub struct StreamReader<R> {
     source: Source<FromBufRead<R>>,
     config: ReaderConfig,
     batch: usize,
-    carry: Option<Carry>,
+    state: Option<ReadState>,
     done: bool,
     diagnostics: Vec<Diagnostic>,
 }
@@ -87,7 +87,7 @@ impl<R: BufRead> StreamReader<R> {
             source: Source::new(FromBufRead(source), config.forced_encoding()),
             config,
             batch: DEFAULT_BATCH,
-            carry: None,
+            state: None,
             done: false,
             diagnostics: Vec::new(),
         }
@@ -111,7 +111,7 @@ impl<R: BufRead> StreamReader<R> {
 
     /// Counters over the batches read so far.
     pub fn stats(&self) -> Option<&ReadStats> {
-        self.carry.as_ref().map(Carry::stats)
+        self.state.as_ref().map(ReadState::stats)
     }
 
     /// Bytes handed out in batches so far: the input after its byte-order
@@ -123,7 +123,7 @@ impl<R: BufRead> StreamReader<R> {
     /// The encoding of the stream and how it was decided, once the first
     /// batch was read.
     pub fn encoding_info(&self) -> Option<&crate::EncodingInfo> {
-        self.carry.as_ref().map(Carry::info)
+        self.state.as_ref().map(ReadState::info)
     }
 
     /// Reads the next batch of whole records into `buf` (its old content is
@@ -148,14 +148,14 @@ impl<R: BufRead> StreamReader<R> {
                 // the total only now.
                 self.diagnostics.push(utf16_warning(problems));
             }
-            if let Some(d) = self.carry.as_mut().and_then(Carry::finish) {
+            if let Some(d) = self.state.as_mut().and_then(ReadState::finish) {
                 self.diagnostics.push(d);
             }
             return Ok(None);
         };
         buf.clear();
         buf.extend_from_slice(&piece.bytes);
-        let reader = match (piece.start, self.carry.take()) {
+        let reader = match (piece.start, self.state.take()) {
             (Some(start), _) => {
                 let config = self.config.clone();
                 let mut r = Reader::prepared(buf, config, start.info, start.encoding)
@@ -163,7 +163,7 @@ impl<R: BufRead> StreamReader<R> {
                 r.set_head_ascii(start.head_ascii);
                 r
             }
-            (None, Some(carry)) => Reader::resume(buf, 0, buf.len(), carry, piece.offset),
+            (None, Some(state)) => Reader::resume(buf, 0, buf.len(), state, piece.offset),
             (None, None) => {
                 self.done = true;
                 return Ok(None);
@@ -172,7 +172,7 @@ impl<R: BufRead> StreamReader<R> {
         Ok(Some(Batch {
             reader: Some(reader),
             leftover: Vec::new(),
-            carry: &mut self.carry,
+            state: &mut self.state,
             done: &mut self.done,
         }))
     }
@@ -290,41 +290,34 @@ impl<R: BufRead> StreamReader<R> {
                 stats: self.stats().cloned().unwrap_or_default(),
             });
         }
-        if self.carry.is_none() {
+        if self.state.is_none() {
             // The HEAD, on this thread, as `read_batch_into` reads it.
             let mut buf = Vec::new();
             let batch = self.read_batch_into(&mut buf)?;
             let head = batch.and_then(|mut batch| {
-                let r = batch.reader.as_mut()?;
-                let (result, first) = (work(r), first_line_string(r.input()));
+                let result = work(batch.reader.as_mut()?);
                 let diagnostics: Vec<Diagnostic> = batch.drain_diagnostics().collect();
-                Some((result, first, diagnostics))
+                Some((result, diagnostics))
             });
-            if let Some((result, (blank, skip), diagnostics)) = head {
-                if let Some(carry) = self.carry.clone() {
-                    let out = ChunkOut {
-                        result,
-                        diagnostics,
-                        carry,
-                    };
-                    let (t, ds) = merger.push(out, 1 + blank, skip as u64);
-                    if t.is_err() {
-                        self.done = true;
-                    }
-                    sink(t?, ds, 0)?;
+            if let (Some((result, diagnostics)), Some(state)) = (head, &self.state) {
+                // The first merged: its diagnostics need no fixing up.
+                merger.continue_from(state);
+                if result.is_err() {
+                    self.done = true;
                 }
+                sink(result?, diagnostics, 0)?;
             }
-        } else if let Some(carry) = self.carry.clone() {
+        } else if let Some(state) = &self.state {
             // What the batches read before left: counters, TRLR seen.
-            merger.continue_from(carry);
+            merger.continue_from(state);
         }
-        let Some(carry) = self.carry.clone() else {
+        let Some(state) = &self.state else {
             self.done = true;
             return Ok(merger.finish());
         };
         if !self.done {
-            let template = carry.template();
-            let lines = carry.next_line.saturating_sub(1);
+            let template = state.template();
+            let lines = state.next_line.saturating_sub(1);
             let numbering = (global, lines);
             let result = self.run_batches(
                 jobs.max(1),
@@ -353,7 +346,7 @@ impl<R: BufRead> StreamReader<R> {
     fn run_batches<T, F, S>(
         &mut self,
         jobs: usize,
-        template: &Carry,
+        template: &ReadState,
         (global, mut lines): (bool, u64),
         merger: &mut Merger,
         work: &F,
@@ -368,17 +361,17 @@ impl<R: BufRead> StreamReader<R> {
         // of its first line (1 when numbered relatively). Its output comes
         // back with its offset and where its first line string is.
         let read = |(bytes, base, first_line): (Vec<u8>, u64, u64)| {
-            let mut carry = template.clone();
-            carry.next_line = first_line;
+            let mut state = template.clone();
+            state.next_line = first_line;
             let first = first_line_string(&bytes);
-            let mut r = Reader::resume(&bytes, 0, bytes.len(), carry, base);
+            let mut r = Reader::resume(&bytes, 0, bytes.len(), state, base);
             let result = work(&mut r);
             let diagnostics: Vec<Diagnostic> = r.drain_diagnostics().collect();
-            let carry = r.into_carry();
+            let state = r.into_state();
             let out = ChunkOut {
                 result,
                 diagnostics,
-                carry,
+                state,
             };
             (out, base, first_line, first)
         };
@@ -430,7 +423,7 @@ impl<R: BufRead> StreamReader<R> {
                     continue;
                 }
                 // Numbered from 1: renumbered as the whole's.
-                let read = out.carry.next_line.saturating_sub(1);
+                let read = out.state.next_line.saturating_sub(1);
                 out.shift_lines(lines);
                 let (t, ds) = merger.push(out, lines + 1 + blank, base + skip as u64);
                 sink(t?, ds, lines)?;
@@ -448,7 +441,7 @@ pub struct Batch<'b> {
     reader: Option<Reader<'b>>,
     /// Diagnostics not yet drained when the reader was closed.
     leftover: Vec<Diagnostic>,
-    carry: &'b mut Option<Carry>,
+    state: &'b mut Option<ReadState>,
     done: &'b mut bool,
 }
 
@@ -503,7 +496,7 @@ impl<'b> Batch<'b> {
     fn close(&mut self) {
         if let Some(mut reader) = self.reader.take() {
             self.leftover.extend(reader.drain_diagnostics());
-            *self.carry = Some(reader.into_carry());
+            *self.state = Some(reader.into_state());
         }
     }
 }

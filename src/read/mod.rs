@@ -11,6 +11,7 @@ mod config;
 mod head;
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 pub use config::ReaderConfig;
 
@@ -66,7 +67,7 @@ impl ReadStats {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
+enum Phase {
     Start,
     Body,
     Closing,
@@ -94,32 +95,77 @@ struct Head<'a> {
     made: Option<Vec<u8>>,
 }
 
-/// What a reader carries from one chunk of whole records to the next.
+/// What a reader is set up with for a whole input, fixed once the HEAD was
+/// read: the configuration, the encoding and how it was decided, how
+/// payloads decode, the schema's escape table. Cheap to clone (the encoding
+/// information is shared): every batch read apart starts from a clone.
+#[derive(Clone, Debug)]
+struct Setup {
+    config: ReaderConfig,
+    info: Arc<EncodingInfo>,
+    decoding: Decoding,
+    escapes: EscapeTable,
+}
+
+/// The state of a reader that crosses from one chunk of whole records to
+/// the next: the reader owns it while it reads and gives it back
+/// ([`Reader::into_state`]); the next chunk's reader takes it
+/// ([`Reader::resume`]). Moved, never copied field by field.
 ///
 /// A level-0 line closes every open structure, so input cut just before a
 /// level-0 line reads, chunk by chunk, into exactly the events of the whole:
-/// only this small state (seed §4.1's previous level, whether `TRLR` was
-/// seen, the schema's escape table, the counters, the line number) crosses
-/// the cut. The streaming and parallel readers are built on it.
+/// only this small state (the [`Setup`], seed §4.1's previous level, whether
+/// `TRLR` was seen, the counters, the line number) crosses the cut. A chunk
+/// read apart on another thread starts from a [`template`](ReadState::template)
+/// instead, and [`par`](crate::par)'s merge makes its output what a
+/// sequential read gives. The streaming and parallel readers are built on
+/// it.
 #[derive(Clone, Debug)]
-pub(crate) struct Carry {
-    config: ReaderConfig,
-    info: EncodingInfo,
-    decoding: Decoding,
-    escapes: EscapeTable,
+pub(crate) struct ReadState {
+    setup: Setup,
+    /// Level of the closest preceding line not tagged CONT, CONC or ERROR.
     previous_level: Option<u32>,
+    /// CONT/CONC lines at this level directly after a too-deep line are
+    /// its children, not stray continuation lines.
     error_children: Option<u32>,
     seen_trlr: bool,
     warned_after_trlr: bool,
     stats: ReadStats,
+    /// The number and (global) byte offset of the last line read: what
+    /// [`Reader::last_read`] gives before a resumed reader has read a line,
+    /// so a chunk with no line string carries them on.
     last_line: u64,
-    /// Global byte offset of the last line read.
     last_byte: u64,
     /// Number of the line where the next chunk starts.
     pub(crate) next_line: u64,
 }
 
-impl Carry {
+impl ReadState {
+    /// The state before any line, with `setup`.
+    fn new(setup: Setup) -> ReadState {
+        ReadState {
+            setup,
+            previous_level: None,
+            error_children: None,
+            seen_trlr: false,
+            warned_after_trlr: false,
+            stats: ReadStats {
+                diagnostics: vec![0; DiagnosticKind::ALL.len()],
+                ..ReadStats::default()
+            },
+            last_line: 1,
+            last_byte: 0,
+            next_line: 1,
+        }
+    }
+
+    /// The state a chunk read apart starts from (parallel reading): this
+    /// one's setup (configuration, encoding, escapes); nothing read yet,
+    /// lines numbered from 1.
+    pub(crate) fn template(&self) -> ReadState {
+        ReadState::new(self.setup.clone())
+    }
+
     /// Adds `off` to the line numbers of a chunk that was read numbered
     /// from line 1 (see [`crate::par`]'s relative numbering).
     pub(crate) fn shift_lines(&mut self, off: u64) {
@@ -139,26 +185,12 @@ impl Carry {
 
     /// The encoding information.
     pub(crate) fn info(&self) -> &EncodingInfo {
-        &self.info
+        &self.setup.info
     }
 
-    /// The end-of-input check of a chunked read: a missing `TRLR`.
-    pub(crate) fn finish(&mut self) -> Option<Diagnostic> {
-        if self.seen_trlr {
-            return None;
-        }
-        let kind = DiagnosticKind::MissingTrlr;
-        if let Some(i) = DiagnosticKind::ALL.iter().position(|&k| k == kind) {
-            self.stats.diagnostics[i] += 1;
-        }
-        Some(Diagnostic {
-            kind,
-            position: Position {
-                line: self.last_line,
-                byte: self.last_byte,
-            },
-            message: "missing trlr record at end of input".into(),
-        })
+    /// The escape table in force.
+    pub(crate) fn escapes(&self) -> &EscapeTable {
+        &self.setup.escapes
     }
 
     /// The number of the last line read (or carried in).
@@ -171,53 +203,33 @@ impl Carry {
         self.last_byte
     }
 
-    /// The escape table in force.
-    pub(crate) fn escapes(&self) -> &EscapeTable {
-        &self.escapes
-    }
-
-    /// The state a chunk read apart starts from (parallel reading): this
-    /// one's configuration, encoding and escapes; nothing read yet, lines
-    /// numbered from 1.
-    pub(crate) fn template(&self) -> Carry {
-        Carry::fresh(
-            self.config.clone(),
-            self.info.clone(),
-            self.decoding,
-            self.escapes.clone(),
-        )
-    }
-
-    /// The state before any line with this configuration, encoding and
-    /// escapes.
-    fn fresh(
-        config: ReaderConfig,
-        info: EncodingInfo,
-        decoding: Decoding,
-        escapes: EscapeTable,
-    ) -> Carry {
-        Carry {
-            config,
-            info,
-            decoding,
-            escapes,
-            previous_level: None,
-            error_children: None,
-            seen_trlr: false,
-            warned_after_trlr: false,
-            stats: ReadStats {
-                diagnostics: vec![0; DiagnosticKind::ALL.len()],
-                ..ReadStats::default()
-            },
-            last_line: 1,
-            last_byte: 0,
-            next_line: 1,
+    /// The end-of-input check of a chunked read: a missing `TRLR`.
+    pub(crate) fn finish(&mut self) -> Option<Diagnostic> {
+        if self.seen_trlr {
+            return None;
         }
+        let kind = DiagnosticKind::MissingTrlr;
+        if let Some(i) = DiagnosticKind::ALL.iter().position(|&k| k == kind) {
+            self.stats.diagnostics[i] += 1;
+        }
+        Some(missing_trlr(Position {
+            line: self.last_line,
+            byte: self.last_byte,
+        }))
     }
+}
 
-    /// Marks `TRLR` as seen by an earlier chunk (parallel reading).
-    pub(crate) fn set_seen_trlr(&mut self, seen: bool) {
-        self.seen_trlr = seen;
+/// The message of the diagnostic for input that ends without a `TRLR`
+/// record.
+const MISSING_TRLR: &str = "missing trlr record at end of input";
+
+/// The diagnostic for input that ends without a `TRLR` record, at the last
+/// line string read (line 1, byte 0 when there is none).
+pub(crate) fn missing_trlr(position: Position) -> Diagnostic {
+    Diagnostic {
+        kind: DiagnosticKind::MissingTrlr,
+        position,
+        message: MISSING_TRLR.into(),
     }
 }
 
@@ -239,67 +251,46 @@ impl<'a> Reader<'a> {
     }
 
     /// Resumes reading at `input[start..end]`, a chunk that starts with a
-    /// level-0 line, with the state carried from the chunk before. `line`
-    /// is the number of the line at `start`; `base` is added to byte offsets
-    /// in diagnostics.
+    /// level-0 line, with the state the chunk before gave back (or a
+    /// [`template`](ReadState::template)). Its `next_line` is the number of
+    /// the line at `start`; `base` is added to byte offsets in diagnostics.
     pub(crate) fn resume(
         input: &'a [u8],
         start: usize,
         end: usize,
-        carry: Carry,
+        state: ReadState,
         base: u64,
     ) -> Self {
         let end = end.min(input.len());
-        let payload_encoding = carry.decoding.encoding;
-        let mut r = Reader::prepared(input, carry.config, carry.info, payload_encoding);
-        r.cursor = Cursor::new(&input[..end], start.min(end), carry.next_line);
-        r.decoding = carry.decoding;
-        r.escapes = carry.escapes;
-        r.previous_level = carry.previous_level;
-        r.error_children = carry.error_children;
-        r.seen_trlr = carry.seen_trlr;
-        r.warned_after_trlr = carry.warned_after_trlr;
-        r.stats = carry.stats;
-        r.last_line = carry.last_line;
-        r.last_byte = carry.last_byte;
+        let cursor = Cursor::new(&input[..end], start.min(end), state.next_line);
+        let mut r = Reader::with_state(input, state);
+        r.cursor = cursor;
         r.base = base;
         r.resumed = true;
         r.chunked = true;
         r
     }
 
-    /// The state to carry into the next chunk. Meaningful once this reader
-    /// has returned its last event.
-    pub(crate) fn into_carry(self) -> Carry {
+    /// Gives back the state, to be carried into the next chunk. Meaningful
+    /// once this reader has returned its last event.
+    pub(crate) fn into_state(self) -> ReadState {
         let (last_line, last_byte) = self.last_read();
-        Carry {
-            next_line: self.cursor.line_number(),
-            last_byte,
-            config: self.config,
-            info: self.info,
-            decoding: self.decoding,
-            escapes: self.escapes,
-            previous_level: self.previous_level,
-            error_children: self.error_children,
-            seen_trlr: self.seen_trlr,
-            warned_after_trlr: self.warned_after_trlr,
-            stats: self.stats,
+        let next_line = self.cursor.line_number();
+        ReadState {
             last_line,
+            last_byte,
+            next_line,
+            ..self.state
         }
     }
 
     /// Runs the start (HEAD check, schema) and returns the state a later
     /// chunk starts from.
-    pub(crate) fn template(&mut self) -> Result<Carry, Error> {
-        if self.state == State::Start {
+    pub(crate) fn template(&mut self) -> Result<ReadState, Error> {
+        if self.phase == Phase::Start {
             self.start()?;
         }
-        Ok(Carry::fresh(
-            self.config.clone(),
-            self.info.clone(),
-            self.decoding,
-            self.escapes.clone(),
-        ))
+        Ok(self.state.template())
     }
 
     /// Offset of the next unscanned byte.
@@ -315,7 +306,7 @@ impl<'a> Reader<'a> {
 
     /// Whether this reader is past its last event.
     pub(crate) fn is_done(&self) -> bool {
-        self.state == State::Done
+        self.phase == Phase::Done
     }
 }
 
@@ -382,7 +373,7 @@ pub struct Reader<'a> {
     /// and the offset in `input` where that `str` begins.
     input_str: Option<&'a str>,
     input_str_base: usize,
-    /// Reading a chunk of whole records (see [`Carry`]): no HEAD check at
+    /// Reading a chunk of whole records (see [`ReadState`]): no HEAD check at
     /// the start, no TRLR check at the end.
     resumed: bool,
     chunked: bool,
@@ -392,37 +383,21 @@ pub struct Reader<'a> {
     /// the caller knows better than the window being read (a stream).
     head_ascii: Option<bool>,
     cursor: Cursor<'a>,
-    config: ReaderConfig,
-    escapes: EscapeTable,
-    decoding: Decoding,
-    info: EncodingInfo,
     /// An error found before reading began (reported by the first call).
     deferred: Option<Error>,
-    state: State,
+    phase: Phase,
     stack: Vec<Frame<'a>>,
-    /// Level of the closest preceding line not tagged CONT, CONC or ERROR.
-    previous_level: Option<u32>,
     /// The line read ahead, waiting for its Begin (when `has_pending`).
     /// For an unparsable line, `level` is previous level + 1.
     pending: Scanned,
     has_pending: bool,
-    /// CONT/CONC lines at this level directly after a too-deep line are
-    /// its children, not stray continuation lines.
-    error_children: Option<u32>,
     /// Offset before which no payload can hold a problem worth a
     /// diagnostic: the input up to here is valid in its encoding (UTF-8, or
     /// ASCII for the others) and holds no NUL and no unicode escape.
     clean_until: usize,
-    seen_trlr: bool,
-    warned_after_trlr: bool,
-    /// The line number and byte offset (the whole input's) that
-    /// [`Reader::last_read`] gives before this reader has read a line: a
-    /// resumed reader's are carried in, so a chunk with no line string
-    /// carries them on.
-    last_line: u64,
-    last_byte: u64,
     diagnostics: Vec<Diagnostic>,
-    stats: ReadStats,
+    /// What crosses from one chunk to the next (see [`ReadState`]).
+    state: ReadState,
 }
 
 impl<'a> Reader<'a> {
@@ -485,6 +460,17 @@ impl<'a> Reader<'a> {
             decomposed: config.decomposed,
             ..Decoding::default()
         };
+        let setup = Setup {
+            config,
+            info: Arc::new(info),
+            decoding,
+            escapes: EscapeTable::default(),
+        };
+        Reader::with_state(input, ReadState::new(setup))
+    }
+
+    /// A reader over `input` (from its start) in `state`.
+    fn with_state(input: &'a [u8], state: ReadState) -> Self {
         Reader {
             input,
             input_str: None,
@@ -493,50 +479,37 @@ impl<'a> Reader<'a> {
             chunked: false,
             base: 0,
             head_ascii: None,
-            cursor: Cursor::new(input, 0, 1),
-            config,
-            escapes: EscapeTable::default(),
-            decoding,
-            info,
+            cursor: Cursor::new(input, 0, state.next_line),
             deferred: None,
-            state: State::Start,
+            phase: Phase::Start,
             stack: Vec::new(),
-            previous_level: None,
             pending: Scanned::default(),
             has_pending: false,
-            error_children: None,
             clean_until: 0,
-            seen_trlr: false,
-            warned_after_trlr: false,
-            last_line: 1,
-            last_byte: 0,
             diagnostics: Vec::new(),
-            stats: ReadStats {
-                diagnostics: vec![0; DiagnosticKind::ALL.len()],
-                ..ReadStats::default()
-            },
+            state,
         }
     }
 
     /// The configuration in use.
     pub fn config(&self) -> &ReaderConfig {
-        &self.config
+        &self.state.setup.config
     }
 
     /// The character encoding of the input.
     pub fn encoding(&self) -> Encoding {
-        self.info.encoding
+        self.state.setup.info.encoding
     }
 
     /// The character encoding of the input and how it was decided.
     pub fn encoding_info(&self) -> &EncodingInfo {
-        &self.info
+        &self.state.setup.info
     }
 
     /// The escape-preservation table in force (from the HEAD's schema, or
     /// the default schema). Complete once the first event was read.
     pub fn escape_table(&self) -> &EscapeTable {
-        &self.escapes
+        &self.state.setup.escapes
     }
 
     /// The input being read.
@@ -558,7 +531,7 @@ impl<'a> Reader<'a> {
 
     /// Counters so far.
     pub fn stats(&self) -> &ReadStats {
-        &self.stats
+        &self.state.stats
     }
 
     /// Depth of the structure most recently begun and not ended (0 when
@@ -580,7 +553,7 @@ impl<'a> Reader<'a> {
     pub fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
         // The hot path: a line is waiting; either it closes the innermost
         // open structure or it begins a new one.
-        if self.state == State::Body && self.has_pending {
+        if self.phase == Phase::Body && self.has_pending {
             if let Some(top) = self.stack.last() {
                 if top.written >= self.pending.level {
                     return Ok(Some(self.pop()));
@@ -594,29 +567,29 @@ impl<'a> Reader<'a> {
     #[inline(never)]
     fn next_slow(&mut self) -> Result<Option<Event<'a>>, Error> {
         loop {
-            match self.state {
-                State::Start => self.start()?,
-                State::Body => {
+            match self.phase {
+                Phase::Start => self.start()?,
+                Phase::Body => {
                     if self.has_pending {
                         return self.next_event();
                     }
-                    self.state = State::Closing;
+                    self.phase = Phase::Closing;
                 }
-                State::Closing => {
+                Phase::Closing => {
                     if !self.stack.is_empty() {
                         return Ok(Some(self.pop()));
                     }
-                    self.state = State::Done;
-                    if !self.seen_trlr && !self.chunked {
+                    self.phase = Phase::Done;
+                    if !self.state.seen_trlr && !self.chunked {
                         let (line, byte) = self.last_read();
                         self.report_at(
                             DiagnosticKind::MissingTrlr,
                             Position { line, byte },
-                            "missing trlr record at end of input".into(),
+                            MISSING_TRLR.into(),
                         )?;
                     }
                 }
-                State::Done => return Ok(None),
+                Phase::Done => return Ok(None),
             }
         }
     }
@@ -625,7 +598,7 @@ impl<'a> Reader<'a> {
     /// valid UTF-8 and payloads are UTF-8.
     #[inline]
     fn str_of(&self, start: usize, end: usize) -> Option<&'a str> {
-        if self.decoding.encoding != Encoding::Utf8 {
+        if self.state.setup.decoding.encoding != Encoding::Utf8 {
             return None;
         }
         self.input_str?
@@ -659,7 +632,7 @@ impl<'a> Reader<'a> {
 
     fn start(&mut self) -> Result<(), Error> {
         if let Some(e) = self.deferred.take() {
-            self.state = State::Done;
+            self.phase = Phase::Done;
             return Err(e);
         }
         if !self.resumed {
@@ -683,7 +656,7 @@ impl<'a> Reader<'a> {
         };
         self.input_str = input_str;
         self.input_str_base = from;
-        let clean = match self.decoding.encoding {
+        let clean = match self.state.setup.decoding.encoding {
             Encoding::Utf8 => valid,
             _ => ascii_prefix(body),
         };
@@ -692,19 +665,19 @@ impl<'a> Reader<'a> {
             .flatten()
             .fold(clean, usize::min);
         self.clean_until = from + clean;
-        self.state = State::Body;
+        self.phase = Phase::Body;
         if !self.resumed {
             // Defaulting to ANSEL only matters when there are non-ASCII
             // bytes; whether there are is judged on the first
             // `HEAD_ASCII_WINDOW` bytes, which a stream has before it reads.
-            let defaulted =
-                self.info.source == EncodingSource::Default && self.info.char_value.is_none();
+            let defaulted = self.state.setup.info.source == EncodingSource::Default
+                && self.state.setup.info.char_value.is_none();
             let head_ascii = self
                 .head_ascii
                 .unwrap_or_else(|| body[..body.len().min(HEAD_ASCII_WINDOW)].is_ascii());
             if !(defaulted && head_ascii) {
-                for w in self.info.warnings.clone() {
-                    let line = self.info.char_line.unwrap_or(1) as u64;
+                for w in self.state.setup.info.warnings.clone() {
+                    let line = self.state.setup.info.char_line.unwrap_or(1) as u64;
                     self.report(DiagnosticKind::Encoding, line, 0, w)?;
                 }
             }
@@ -724,11 +697,12 @@ impl<'a> Reader<'a> {
         let first = probe.next();
         match first {
             Some(raw) if head::is_head_line(raw.text) => {
-                self.escapes = head::escape_table(probe, self.config.trailing_whitespace);
+                self.state.setup.escapes =
+                    head::escape_table(probe, self.state.setup.config.trailing_whitespace);
             }
-            _ if self.config.headless => {}
+            _ if self.state.setup.config.headless => {}
             other => {
-                self.state = State::Done;
+                self.phase = Phase::Done;
                 let (line, byte, found) = match other {
                     Some(raw) => (
                         raw.number,
@@ -765,7 +739,7 @@ impl<'a> Reader<'a> {
     /// Byte offsets are the whole input's (`base` included).
     fn last_read(&self) -> (u64, u64) {
         if self.pending.number == 0 {
-            (self.last_line, self.last_byte)
+            (self.state.last_line, self.state.last_byte)
         } else {
             (self.pending.number, self.base + self.pending.start as u64)
         }
@@ -780,9 +754,9 @@ impl<'a> Reader<'a> {
             return false;
         }
         self.has_pending = true;
-        self.stats.lines += 1;
+        self.state.stats.lines += 1;
         if self.pending.error.is_some() {
-            self.pending.level = self.previous_level.map_or(0, |p| p.saturating_add(1));
+            self.pending.level = self.state.previous_level.map_or(0, |p| p.saturating_add(1));
         }
         true
     }
@@ -822,23 +796,23 @@ impl<'a> Reader<'a> {
         message: String,
     ) -> Result<(), Error> {
         if let Some(i) = DiagnosticKind::ALL.iter().position(|&k| k == kind) {
-            self.stats.diagnostics[i] += 1;
+            self.state.stats.diagnostics[i] += 1;
         }
         let d = Diagnostic {
             kind,
             position,
             message,
         };
-        let err =
-            (self.config.strict && kind.severity() == Severity::Error).then(|| Error::strict(&d));
-        if self.diagnostics.len() < self.config.max_retained_diagnostics {
+        let err = (self.state.setup.config.strict && kind.severity() == Severity::Error)
+            .then(|| Error::strict(&d));
+        if self.diagnostics.len() < self.state.setup.config.max_retained_diagnostics {
             self.diagnostics.push(d);
         } else {
-            self.stats.diagnostics_dropped += 1;
+            self.state.stats.diagnostics_dropped += 1;
         }
         match err {
             Some(e) => {
-                self.state = State::Done;
+                self.phase = Phase::Done;
                 Err(e)
             }
             None => Ok(()),
@@ -853,7 +827,7 @@ impl<'a> Reader<'a> {
         let text = &self.input[p.start..p.end];
         let (line, byte) = (p.number, p.start);
         let parent_written = self.stack.last().map(|f| f.written);
-        let error_children = self.error_children.take();
+        let error_children = self.state.error_children.take();
         let head = match self.line_of(p) {
             Err(e) => {
                 let msg = format!(
@@ -872,14 +846,14 @@ impl<'a> Reader<'a> {
                 }
             }
             Ok(l) => {
-                let too_deep = match self.previous_level {
+                let too_deep = match self.state.previous_level {
                     Some(prev) => l.level > prev.saturating_add(1),
                     None => l.level > 0,
                 } || parent_written.is_some_and(|w| l.level > w.saturating_add(1));
                 let is_continuation = l.tag == b"CONT" || l.tag == b"CONC";
-                let previous = self.previous_level;
+                let previous = self.state.previous_level;
                 if !is_continuation && l.tag != ERROR_TAG.as_bytes() {
-                    self.previous_level = Some(l.level);
+                    self.state.previous_level = Some(l.level);
                 }
                 if too_deep {
                     let msg = match (previous, parent_written) {
@@ -915,7 +889,7 @@ impl<'a> Reader<'a> {
                         )?;
                     } else if is_continuation {
                         if l.xref.is_none() && error_children == Some(l.level) {
-                            self.error_children = error_children;
+                            self.state.error_children = error_children;
                         } else {
                             let msg = format!(
                                 "{} line attached to nothing: it does not directly follow the line it would continue",
@@ -935,8 +909,8 @@ impl<'a> Reader<'a> {
                 }
             }
         };
-        if self.seen_trlr && !self.warned_after_trlr {
-            self.warned_after_trlr = true;
+        if self.state.seen_trlr && !self.state.warned_after_trlr {
+            self.state.warned_after_trlr = true;
             self.report(
                 DiagnosticKind::AfterTrlr,
                 line,
@@ -964,7 +938,7 @@ impl<'a> Reader<'a> {
                 }
             });
             for k in kinds {
-                let enc = self.info.encoding;
+                let enc = self.state.setup.info.encoding;
                 let msg = match k {
                     DiagnosticKind::InvalidUnicodeEscape => {
                         "invalid unicode escape kept verbatim".to_string()
@@ -1037,15 +1011,15 @@ impl<'a> Reader<'a> {
     fn is_plain(&self) -> bool {
         let p = &self.pending;
         p.error.is_none() && {
-            let limit = self.previous_level.map_or(0, |v| v.saturating_add(1));
+            let limit = self.state.previous_level.map_or(0, |v| v.saturating_add(1));
             let limit = self
                 .stack
                 .last()
                 .map_or(limit, |f| limit.min(f.written.saturating_add(1)));
             p.level <= limit
                 && p.kind == TagKind::Other
-                && self.error_children.is_none()
-                && !self.seen_trlr
+                && self.state.error_children.is_none()
+                && !self.state.seen_trlr
         }
     }
 
@@ -1063,7 +1037,7 @@ impl<'a> Reader<'a> {
         if !self.is_plain() {
             return self.begin_unusual(&p);
         }
-        self.previous_level = Some(p.level);
+        self.state.previous_level = Some(p.level);
         let input = self.input;
         let head = Head {
             tag: self.tag_str(p.tag_start, p.tag_end),
@@ -1101,14 +1075,14 @@ impl<'a> Reader<'a> {
         let (line, start) = (p.number, p.start);
         let level = self.stack.len() as u32;
         if level == 0 && tag4(tag.as_bytes()) == TRLR {
-            self.seen_trlr = true;
+            self.state.seen_trlr = true;
         }
         self.stack.push(Frame {
             written: p.level,
             tag,
         });
-        self.stats.structures += 1;
-        self.stats.max_level = self.stats.max_level.max(level);
+        self.state.stats.structures += 1;
+        self.state.stats.max_level = self.state.stats.max_level.max(level);
 
         // Read ahead: CONT/CONC additional lines directly below, one level
         // deeper (a too-deep line has none: they are its children). They
@@ -1122,10 +1096,10 @@ impl<'a> Reader<'a> {
             self.additional_lines_from_pending(child, &mut end)?
         };
         if too_deep {
-            self.error_children = child;
+            self.state.error_children = child;
         }
 
-        let keep_first = match self.config.trailing_whitespace {
+        let keep_first = match self.state.setup.config.trailing_whitespace {
             TrailingWhitespace::Keep => true,
             TrailingWhitespace::Trim => false,
             TrailingWhitespace::KeepBeforeConc => matches!(rest, Some((_, true))),
@@ -1136,8 +1110,8 @@ impl<'a> Reader<'a> {
             first
         };
         let decoding = || Decoding {
-            preserve: self.escapes.lookup(tag.as_bytes()),
-            ..self.decoding
+            preserve: self.state.setup.escapes.lookup(tag.as_bytes()),
+            ..self.state.setup.decoding
         };
         let value = match (made, first, rest) {
             (Some(made), ..) => Some(Value::Text(Payload::new(made, decoding()))),
@@ -1256,19 +1230,19 @@ mod tests {
         let cut = 20; // after `1 CHAR UTF-8\n`
         let mut first = Reader::from_slice(input).first_chunk(cut);
         while first.next_event().unwrap().is_some() {}
-        let carry = first.into_carry();
-        assert_eq!((carry.last_line(), carry.last_byte()), (2, 7));
+        let state = first.into_state();
+        assert_eq!((state.last_line(), state.last_byte()), (2, 7));
 
-        let mut second = Reader::resume(input, cut, 32, carry, 0);
+        let mut second = Reader::resume(input, cut, 32, state, 0);
         while second.next_event().unwrap().is_some() {}
-        let carry = second.into_carry();
-        assert_eq!((carry.last_line(), carry.last_byte()), (3, 20));
+        let state = second.into_state();
+        assert_eq!((state.last_line(), state.last_byte()), (3, 20));
 
-        let mut blank = Reader::resume(input, 32, input.len(), carry, 0);
+        let mut blank = Reader::resume(input, 32, input.len(), state, 0);
         assert!(blank.next_event().unwrap().is_none());
-        let mut carry = blank.into_carry();
-        assert_eq!((carry.last_line(), carry.last_byte()), (3, 20));
-        let missing = carry.finish().expect("no trlr was read");
+        let mut state = blank.into_state();
+        assert_eq!((state.last_line(), state.last_byte()), (3, 20));
+        let missing = state.finish().expect("no trlr was read");
         assert_eq!((missing.position.line, missing.position.byte), (3, 20));
     }
 }

@@ -14,7 +14,7 @@ use crate::event::Event;
 use crate::input::EncodingInfo;
 use crate::ordered::{Owned, Pool};
 use crate::par::{first_line_string, ChunkOut, Merger};
-use crate::read::{Carry, Reader, ReaderConfig};
+use crate::read::{missing_trlr, ReadState, Reader, ReaderConfig};
 use crate::source::{utf16_warning, FromRead, Piece, Source, Start};
 use crate::tree::arena::{
     utf8_prefix, Builder, Core, Diagnostics, NodeRef, PathIter, ResolveMemo, Shared, Src,
@@ -191,7 +191,7 @@ pub struct Records<R> {
     records: u64,
     /// The reader's state carried from one piece to the next (escapes,
     /// whether `TRLR` was seen and warned after, counters).
-    carry: Option<Carry>,
+    state: Option<ReadState>,
     /// Threads for the batches after the HEAD ([`Records::jobs`]).
     jobs: usize,
     /// With more than one job: the batches' outputs merged so far.
@@ -232,7 +232,7 @@ impl<R: Read> Records<R> {
             info: None,
             shared: None,
             records: 0,
-            carry: None,
+            state: None,
             jobs: 1,
             merger: None,
             failed: None,
@@ -372,15 +372,15 @@ impl<R: Read> Records<R> {
             Reader::prepared(&bytes, self.config.clone(), info, self.encoding)
                 .first_chunk(bytes.len())
         } else {
-            let Some(mut carry) = self.carry.take() else {
+            let Some(mut state) = self.state.take() else {
                 return Err(Error::new(
                     crate::diag::ErrorKind::Limit,
                     None,
                     "internal: no reader state to resume",
                 ));
             };
-            carry.next_line = 1;
-            Reader::resume(&bytes, 0, bytes.len(), carry, byte_base)
+            state.next_line = 1;
+            Reader::resume(&bytes, 0, bytes.len(), state, byte_base)
         };
         let shared = match &self.shared {
             Some(s) => s.clone(),
@@ -401,7 +401,7 @@ impl<R: Read> Records<R> {
             // The HEAD's escapes, known once it was read.
             let s = Arc::new(Shared {
                 schema: shared.schema.clone(),
-                escapes: out.carry.escapes().clone(),
+                escapes: out.state.escapes().clone(),
             });
             for t in self.ready.iter_mut().skip(before) {
                 t.core.shared = s.clone();
@@ -415,7 +415,7 @@ impl<R: Read> Records<R> {
         if out.last_read.is_some() {
             self.last_read = out.last_read;
         }
-        self.carry = Some(out.carry);
+        self.state = Some(out.state);
         if let Err(e) = out.result {
             // Yielded after the trees of the records before it.
             self.failed = Some(e);
@@ -432,7 +432,7 @@ impl<R: Read> Records<R> {
     /// batch that gave it (the trees before it are yielded first).
     fn build_parallel(&mut self) -> Result<bool, Error> {
         if self.pool.is_none() {
-            let (Some(shared), Some(carry)) = (self.shared.clone(), self.carry.as_ref()) else {
+            let (Some(shared), Some(state)) = (self.shared.clone(), self.state.as_ref()) else {
                 return Err(Error::new(
                     crate::diag::ErrorKind::Limit,
                     None,
@@ -442,9 +442,9 @@ impl<R: Read> Records<R> {
             // The HEAD's own state: a TRLR read (headless input), a warning
             // after it given.
             let mut merger = Merger::new();
-            merger.continue_from(carry.clone());
+            merger.continue_from(state);
             self.merger = Some(merger);
-            let work = batch_reader(carry.template(), shared, std::mem::take(&mut self.memo));
+            let work = batch_reader(state.template(), shared, std::mem::take(&mut self.memo));
             self.pool = Some(Pool::owned(
                 "gedcom-elf-records",
                 work,
@@ -479,7 +479,7 @@ impl<R: Read> Records<R> {
         let chunk = ChunkOut {
             result: out.result,
             diagnostics: out.diagnostics,
-            carry: out.carry,
+            state: out.state,
         };
         let (result, ds) = match self.merger.as_mut() {
             Some(m) => m.push(chunk, line_base + 1 + blank, byte_base + skip as u64),
@@ -505,7 +505,7 @@ impl<R: Read> Records<R> {
     fn seen_trlr(&self) -> bool {
         match &self.merger {
             Some(m) => m.trlr_seen(),
-            None => self.carry.as_ref().is_some_and(Carry::seen_trlr),
+            None => self.state.as_ref().is_some_and(ReadState::seen_trlr),
         }
     }
 
@@ -568,11 +568,7 @@ impl<R: Read> Records<R> {
             // At the last line string, as a whole read reports it
             // (line 1, byte 0 when there is none).
             let (line, byte) = self.last_read.unwrap_or((1, 0));
-            self.diagnostics.push(Diagnostic {
-                kind: DiagnosticKind::MissingTrlr,
-                position: Position { line, byte },
-                message: "missing trlr record at end of input".into(),
-            });
+            self.diagnostics.push(missing_trlr(Position { line, byte }));
         }
         Ok(false)
     }
@@ -597,7 +593,7 @@ type BatchPool = Pool<Job, Done, Owned<Box<dyn Fn(Job) -> Done + Send + Sync>>>;
 /// the type-resolution memos left by the batches before (the HEAD's at
 /// first) and leaves it for a later one.
 fn batch_reader(
-    template: Carry,
+    template: ReadState,
     shared: Arc<Shared>,
     memo: ResolveMemo,
 ) -> Box<dyn Fn(Job) -> Done + Send + Sync> {
@@ -625,7 +621,7 @@ struct BatchOut {
     /// Its diagnostics (before the error, if any), numbered in the whole
     /// input; encoding warnings left out (they were given at the start).
     diagnostics: Vec<Diagnostic>,
-    carry: Carry,
+    state: ReadState,
     /// The number and byte offset of its last line string, when it had one.
     last_read: Option<(u64, u64)>,
     memo: ResolveMemo,
@@ -698,7 +694,7 @@ fn read_records(
             return BatchOut {
                 result: Err(e),
                 diagnostics,
-                carry: reader.into_carry(),
+                state: reader.into_state(),
                 last_read: None,
                 memo,
                 failed_at: 0,
@@ -739,11 +735,11 @@ fn read_records(
             Err(e) => break Some(relocate(e, line_base)),
         }
     };
-    let carry = reader.into_carry();
-    let last_read = (carry.stats().lines > lines_before).then(|| {
+    let state = reader.into_state();
+    let last_read = (state.stats().lines > lines_before).then(|| {
         let p = fix(Position {
-            line: carry.last_line(),
-            byte: carry.last_byte(),
+            line: state.last_line(),
+            byte: state.last_byte(),
         });
         (p.line, p.byte)
     });
@@ -767,7 +763,7 @@ fn read_records(
         return BatchOut {
             result: Err(e),
             diagnostics,
-            carry,
+            state,
             last_read,
             memo: ResolveMemo::default(),
             failed_at: line_start(at),
@@ -806,7 +802,7 @@ fn read_records(
     BatchOut {
         result: Ok(()),
         diagnostics,
-        carry,
+        state,
         last_read,
         memo,
         failed_at: 0,
