@@ -114,6 +114,9 @@ pub struct TypeResolver {
     schema: Arc<Schema>,
     stack: Vec<Ctx>,
     records: u64,
+    /// The line of the document's first record, when the events may start
+    /// later in the document.
+    first_line: Option<u64>,
 }
 
 impl TypeResolver {
@@ -124,7 +127,41 @@ impl TypeResolver {
             schema,
             stack: Vec::new(),
             records: 0,
+            first_line: None,
         }
+    }
+
+    /// Tells the resolver that the document's first record begins at `line`,
+    /// for events that may start anywhere in the document (a chunk, a batch):
+    /// the first record it is given is typed as the document's first (where a
+    /// `HEAD` is serialisation metadata) only when it begins at that line.
+    /// The events' line numbers must be the document's.
+    ///
+    /// ```
+    /// use gedcom_elf::{Event, Reader};
+    /// use gedcom_elf::tree::{Schema, TypeResolver};
+    ///
+    /// let input = b"0 HEAD\n1 CHAR UTF-8\n0 HEAD\n0 TRLR\n";
+    /// let schema = Schema::from_reader(Reader::from_slice(input))?;
+    /// let mut types = TypeResolver::new(schema).document_starts_at(1);
+    /// // The events from line 3 on, as a chunk that starts there.
+    /// let mut typed = Vec::new();
+    /// let mut started = false;
+    /// for event in Reader::from_slice(input) {
+    ///     let event = event?;
+    ///     started |= matches!(&event, Event::Begin(b) if b.line == 3);
+    ///     if started {
+    ///         typed.push(types.event(&event).map(|t| t.to_string()));
+    ///     }
+    /// }
+    /// // The HEAD at line 3 is not the document's first record: not metadata.
+    /// assert!(typed[0].is_some());
+    /// # Ok::<(), gedcom_elf::Error>(())
+    /// ```
+    #[must_use]
+    pub fn document_starts_at(mut self, line: u64) -> Self {
+        self.first_line = Some(line);
+        self
     }
 
     /// The schema in use.
@@ -138,7 +175,8 @@ impl TypeResolver {
         let tag: &'r str = &begin.tag;
         let (key, ctx) = match self.stack.last() {
             None => {
-                let first = self.records == 0;
+                let first =
+                    self.records == 0 && self.first_line.is_none_or(|line| line == begin.line);
                 self.records += 1;
                 self.schema.record(tag, first)
             }
@@ -205,5 +243,20 @@ mod tests {
         later.after_first_record();
         let chunk = record_types(&mut later, b"0 HEAD\n0 TRLR\n");
         assert_eq!(chunk[0], whole[1]);
+    }
+
+    #[test]
+    fn a_first_record_at_another_line_than_the_document_s_is_a_later_one() {
+        let schema = crate::tree::Schema::default_schema();
+        let whole = record_types(
+            &mut TypeResolver::new(schema.clone()),
+            b"0 HEAD\n0 HEAD\n0 TRLR\n",
+        );
+        // Line 1 is the document's first record: metadata.
+        let mut at_one = TypeResolver::new(schema.clone()).document_starts_at(1);
+        assert_eq!(record_types(&mut at_one, b"0 HEAD\n0 TRLR\n")[0], whole[0]);
+        // A chunk whose first line is 2 of a document that starts at 1.
+        let mut later = TypeResolver::new(schema).document_starts_at(0);
+        assert_eq!(record_types(&mut later, b"0 HEAD\n0 TRLR\n")[0], whole[1]);
     }
 }
