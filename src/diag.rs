@@ -229,6 +229,20 @@ impl Error {
     }
 }
 
+impl From<crate::encoding::DetectError> for Error {
+    /// An unsupported encoding named by the input (its `CHAR` line).
+    fn from(e: crate::encoding::DetectError) -> Self {
+        Error::new(
+            ErrorKind::UnsupportedEncoding,
+            Some(Position {
+                line: e.line as u64,
+                byte: 0,
+            }),
+            e.to_string(),
+        )
+    }
+}
+
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error {

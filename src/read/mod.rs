@@ -15,10 +15,9 @@ use std::borrow::Cow;
 pub use config::ReaderConfig;
 
 use crate::diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};
-use crate::encoding::{Encoding, EncodingSource};
+use crate::encoding::{Detection as EncodingInfo, Encoding, EncodingSource};
 use crate::escape::EscapeTable;
 use crate::event::{Begin, End, Event, Origin, Span, Value, Xref};
-use crate::input::EncodingInfo;
 use crate::payload::{Decoding, Payload, TrailingWhitespace};
 use crate::scan::{is_pointer, Cursor, Line, LineError, Lines, Scanned, TagKind};
 
@@ -436,7 +435,7 @@ impl<'a> Reader<'a> {
     /// [`Reader::next_event`]. UTF-16 input cannot be read in place: read it
     /// through [`Input`](crate::Input), which transcodes it once.
     pub fn with_config(input: &'a [u8], config: ReaderConfig) -> Self {
-        match crate::input::detect(input, config.encoding) {
+        match crate::encoding::detect(input, config.encoding).map_err(Error::from) {
             Ok(info) if info.encoding.is_utf16() => {
                 let mut r = Reader::prepared(&[], config, info, Encoding::Utf8);
                 r.deferred = Some(Error::new(

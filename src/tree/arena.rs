@@ -11,8 +11,8 @@ use crate::event::{Begin, Origin, Value, Xref};
 use crate::payload::{Decoding, Payload};
 use crate::tree::hash::FastMap;
 use crate::tree::index::{KeyList, XrefIndex};
+use crate::tree::iri::StructureType;
 use crate::tree::schema::{Ctx, Schema, TypeKey};
-use crate::tree::types::StructureType;
 
 pub(crate) const NONE: u32 = u32::MAX;
 const ROOT_FIRST: u32 = u32::MAX;
