@@ -18,7 +18,7 @@ use crate::diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severi
 use crate::encoding::{Detection as EncodingInfo, Encoding, EncodingSource};
 use crate::escape::EscapeTable;
 use crate::event::{Begin, End, Event, Origin, Span, Value, Xref};
-use crate::payload::{Decoding, Payload, TrailingWhitespace};
+use crate::payload::{Decoding, Payload};
 use crate::scan::{is_pointer, Cursor, Line, LineError, Lines, Scanned, TagKind};
 
 const ERROR_TAG: &str = "ERROR";
@@ -1124,11 +1124,7 @@ impl<'a> Reader<'a> {
             self.error_children = child;
         }
 
-        let keep_first = match self.config.trailing_whitespace {
-            TrailingWhitespace::Keep => true,
-            TrailingWhitespace::Trim => false,
-            TrailingWhitespace::KeepBeforeConc => matches!(rest, Some((_, true))),
-        };
+        let keep_first = (self.config.trailing_whitespace).keeps(matches!(rest, Some((_, true))));
         let first = if keep_first {
             first_untrimmed.or(first)
         } else {
