@@ -52,7 +52,7 @@ impl<'a> Input<'a> {
     /// the HEAD's `CHAR` line; ANSEL by default).
     ///
     /// # Errors
-    /// [`ErrorKind::UnsupportedEncoding`] when the HEAD's `CHAR` line names an
+    /// [`ErrorKind::UnsupportedEncoding`](crate::ErrorKind::UnsupportedEncoding) when the HEAD's `CHAR` line names an
     /// encoding this crate does not support.
     pub fn new(bytes: &'a [u8]) -> Result<Self, Error> {
         Input::with_encoding(bytes, None)
