@@ -161,6 +161,21 @@ pub enum ErrorKind {
     Io,
     /// A configured limit was exceeded (see the limit's documentation).
     Limit,
+    /// A state that should not happen (a bug: please report it), such as a
+    /// worker thread that is gone or a piece of input that was never read.
+    Internal,
+}
+
+impl Error {
+    /// An [`ErrorKind::Internal`] error: a state that should not happen.
+    #[cold]
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        Error::new(
+            ErrorKind::Internal,
+            None,
+            format!("internal error: {}", message.into()),
+        )
+    }
 }
 
 /// An error that stopped reading. Small: a kind, a position and a message.

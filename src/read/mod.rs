@@ -1052,11 +1052,7 @@ impl<'a> Reader<'a> {
     #[inline(never)]
     fn begin(&mut self) -> Result<Option<Event<'a>>, Error> {
         if !self.has_pending {
-            return Err(Error::new(
-                ErrorKind::Limit,
-                None,
-                "internal: no line pending",
-            ));
+            return Err(Error::internal("no line pending"));
         }
         let p = self.pending;
         if !self.is_plain() {
