@@ -127,7 +127,30 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+/// The message of every [`DiagnosticKind::MissingTrlr`] diagnostic.
+pub(crate) const MISSING_TRLR: &str = "missing trlr record at end of input";
+/// The message of every [`DiagnosticKind::AfterTrlr`] diagnostic.
+pub(crate) const AFTER_TRLR: &str = "line after the trlr record";
+
 impl Diagnostic {
+    /// The `missing-trlr` warning, at the last line string read.
+    pub(crate) fn missing_trlr(position: Position) -> Diagnostic {
+        Diagnostic {
+            kind: DiagnosticKind::MissingTrlr,
+            position,
+            message: MISSING_TRLR.into(),
+        }
+    }
+
+    /// The `after-trlr` warning, at the first line after the `TRLR` record.
+    pub(crate) fn after_trlr(position: Position) -> Diagnostic {
+        Diagnostic {
+            kind: DiagnosticKind::AfterTrlr,
+            position,
+            message: AFTER_TRLR.into(),
+        }
+    }
+
     /// The severity of [`Diagnostic::kind`].
     pub fn severity(&self) -> Severity {
         self.kind.severity()

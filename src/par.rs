@@ -539,17 +539,11 @@ impl Merger {
             ds.retain(|d| d.kind != DiagnosticKind::AfterTrlr);
         } else if self.trlr_seen {
             ds.retain(|d| d.kind != DiagnosticKind::AfterTrlr);
-            ds.insert(
-                0,
-                Diagnostic {
-                    kind: DiagnosticKind::AfterTrlr,
-                    position: Position {
-                        line: first_line,
-                        byte: start,
-                    },
-                    message: "line after the trlr record".into(),
-                },
-            );
+            let position = Position {
+                line: first_line,
+                byte: start,
+            };
+            ds.insert(0, Diagnostic::after_trlr(position));
         }
         let warned_here = ds.iter().any(|d| d.kind == DiagnosticKind::AfterTrlr)
             || (!self.warned && s.diagnostics[after] > 0 && !self.trlr_seen);

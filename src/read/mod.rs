@@ -150,14 +150,10 @@ impl Carry {
         if let Some(i) = DiagnosticKind::ALL.iter().position(|&k| k == kind) {
             self.stats.diagnostics[i] += 1;
         }
-        Some(Diagnostic {
-            kind,
-            position: Position {
-                line: self.last_line,
-                byte: self.last_byte,
-            },
-            message: "missing trlr record at end of input".into(),
-        })
+        Some(Diagnostic::missing_trlr(Position {
+            line: self.last_line,
+            byte: self.last_byte,
+        }))
     }
 
     /// The number of the last line read (or carried in).
@@ -611,7 +607,7 @@ impl<'a> Reader<'a> {
                         self.report_at(
                             DiagnosticKind::MissingTrlr,
                             Position { line, byte },
-                            "missing trlr record at end of input".into(),
+                            crate::diag::MISSING_TRLR.into(),
                         )?;
                     }
                 }
@@ -940,7 +936,7 @@ impl<'a> Reader<'a> {
                 DiagnosticKind::AfterTrlr,
                 line,
                 byte,
-                "line after the trlr record".into(),
+                crate::diag::AFTER_TRLR.into(),
             )?;
         }
         Ok(head)

@@ -747,11 +747,8 @@ impl<R: Read> Records<R> {
             // At the last line string, as a whole read reports it
             // (line 1, byte 0 when there is none).
             let (line, byte) = self.last_read.unwrap_or((1, 0));
-            self.diagnostics.push(Diagnostic {
-                kind: DiagnosticKind::MissingTrlr,
-                position: Position { line, byte },
-                message: "missing trlr record at end of input".into(),
-            });
+            self.diagnostics
+                .push(Diagnostic::missing_trlr(Position { line, byte }));
         }
         Ok(false)
     }
