@@ -1087,6 +1087,9 @@ pub struct Writer<W: Write> {
     /// refused.
     tracking: bool,
     caller_prev: usize,
+    /// The input line of the structure [`Writer::begin_at_line`] begins (0: not known);
+    /// stale afterwards.
+    event_line: u64,
     /// The buffer was grown to hold a `HEAD` (see `holding`): shrink it at the next flush.
     held_growth: bool,
     /// Open structures from this depth on are being left out (see [`Writer::dropped`]);
@@ -1182,6 +1185,7 @@ impl<W: Write> Writer<W> {
             dropped: Vec::new(),
             tracking: false,
             caller_prev: 0,
+            event_line: 0,
             held_growth: false,
             skip_from: usize::MAX,
             watch: usize::MAX,
@@ -1314,12 +1318,29 @@ impl<W: Write> Writer<W> {
         value: Option<WriteValue<'_>>,
         line: u64,
     ) -> Result<(), WriteError> {
+        // Stored for the general path, rather than kept at hand through the fast path
+        // (which then runs short of registers).
+        self.event_line = line;
         if self.begin_fast(tag, xref, value) {
             Ok(())
         } else {
-            self.begin_general(tag, xref, value, Some(line).filter(|&l| l != 0))
-                .map_err(|e| e.at_line(line))
+            self.begin_general_at_line(tag, xref, value)
         }
+    }
+
+    /// [`Writer::begin_general`] for the structure on input line `event_line` (set just
+    /// before by [`Writer::begin_at_line`]): its errors and drops name it.
+    #[cold]
+    #[inline(never)]
+    fn begin_general_at_line(
+        &mut self,
+        tag: &str,
+        xref: Option<&str>,
+        value: Option<WriteValue<'_>>,
+    ) -> Result<(), WriteError> {
+        let line = std::mem::take(&mut self.event_line);
+        self.begin_general(tag, xref, value, Some(line).filter(|&l| l != 0))
+            .map_err(|e| e.at_line(line))
     }
 
     /// The fast path of [`Writer::begin`]: checks and writes, in one pass and straight
