@@ -443,7 +443,11 @@ pub enum DropReason {
     /// out what stood before it, would be read as too deep (seed §4.1: more than one
     /// level below the last line not tagged `CONT`, `CONC` or `ERROR`), though it was
     /// not where the caller put it: a substructure of an `ERROR` (`CONT`, `CONC`) that
-    /// follows the `HEAD`'s `CHAR`, a `VERS` under it or a structure left out.
+    /// follows the `HEAD`'s `CHAR`, a `VERS` under it or a structure left out. (Where
+    /// the `CHAR`'s substructures meet those of its `VERS`, and after a stretch of only
+    /// `ERROR`, `CONT` and `CONC` lines that what moved leaves behind, the writer
+    /// checks against the lowest level the output can have there: such a structure may
+    /// be one a reader would accept.)
     TooDeep,
     /// A structure (with its substructures) that is serialisation metadata with no
     /// structure type (seed §7): under the `HEAD`'s `CHAR` (or a `VERS` under it), under
@@ -1848,7 +1852,7 @@ impl<W: Write> Writer<W> {
     }
 
     /// The first [`Dropped::KEPT`] (100) structures (and xrefs) the writer has left out
-    /// so far, in output order, each with its tag, input line (when it came through
+    /// so far, in the order met, each with its tag, input line (when it came through
     /// [`Writer::write_event`] or from a tree) and [`DropReason`]; [`Writer::dropped_count`] counts them
     /// all. Only the `CHAR` rule of [`WriterConfig::set_head_char`] leaves anything out:
     /// a writer writes everything else it is given, or refuses it with an error.
