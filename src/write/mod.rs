@@ -443,7 +443,11 @@ pub enum DropReason {
     /// out what stood before it, would be read as too deep (seed §4.1: more than one
     /// level below the last line not tagged `CONT`, `CONC` or `ERROR`), though it was
     /// not where the caller put it: a substructure of an `ERROR` (`CONT`, `CONC`) that
-    /// follows the `HEAD`'s `CHAR`, a `VERS` under it or a structure left out.
+    /// follows the `HEAD`'s `CHAR`, a `VERS` under it or a structure left out. (Where
+    /// the `CHAR`'s substructures meet those of its `VERS`, and after a stretch of only
+    /// `ERROR`, `CONT` and `CONC` lines that what moved leaves behind, the writer
+    /// checks against the lowest level the output can have there: such a structure may
+    /// be one a reader would accept.)
     TooDeep,
     /// A structure (with its substructures) that is serialisation metadata with no
     /// structure type (seed §7): under the `HEAD`'s `CHAR` (or a `VERS` under it), under
@@ -1087,6 +1091,9 @@ pub struct Writer<W: Write> {
     /// refused.
     tracking: bool,
     caller_prev: usize,
+    /// The input line of the structure [`Writer::begin_at_line`] begins (0: not known);
+    /// stale afterwards.
+    event_line: u64,
     /// The buffer was grown to hold a `HEAD` (see `holding`): shrink it at the next flush.
     held_growth: bool,
     /// Open structures from this depth on are being left out (see [`Writer::dropped`]);
@@ -1182,6 +1189,7 @@ impl<W: Write> Writer<W> {
             dropped: Vec::new(),
             tracking: false,
             caller_prev: 0,
+            event_line: 0,
             held_growth: false,
             skip_from: usize::MAX,
             watch: usize::MAX,
@@ -1314,12 +1322,29 @@ impl<W: Write> Writer<W> {
         value: Option<WriteValue<'_>>,
         line: u64,
     ) -> Result<(), WriteError> {
+        // Stored for the general path, rather than kept at hand through the fast path
+        // (which then runs short of registers).
+        self.event_line = line;
         if self.begin_fast(tag, xref, value) {
             Ok(())
         } else {
-            self.begin_general(tag, xref, value, Some(line).filter(|&l| l != 0))
-                .map_err(|e| e.at_line(line))
+            self.begin_general_at_line(tag, xref, value)
         }
+    }
+
+    /// [`Writer::begin_general`] for the structure on input line `event_line` (set just
+    /// before by [`Writer::begin_at_line`]): its errors and drops name it.
+    #[cold]
+    #[inline(never)]
+    fn begin_general_at_line(
+        &mut self,
+        tag: &str,
+        xref: Option<&str>,
+        value: Option<WriteValue<'_>>,
+    ) -> Result<(), WriteError> {
+        let line = std::mem::take(&mut self.event_line);
+        self.begin_general(tag, xref, value, Some(line).filter(|&l| l != 0))
+            .map_err(|e| e.at_line(line))
     }
 
     /// The fast path of [`Writer::begin`]: checks and writes, in one pass and straight
@@ -1827,7 +1852,7 @@ impl<W: Write> Writer<W> {
     }
 
     /// The first [`Dropped::KEPT`] (100) structures (and xrefs) the writer has left out
-    /// so far, in output order, each with its tag, input line (when it came through
+    /// so far, in the order met, each with its tag, input line (when it came through
     /// [`Writer::write_event`] or from a tree) and [`DropReason`]; [`Writer::dropped_count`] counts them
     /// all. Only the `CHAR` rule of [`WriterConfig::set_head_char`] leaves anything out:
     /// a writer writes everything else it is given, or refuses it with an error.
