@@ -42,8 +42,8 @@ use crate::event::Value;
 use crate::tree::{NodeRef, RawStep, RawValue, RawWalk, SchemaSource, Step, Tree};
 use crate::write::typed::{RecordId, StructureId, TypedDocument, TypedValue};
 use crate::write::{
-    decode_xref, keeps_previous_level, raw_tag_ok, RawPayload, WriteError, WriteErrorKind,
-    WriteValue, Writer,
+    decode_xref, keeps_previous_level, raw_tag_ok, DropReason, Dropped, RawPayload, WriteError,
+    WriteErrorKind, WriteValue, Writer,
 };
 
 /// Writes `node` and its subtree, without recursion: text payloads as
@@ -189,12 +189,20 @@ fn begin_decoded<W: io::Write>(
         }
         None => None,
     };
-    w.begin(n.tag(), xref.as_deref(), value)
+    w.begin_at_line(n.tag(), xref.as_deref(), value, n.line())
 }
 
 /// Writes every record of `tree` in document order, except a final bare
-/// `TRLR` (the `HEAD` gets the writer's own `CHAR` line; synthetic `UNDEF`
-/// records are not written). Call [`Writer::trailer`] after it.
+/// `TRLR` (the `HEAD` gets the writer's own `CHAR` line, under which the
+/// substructures of the tree's move: see
+/// [`WriterConfig::set_head_char`](crate::write::WriterConfig::set_head_char);
+/// synthetic `UNDEF` records are not written). Call [`Writer::trailer`] after it.
+///
+/// What the writer leaves out, and the error it stops at, carry the tree node's
+/// input line ([`Writer::dropped`], [`WriteError::line`]). Tree texts hold LF as their
+/// only line break: write with
+/// [`WriterConfig::cr_is_line_break`](crate::write::WriterConfig::cr_is_line_break)
+/// off to keep a CR in one a character.
 ///
 /// # Errors
 /// As [`write_node`].
@@ -219,7 +227,8 @@ fn records_to_write(tree: &Tree<'_>) -> usize {
 /// time: about a megabyte of output.
 const PARALLEL_PIECE_NODES: usize = 1 << 15;
 
-/// [`write_tree`] on `jobs` threads: the same octets, written faster.
+/// [`write_tree`] on `jobs` threads: the same octets, written faster, and the same
+/// [`Writer::dropped`] (the piece writers' are added to `w`'s in document order).
 ///
 /// The first record (the `HEAD`) is written by `w`, then the other records are cut
 /// into pieces of whole records (about a megabyte of output each) that `jobs`
@@ -320,10 +329,13 @@ pub fn write_tree_parallel_chunked<W: io::Write>(
         let walk = tree.raw_walk_records(bounds[k], bounds[k + 1]);
         let result = write_walk(&mut piece, walk, source);
         // After an error, what was written before it (as `write_tree` leaves it).
-        (piece.take_collected(), result.err())
+        let dropped = piece.take_dropped();
+        (piece.take_collected(), dropped, result.err())
     };
-    let emit = |_: usize, ((buf, len), error): ((Vec<u8>, usize), Option<WriteError>)| {
+    type Piece = ((Vec<u8>, usize), (u64, Vec<Dropped>), Option<WriteError>);
+    let emit = |_: usize, ((buf, len), (count, dropped), error): Piece| {
         w.append_records(&buf[..len])?;
+        w.add_dropped(count, dropped);
         if let Ok(mut s) = spare.lock() {
             s.push(buf);
         }
@@ -341,7 +353,20 @@ pub fn write_tree_parallel_chunked<W: io::Write>(
 /// The typed structures of `tree` (seed §7) as a [`TypedDocument`]: every record
 /// but `HEAD` and `TRLR` (the synthetic `UNDEF` records of dangling pointers last,
 /// as `elf:Undefined` records), and the `HEAD`'s typed substructures (all but
-/// `CHAR` and `SCHMA`; `GEDC` included, so write with `head.gedc` off) as metadata.
+/// `CHAR` and `SCHMA`; `GEDC` included, so write with `head.gedc` off) as metadata;
+/// with the list of what it leaves out.
+///
+/// What has no structure type (serialisation metadata) has no place in a typed
+/// document, which [`write_typed`](crate::write::typed::write_typed) writes with a
+/// `CHAR` and a schema of its own: the `HEAD`'s `CHAR` (its payload and `VERS`
+/// payloads only name the input's encoding) and `SCHMA` (read into the tree's schema,
+/// which the tree reports ignored parts of as diagnostics) are replaced. Everything
+/// else left out is listed, in document order, as [`Dropped`] with the input line:
+/// the other substructures of the `CHAR` and those of its `VERS`
+/// ([`DropReason::Untyped`]), a second `CHAR` ([`DropReason::SecondChar`]), the
+/// payload of the `HEAD` or the last `TRLR` ([`DropReason::UntypedPayload`]), the
+/// substructures of the last `TRLR` and any earlier `TRLR` record
+/// ([`DropReason::Untyped`]).
 /// Texts hold LF as their only line break (a CR in them is a character): write
 /// with [`WriterConfig::cr_is_line_break`](crate::write::WriterConfig::cr_is_line_break)
 /// off to keep it one.
@@ -357,7 +382,8 @@ pub fn write_tree_parallel_chunked<W: io::Write>(
 ///
 /// let input = b"0 HEAD\n0 @X7@ INDI\n1 NAME Ada\n0 @FAM-1@ FAM\n1 WIFE @X7@\n0 TRLR\n";
 /// let tree = Tree::from_slice(input)?;
-/// let doc = typed_document(&tree)?;
+/// let (doc, dropped) = typed_document(&tree)?;
+/// assert!(dropped.is_empty());
 /// let mut opts = TypedOptions::default();
 /// opts.head.gedc = false;
 /// let mut out = Vec::new();
@@ -370,7 +396,7 @@ pub fn write_tree_parallel_chunked<W: io::Write>(
 /// [`WriteErrorKind::InvalidType`] for a tree typed by an older draft's IRI
 /// dictionary; [`WriteErrorKind::InvalidHandle`] for a pointer that resolves to a
 /// structure that is not a record.
-pub fn typed_document(tree: &Tree<'_>) -> Result<TypedDocument, WriteError> {
+pub fn typed_document(tree: &Tree<'_>) -> Result<(TypedDocument, Vec<Dropped>), WriteError> {
     if tree.schema().source() == SchemaSource::Dictionary {
         return Err(WriteError::new(
             WriteErrorKind::InvalidType,
@@ -381,10 +407,24 @@ pub fn typed_document(tree: &Tree<'_>) -> Result<TypedDocument, WriteError> {
     let mut handles: HashMap<usize, RecordId> = HashMap::new();
     let mut roots: Vec<(NodeRef<'_>, StructureId)> = Vec::new();
     let mut head = None;
+    let mut dropped = Vec::new();
+    let count = tree.record_count();
     for (i, r) in tree.records().enumerate() {
         let Some(ty) = r.structure_type() else {
             if i == 0 && r.tag().eq_ignore_ascii_case("HEAD") {
                 head = Some(r);
+                if r.value().is_some() {
+                    dropped.push(untyped(r, DropReason::UntypedPayload));
+                }
+                untyped_head(r, &mut dropped);
+            } else if i + 1 == count {
+                // The last TRLR: replaced by the writer's, but for what it holds.
+                if r.value().is_some() {
+                    dropped.push(untyped(r, DropReason::UntypedPayload));
+                }
+                dropped.extend(r.children().map(|c| untyped(c, DropReason::Untyped)));
+            } else {
+                dropped.push(untyped(r, DropReason::Untyped));
             }
             continue;
         };
@@ -449,5 +489,38 @@ pub fn typed_document(tree: &Tree<'_>) -> Result<TypedDocument, WriteError> {
             }
         }
     }
-    Ok(doc)
+    Ok((doc, dropped))
+}
+
+/// `n` as left out of a typed document.
+fn untyped(n: NodeRef<'_>, reason: DropReason) -> Dropped {
+    Dropped::new(n.tag(), Some(n.line()), reason)
+}
+
+/// What [`typed_document`] leaves out of the `HEAD`'s untyped substructures: the
+/// `CHAR`'s (`VERS` payloads aside) and a second `CHAR`. The `SCHMA` is read into the
+/// tree's schema.
+fn untyped_head(head: NodeRef<'_>, dropped: &mut Vec<Dropped>) {
+    let mut chars = 0;
+    for c in head.children() {
+        if c.structure_type().is_some() || c.tag() == "SCHMA" {
+            continue;
+        }
+        if !c.tag().eq_ignore_ascii_case("CHAR") {
+            dropped.push(untyped(c, DropReason::Untyped));
+            continue;
+        }
+        chars += 1;
+        if chars > 1 {
+            dropped.push(untyped(c, DropReason::SecondChar));
+            continue;
+        }
+        for s in c.children() {
+            if s.tag().eq_ignore_ascii_case("VERS") {
+                dropped.extend(s.children().map(|v| untyped(v, DropReason::Untyped)));
+            } else {
+                dropped.push(untyped(s, DropReason::Untyped));
+            }
+        }
+    }
 }

@@ -127,7 +127,30 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+/// The message of every [`DiagnosticKind::MissingTrlr`] diagnostic.
+pub(crate) const MISSING_TRLR: &str = "missing trlr record at end of input";
+/// The message of every [`DiagnosticKind::AfterTrlr`] diagnostic.
+pub(crate) const AFTER_TRLR: &str = "line after the trlr record";
+
 impl Diagnostic {
+    /// The `missing-trlr` warning, at the last line string read.
+    pub(crate) fn missing_trlr(position: Position) -> Diagnostic {
+        Diagnostic {
+            kind: DiagnosticKind::MissingTrlr,
+            position,
+            message: MISSING_TRLR.into(),
+        }
+    }
+
+    /// The `after-trlr` warning, at the first line after the `TRLR` record.
+    pub(crate) fn after_trlr(position: Position) -> Diagnostic {
+        Diagnostic {
+            kind: DiagnosticKind::AfterTrlr,
+            position,
+            message: AFTER_TRLR.into(),
+        }
+    }
+
     /// The severity of [`Diagnostic::kind`].
     pub fn severity(&self) -> Severity {
         self.kind.severity()
@@ -161,6 +184,21 @@ pub enum ErrorKind {
     Io,
     /// A configured limit was exceeded (see the limit's documentation).
     Limit,
+    /// A state that should not happen (a bug: please report it), such as a
+    /// worker thread that is gone or a piece of input that was never read.
+    Internal,
+}
+
+impl Error {
+    /// An [`ErrorKind::Internal`] error: a state that should not happen.
+    #[cold]
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        Error::new(
+            ErrorKind::Internal,
+            None,
+            format!("internal error: {}", message.into()),
+        )
+    }
 }
 
 /// An error that stopped reading. Small: a kind, a position and a message.
@@ -226,6 +264,20 @@ impl Error {
     /// The lowercase message, without the position.
     pub fn message(&self) -> &str {
         &self.message
+    }
+}
+
+impl From<crate::encoding::DetectError> for Error {
+    /// An unsupported encoding named by the input (its `CHAR` line).
+    fn from(e: crate::encoding::DetectError) -> Self {
+        Error::new(
+            ErrorKind::UnsupportedEncoding,
+            Some(Position {
+                line: e.line as u64,
+                byte: 0,
+            }),
+            e.to_string(),
+        )
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use crate::diag::{Error, ErrorKind, Position};
+use crate::diag::Error;
 use crate::encoding::{self, DecodeProblem, Detection, Encoding};
 use crate::read::{Reader, ReaderConfig};
 
@@ -52,7 +52,7 @@ impl<'a> Input<'a> {
     /// the HEAD's `CHAR` line; ANSEL by default).
     ///
     /// # Errors
-    /// [`ErrorKind::UnsupportedEncoding`] when the HEAD's `CHAR` line names an
+    /// [`ErrorKind::UnsupportedEncoding`](crate::ErrorKind::UnsupportedEncoding) when the HEAD's `CHAR` line names an
     /// encoding this crate does not support.
     pub fn new(bytes: &'a [u8]) -> Result<Self, Error> {
         Input::with_encoding(bytes, None)
@@ -145,14 +145,5 @@ fn first_replacement_line(utf8: &[u8]) -> usize {
 
 /// Runs detection, turning an unsupported `CHAR` value into an [`Error`].
 pub(crate) fn detect(bytes: &[u8], encoding: Option<Encoding>) -> Result<Detection, Error> {
-    encoding::detect(bytes, encoding).map_err(|e| {
-        Error::new(
-            ErrorKind::UnsupportedEncoding,
-            Some(Position {
-                line: e.line as u64,
-                byte: 0,
-            }),
-            e.to_string(),
-        )
-    })
+    Ok(encoding::detect(bytes, encoding)?)
 }

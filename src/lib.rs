@@ -3,29 +3,37 @@
 //! A fast, zero-copy reader and writer for GEDCOM 5.5.1 as clarified by
 //! FHISO's *Extended Legacy Format* (ELF) serialisation draft.
 //!
-//! The crate is layered, each layer using only the ones below it:
+//! The crate is layered. Each module uses only modules of its own layer
+//! or of lower ones, and no modules use each other in a cycle (the test
+//! `tests/layers.rs` reads this list and checks the code against it):
 //!
-//! * [`scan`]: a pure, allocation-free line scanner over `&[u8]`: line
-//!   strings (seed §3.4) and the `Line` production (§4.1);
-//! * [`read`]: the structure reader: begin/end [`Event`]s with previous
-//!   levels, `ERROR` structures, `CONT`/`CONC` additional lines and
-//!   [`Diagnostic`]s (§4);
-//! * [`Payload`]: raw bytes until asked; [`Payload::text`] joins, decodes and
-//!   unescapes (§5) and allocates only when it must;
-//! * [`encoding`]: character encodings;
-//! * [`tree`]: trees on demand (a whole document, or one owned record at
-//!   a time), pointer resolution, and ELF structure type identifiers from
-//!   the document's schema;
-//! * [`write`](mod@write) and [`edit`]: a push-style writer (escaping, `CONT`/`CONC`
-//!   splitting, every output encoding) and a byte-exact editor;
-//! * [`stream`] and [`par`]: any `BufRead` in bounded memory, and
-//!   record-aligned chunks read on several threads, both giving exactly the
-//!   events of a whole-buffer read. Under them (and under [`Records`]), two
-//!   private modules: the batch source (`source`: bytes in from a reader,
-//!   the encoding decided, UTF-16 transcoded, record-aligned pieces out,
-//!   cut by the rule that cuts a slice into chunks) and the ordered worker
-//!   pool (`ordered`: numbered work on threads, results in order, in bounded
-//!   memory).
+//! 1. `diag`, `encoding`, `ordered`: diagnostics and errors
+//!    ([`Diagnostic`], [`Error`]), character encodings ([`encoding`]), and
+//!    the ordered worker pool (numbered work on several threads, results in
+//!    order, in bounded memory);
+//! 2. `escape`, `scan`: `@` escapes, and the pure, allocation-free line
+//!    scanner over `&[u8]` ([`scan`]: line strings, seed §3.4, and the `Line`
+//!    production, §4.1);
+//! 3. `payload`, `event`: payloads that stay raw bytes until asked
+//!    ([`Payload::text`] joins, decodes and unescapes, §5, allocating only
+//!    when it must) and the [`Event`]s that carry them;
+//! 4. `read`: the structure reader ([`read`]): begin/end events with previous
+//!    levels, `ERROR` structures, `CONT`/`CONC` additional lines and
+//!    diagnostics (§4);
+//! 5. `input`, `source`: [`Input`], encoding detection before reading; the
+//!    batch source under the streaming readers (bytes in from a reader, the
+//!    encoding decided, UTF-16 transcoded, record-aligned pieces out, cut by
+//!    the rule that cuts a slice into chunks);
+//! 6. `par`, `stream`: record-aligned chunks of a slice read on several
+//!    threads ([`par`]), and any `BufRead` in bounded memory ([`stream`]),
+//!    both giving exactly the events of a whole-buffer read;
+//! 7. `tree`: trees on demand (a whole document, or one owned record at a
+//!    time), pointer resolution, ELF structure type identifiers from the
+//!    document's schema ([`tree`]);
+//! 8. `write`: a push-style writer (escaping, `CONT`/`CONC` splitting, every
+//!    output encoding; [`write`](mod@write));
+//! 9. `edit`, `bridge`: a byte-exact editor ([`edit`]), and writing trees
+//!    ([`bridge`]).
 //!
 //! [`Input`] detects the character encoding (byte-order mark, UTF-16
 //! sniffing, the HEAD's `CHAR` line) and transcodes UTF-16 once;

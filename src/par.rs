@@ -42,7 +42,7 @@ use std::sync::Mutex;
 
 use crate::diag::{Diagnostic, DiagnosticKind, Error, Position};
 use crate::input::Input;
-use crate::read::{missing_trlr, ReadState, ReadStats, Reader, ReaderConfig};
+use crate::read::{ReadState, ReadStats, Reader, ReaderConfig};
 use crate::scan::Lines;
 use crate::source::{count_breaks, next_cut, Cut};
 
@@ -487,17 +487,11 @@ impl Merger {
             ds.retain(|d| d.kind != DiagnosticKind::AfterTrlr);
         } else if self.trlr_seen {
             ds.retain(|d| d.kind != DiagnosticKind::AfterTrlr);
-            ds.insert(
-                0,
-                Diagnostic {
-                    kind: DiagnosticKind::AfterTrlr,
-                    position: Position {
-                        line: first_line,
-                        byte: start,
-                    },
-                    message: "line after the trlr record".into(),
-                },
-            );
+            let position = Position {
+                line: first_line,
+                byte: start,
+            };
+            ds.insert(0, Diagnostic::after_trlr(position));
         }
         let warned_here = ds.iter().any(|d| d.kind == DiagnosticKind::AfterTrlr)
             || (!self.warned && s.diagnostics[after] > 0 && !self.trlr_seen);
@@ -518,7 +512,7 @@ impl Merger {
         let mut diagnostics = Vec::new();
         if let Some((line, byte)) = self.last.filter(|_| !self.trlr_seen) {
             self.stats.diagnostics[kind_index(DiagnosticKind::MissingTrlr)] += 1;
-            diagnostics.push(missing_trlr(Position { line, byte }));
+            diagnostics.push(Diagnostic::missing_trlr(Position { line, byte }));
         }
         Summary {
             diagnostics,

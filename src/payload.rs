@@ -23,6 +23,22 @@ pub enum TrailingWhitespace {
     Keep,
 }
 
+impl TrailingWhitespace {
+    /// Whether a line's trailing whitespace stays part of its payload, given
+    /// whether the next line is a `CONC` additional line of the same
+    /// structure: the one home of this rule (the reader, payloads and the
+    /// HEAD's `ESC` lines all ask it).
+    #[inline]
+    #[must_use]
+    pub fn keeps(self, conc_follows: bool) -> bool {
+        match self {
+            TrailingWhitespace::Keep => true,
+            TrailingWhitespace::Trim => false,
+            TrailingWhitespace::KeepBeforeConc => conc_follows,
+        }
+    }
+}
+
 /// How a payload's bytes turn into text. Set by the reader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Decoding {
@@ -519,13 +535,7 @@ impl Fragments<'_> {
     fn next_additional_range(&mut self) -> Option<(Joint, usize, usize)> {
         let (joint, start, trimmed, end) = self.next.take()?;
         self.next = next_additional(&mut self.lines);
-        let keep = match self.trailing_whitespace {
-            TrailingWhitespace::Keep => true,
-            TrailingWhitespace::Trim => false,
-            TrailingWhitespace::KeepBeforeConc => {
-                matches!(self.next, Some((Joint::Conc, ..)))
-            }
-        };
+        let keep = (self.trailing_whitespace).keeps(matches!(self.next, Some((Joint::Conc, ..))));
         Some((joint, start, if keep { end } else { trimmed }))
     }
 }
@@ -576,6 +586,16 @@ fn join_valid(first: &str, rest: &str, trailing_whitespace: TrailingWhitespace) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trailing_whitespace_stays_before_conc_by_default_only() {
+        use TrailingWhitespace::*;
+        let rules = [KeepBeforeConc, Trim, Keep];
+        let before_conc: Vec<bool> = rules.iter().map(|r| r.keeps(true)).collect();
+        let otherwise: Vec<bool> = rules.iter().map(|r| r.keeps(false)).collect();
+        assert_eq!(before_conc, [true, false, true]);
+        assert_eq!(otherwise, [false, false, true]);
+    }
 
     fn d(preserve: &[u8]) -> Decoding {
         Decoding {

@@ -680,3 +680,58 @@ fn progress_shows_on_a_terminal_stderr_but_never_between_output_lines() {
     assert!(same.contains("\"begin\":\"INDI\""));
     assert!(!same.contains(" MB"), "{}", &same[..same.len().min(2000)]);
 }
+
+const CHAR_WITH_TAGS: &[u8] = b"0 HEAD\n1 SOUR x\n1 CHAR ANSEL\n2 VERS 1.0\n2 _COMMENT keep me\n3 _YYY and me\n2 NOTE a note\n0 @I1@ INDI\n1 NAME A\n0 TRLR\n";
+
+#[test]
+fn custom_tags_under_char_survive_fmt_and_convert() {
+    for (args, char_lines) in [
+        (&["fmt", "-"][..], "1 CHAR UTF-8\n"),
+        (
+            &["convert", "--to-encoding", "ascii", "-"],
+            "1 CHAR ASCII\n",
+        ),
+        (
+            &["convert", "--to-encoding", "windows-1250", "-"],
+            "1 CHAR ANSI\n2 VERS 1250\n",
+        ),
+    ] {
+        let o = run(args, Some(CHAR_WITH_TAGS));
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let want = format!(
+            "0 HEAD\n{char_lines}2 _COMMENT keep me\n3 _YYY and me\n2 NOTE a note\n1 SOUR x\n0 @I1@ INDI\n1 NAME A\n0 TRLR\n"
+        );
+        assert_eq!(String::from_utf8_lossy(&o.stdout), want, "{args:?}");
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+    // UTF-16 too: read back, the same structures.
+    let o = run(
+        &["convert", "--to-encoding", "utf-16le", "-"],
+        Some(CHAR_WITH_TAGS),
+    );
+    let back = run(&["fmt", "-"], Some(&o.stdout));
+    assert!(String::from_utf8_lossy(&back.stdout).contains("2 _COMMENT keep me\n3 _YYY and me\n"));
+}
+
+#[test]
+fn what_the_writer_leaves_out_is_reported_with_its_line() {
+    let input = b"0 HEAD\n1 CHAR UTF-8\n1 CHAR ANSEL\n2 _X y\n0 TRLR\n";
+    let o = run(&["fmt", "-"], Some(input));
+    assert!(o.status.success());
+    assert_eq!(
+        stderr(&o),
+        "<stdin>:3: warning: CHAR left out of the output: a second char under the head (the output names its encoding once)\n"
+    );
+    let quiet = run(&["fmt", "--quiet", "-"], Some(input));
+    assert_eq!(stderr(&quiet), "");
+}
+
+#[test]
+fn a_writer_error_names_the_input_line() {
+    let input = b"0 HEAD\n1 CHAR UTF-8\n0 @X@ INDI\n3 FAMC @F1@\n4 PAGE 1\n0 TRLR\n";
+    let o = run(&["fmt", "-"], Some(input));
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    let last = err.lines().last().unwrap();
+    assert!(last.starts_with("<stdin>:5: error: "), "{err}");
+}

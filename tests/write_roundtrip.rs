@@ -1,15 +1,19 @@
 //! Round trips through the writer:
 //!
 //! * every file of `corpus/` and `../shared/corpus/` that reads without an error
-//!   diagnostic: `events(fmt(x)) == events(x)` apart from the HEAD's CHAR, and likewise
-//!   for `convert` to each output encoding (texts compared in NFC for ANSEL, whose reader
-//!   composes);
-//! * a property test: random structure trees, written with random configurations, read
-//!   back equal (`read(write(x)) == x`).
+//!   diagnostic: `events(fmt(x)) == events(x)` apart from the HEAD's CHAR and VERS lines
+//!   (whose substructures are compared), and likewise for `convert` to each output
+//!   encoding (texts compared in NFC for ANSEL, whose reader composes);
+//! * a property test: random structure trees (with random `CHAR` structures under the
+//!   `HEAD`), written with random configurations, read back equal (`read(write(x)) ==
+//!   x`, the `CHAR`'s substructures under the writer's `CHAR`), and the writer reports
+//!   what its `CHAR` rule leaves out.
 
 mod write_common;
 
-use gedcom_elf::write::{rewrite, LineEnding, Node, WriteErrorKind, Writer, WriterConfig};
+use gedcom_elf::write::{
+    rewrite, DropReason, LineEnding, Node, WriteErrorKind, Writer, WriterConfig,
+};
 use gedcom_elf::Encoding;
 use unicode_normalization::UnicodeNormalization;
 use write_common::{corpus_files, events};
@@ -84,24 +88,43 @@ fn corpus_fmt_and_convert_keep_the_events() {
             let config = WriterConfig::new().encoding(enc).bom(bom).line_ending(le);
             let writes_bom = config.writes_bom();
             let mut out = Vec::new();
-            if let Err(e) = rewrite(&bytes, None, config, &mut out) {
-                // Xrefs hold no escapes: one the target lacks a character of is refused.
-                let xref = matches!(
-                    e.kind(),
-                    WriteErrorKind::InvalidXref | WriteErrorKind::InvalidPointer
-                );
-                assert!(
-                    xref && !enc.is_utf16() && enc != Encoding::Utf8,
-                    "{name} -> {enc}: {e}"
-                );
-                eprintln!("{name} -> {enc}: refused as expected: {e}");
-                continue;
-            }
+            let stats = match rewrite(&bytes, None, config, &mut out) {
+                Ok(stats) => stats,
+                Err(e) => {
+                    // Xrefs hold no escapes: one the target lacks a character of is
+                    // refused.
+                    let xref = matches!(
+                        e.kind(),
+                        WriteErrorKind::InvalidXref | WriteErrorKind::InvalidPointer
+                    );
+                    assert!(
+                        xref && !enc.is_utf16() && enc != Encoding::Utf8,
+                        "{name} -> {enc}: {e}"
+                    );
+                    assert!(e.line().is_some(), "{name} -> {enc}: {e}");
+                    eprintln!("{name} -> {enc}: refused as expected: {e}");
+                    continue;
+                }
+            };
             let nfc = enc == Encoding::Ansel;
             let (again, errors) =
                 events(&out, nfc).unwrap_or_else(|e| panic!("{name} -> {enc}: {e}"));
             assert_eq!(errors, 0, "{name} -> {enc}: errors reading the output");
             let want = if nfc { &original_nfc } else { &original };
+            // `events` leaves out a second CHAR, VERS substructures and the CHAR's and
+            // VERS's xrefs; anything else the writer left out is missing from the output.
+            let compared = stats.dropped_count as usize == stats.dropped.len()
+                && stats.dropped.iter().all(|d| {
+                    matches!(
+                        d.reason,
+                        DropReason::SecondChar | DropReason::NoVersLine | DropReason::CharXref
+                    )
+                });
+            if !compared {
+                assert!(again.len() < want.len(), "{name} -> {enc}");
+                eprintln!("{name} -> {enc}: left out {:?}", stats.dropped);
+                continue;
+            }
             if &again != want {
                 let k = again
                     .iter()
@@ -236,55 +259,165 @@ fn node(rng: &mut Rng, depth: usize, first_child: bool, xrefs: &mut u32) -> Node
     n
 }
 
-/// A random document: HEAD, records with random subtrees (built without recursion), TRLR.
+/// Grows `root` (at `depth`) by `n` random structures appended along random paths
+/// (without recursion).
+fn grow(rng: &mut Rng, root: &mut Node, depth: usize, n: usize, xrefs: &mut u32) {
+    for _ in 0..n {
+        let mut cur = &mut *root;
+        let mut depth = depth + 1;
+        loop {
+            let leaf = matches!(cur.tag.as_str(), "ERROR" | "CONT" | "CONC");
+            if leaf {
+                break;
+            }
+            if cur.children.is_empty() || rng.below(3) == 0 {
+                let first = cur.children.is_empty();
+                cur.children.push(node(rng, depth, first, xrefs));
+                break;
+            }
+            let i = rng.below(cur.children.len());
+            cur = &mut cur.children[i];
+            depth += 1;
+        }
+    }
+}
+
+/// A random `CHAR` for the `HEAD`: random substructures, among them `VERS` structures
+/// with their own, perhaps xrefs.
+fn char_structure(rng: &mut Rng, xrefs: &mut u32) -> Node {
+    let mut c = Node::new("CHAR").text(text(rng));
+    if rng.below(4) == 0 {
+        c = c.xref("@C@");
+    }
+    for k in 0..rng.below(6) {
+        if rng.below(3) == 0 {
+            let mut v = Node::new("VERS").text(text(rng));
+            if rng.below(4) == 0 {
+                v = v.xref("@V@");
+            }
+            let n = rng.below(5);
+            grow(rng, &mut v, 2, n, xrefs);
+            c.children.push(v);
+        } else {
+            let mut n = node(rng, 2, k == 0, xrefs);
+            let k = rng.below(4);
+            grow(rng, &mut n, 2, k, xrefs);
+            c.children.push(n);
+        }
+    }
+    c
+}
+
+/// A random document: HEAD (with a NOTE, and perhaps CHAR structures before or after
+/// it), records with random subtrees (built without recursion), TRLR.
 fn document(rng: &mut Rng) -> Vec<Node> {
     let mut xrefs = 0;
-    let mut records = vec![Node::new("HEAD").child(Node::new("NOTE").text(text(rng)))];
+    let mut head = Node::new("HEAD").child(Node::new("NOTE").text(text(rng)));
+    for _ in 0..rng.below(4).saturating_sub(1) {
+        let c = char_structure(rng, &mut xrefs);
+        let at = rng.below(head.children.len() + 1);
+        head.children.insert(at, c);
+    }
+    let mut records = vec![head];
     for _ in 0..rng.below(6) {
         let mut record = node(rng, 0, true, &mut xrefs);
-        // Grow by appending children along random paths.
-        for _ in 0..rng.below(25) {
-            let mut cur = &mut record;
-            let mut depth = 1;
-            loop {
-                let leaf = matches!(cur.tag.as_str(), "ERROR" | "CONT" | "CONC");
-                if leaf {
-                    break;
-                }
-                if cur.children.is_empty() || rng.below(3) == 0 {
-                    let first = cur.children.is_empty();
-                    cur.children.push(node(rng, depth, first, &mut xrefs));
-                    break;
-                }
-                let i = rng.below(cur.children.len());
-                cur = &mut cur.children[i];
-                depth += 1;
-            }
-        }
+        let n = rng.below(25);
+        grow(rng, &mut record, 0, n, &mut xrefs);
         records.push(record);
     }
     records.push(Node::new("TRLR"));
     records
 }
 
-/// The events a reader should report for `doc`, texts normalised like the reader's.
-fn expected(doc: &[Node], nfc: bool, cr: bool) -> Vec<String> {
+/// What the writer's CHAR rule leaves out of `head` when the output has a `VERS` line
+/// or not (`vers_line`): the drops it must report, and `head` as written (the first
+/// CHAR's substructures but its `VERS` structures first, then its other substructures
+/// but the `CHAR` structures; `VERS` substructures left out of the comparison).
+fn head_as_written(head: &Node, vers_line: bool) -> (Node, u64) {
+    let mut drops = 0;
+    let mut kept = Vec::new();
+    let mut rest = Vec::new();
+    let mut first = true;
+    for c in &head.children {
+        if c.tag != "CHAR" {
+            rest.push(c.clone());
+            continue;
+        }
+        if !first {
+            drops += 1;
+            continue;
+        }
+        first = false;
+        drops += u64::from(c.xref.is_some());
+        // The writer's CHAR (VERS) has no substructure yet.
+        let mut char_bare = !vers_line;
+        let mut vers_bare = true;
+        for (i, s) in c.children.iter().enumerate() {
+            let continuation = matches!(s.tag.as_str(), "CONT" | "CONC");
+            if s.tag == "VERS" {
+                drops += u64::from(s.xref.is_some());
+                for (j, v) in s.children.iter().enumerate() {
+                    let continuation = matches!(v.tag.as_str(), "CONT" | "CONC");
+                    if !vers_line || (continuation && j > 0 && vers_bare) {
+                        drops += 1;
+                    } else {
+                        vers_bare = false;
+                    }
+                }
+            } else if continuation && i > 0 && char_bare {
+                drops += 1;
+            } else {
+                char_bare = false;
+                kept.push(s.clone());
+            }
+        }
+    }
+    // The CHAR (whose line `expected` leaves out) first.
+    let mut written = Node::new("HEAD");
+    written.value = head.value.clone();
+    let mut c = Node::new("CHAR");
+    c.children = kept;
+    written.children.push(c);
+    written.children.append(&mut rest);
+    (written, drops)
+}
+
+/// The events a reader should report for `doc` (rendered as `write_common::events`
+/// does), texts normalised like the reader's, and the number of structures the writer
+/// should report left out.
+fn expected(doc: &[Node], nfc: bool, cr: bool, vers_line: bool) -> (Vec<String>, u64) {
     let mut out = Vec::new();
-    let mut stack: Vec<(&Node, usize)> = Vec::new();
+    let mut drops = 0;
     for record in doc {
+        let mut stack: Vec<(&Node, usize)> = Vec::new();
+        let head;
+        let record = if record.tag == "HEAD" {
+            let (h, d) = head_as_written(record, vers_line);
+            head = h;
+            drops += d;
+            &head
+        } else {
+            record
+        };
+        // The HEAD's CHAR line (the writer's) is left out, as `write_common::events`
+        // does.
+        let char_line =
+            |n: &Node, level: usize| record.tag == "HEAD" && level == 1 && n.tag == "CHAR";
         stack.push((record, 0));
         push_begin(&mut out, record, 0, nfc, cr);
         while let Some((n, i)) = stack.pop() {
             if let Some(c) = n.children.get(i) {
                 stack.push((n, i + 1));
-                push_begin(&mut out, c, stack.len() as u32, nfc, cr);
+                if !char_line(c, stack.len()) {
+                    push_begin(&mut out, c, stack.len() as u32, nfc, cr);
+                }
                 stack.push((c, 0));
-            } else {
+            } else if !char_line(n, stack.len()) {
                 out.push(format!("-{} {}", stack.len(), n.tag));
             }
         }
     }
-    out
+    (out, drops)
 }
 
 fn push_begin(out: &mut Vec<String>, n: &Node, level: u32, nfc: bool, cr: bool) {
@@ -315,6 +448,8 @@ fn push_begin(out: &mut Vec<String>, n: &Node, level: u32, nfc: bool, cr: bool) 
 fn property_read_of_write_is_identity() {
     let encodings = gedcom_elf::encoding::ALL_ENCODINGS;
     let mut rng = Rng(0x5EED_1234_ABCD_0001);
+    // Cases with substructures moved under the writer's CHAR, and with drops.
+    let (mut moved, mut dropped) = (0, 0);
     for case in 0..600 {
         let doc = document(&mut rng);
         let enc = encodings[case % encodings.len()];
@@ -331,10 +466,15 @@ fn property_read_of_write_is_identity() {
             w.write_structure(record)
                 .unwrap_or_else(|e| panic!("case {case}: {e}"));
         }
+        let reported = w.dropped_count();
+        assert_eq!(reported, w.dropped().len() as u64, "case {case}");
         let out = w.finish().unwrap();
         let nfc = enc == Encoding::Ansel;
         let (got, errors) = events(&out, nfc).unwrap_or_else(|e| panic!("case {case}: {e}"));
-        let want = expected(&doc, nfc, cr);
+        let (want, drops) = expected(&doc, nfc, cr, enc.vers().is_some());
+        assert_eq!(reported, drops, "case {case}: structures reported dropped");
+        dropped += usize::from(drops > 0);
+        moved += usize::from(got.get(1).is_some_and(|e| e.starts_with("+2 ")));
         if got != want || errors != 0 {
             let k = got
                 .iter()
@@ -354,6 +494,10 @@ fn property_read_of_write_is_identity() {
             lines_within(&out, enc, bom, 255).unwrap_or_else(|e| panic!("case {case}: {e}"));
         }
     }
+    assert!(
+        moved > 100 && dropped > 50,
+        "{moved} cases moved, {dropped} dropped"
+    );
 }
 
 /// Fuzz `rewrite` crash b794e926, end to end: `fmt` splits an `ESC` line longer than

@@ -12,7 +12,7 @@ use gedcom_elf::tree::{NodeRef, Schema, Tree, TypeResolver};
 use gedcom_elf::write::typed::{
     plan, write_typed, RecordId, SchemaLines, StructureId, TypedDocument, TypedOptions, TypedValue,
 };
-use gedcom_elf::write::{LineEnding, WriteErrorKind, WriterConfig};
+use gedcom_elf::write::{DropReason, LineEnding, WriteErrorKind, WriterConfig};
 use gedcom_elf::{Encoding, Event, Input, Reader, Severity};
 use unicode_normalization::UnicodeNormalization;
 
@@ -852,7 +852,14 @@ fn corpus_trees_written_typed_read_back_with_the_same_types() {
             continue;
         }
         let doc = match typed_document(&tree) {
-            Ok(d) => d,
+            Ok((d, dropped)) => {
+                // What a typed document leaves out is serialisation metadata, found in
+                // the input.
+                for x in &dropped {
+                    assert!(x.line.is_some_and(|l| l > 0), "{name}: {x}");
+                }
+                d
+            }
             // Older-draft dictionaries; pointers to substructures.
             Err(e)
                 if matches!(
@@ -887,4 +894,37 @@ fn corpus_trees_written_typed_read_back_with_the_same_types() {
         checked += 1;
     }
     assert!(checked > 30, "only {checked} files checked");
+}
+
+#[test]
+fn typed_documents_list_the_serialisation_metadata_they_leave_out() {
+    let input =
+        b"0 HEAD\n1 CONC head text\n1 CHAR ANSI\n2 VERS 1250\n3 _V v\n2 _X x\n3 _Y\n1 SOUR s\n\
+1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ada\n0 TRLR\n0 NOTE after\n0 TRLR end\n1 _T t\n";
+    let tree = Tree::from_slice(input).unwrap();
+    let (doc, dropped) = typed_document(&tree).unwrap();
+    let got: Vec<(String, Option<u64>, DropReason)> = dropped
+        .iter()
+        .map(|d| (d.tag.clone(), d.line, d.reason))
+        .collect();
+    let want = [
+        ("HEAD", 1, DropReason::UntypedPayload),
+        ("_V", 5, DropReason::Untyped),
+        ("_X", 6, DropReason::Untyped),
+        ("CHAR", 9, DropReason::SecondChar),
+        ("TRLR", 12, DropReason::Untyped),
+        ("TRLR", 14, DropReason::UntypedPayload),
+        ("_T", 15, DropReason::Untyped),
+    ];
+    let want: Vec<_> = want
+        .iter()
+        .map(|&(t, l, r)| (t.to_string(), Some(l), r))
+        .collect();
+    assert_eq!(got, want);
+    // The rest is in the document: the SOUR, the INDI and the NOTE.
+    assert_eq!(doc.metadata().count(), 1);
+    assert_eq!(doc.records().count(), 2);
+    // Nothing left out of a file without such structures.
+    let tree = Tree::from_slice(b"0 HEAD\n1 CHAR UTF-8\n1 SOUR s\n0 @I1@ INDI\n0 TRLR\n").unwrap();
+    assert!(typed_document(&tree).unwrap().1.is_empty());
 }

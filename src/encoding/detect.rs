@@ -464,10 +464,9 @@ fn specified_encoding(
         "ANSI" | "WINDOWS" | "ANSI WINDOWS" => {
             windows_code_page(vers).unwrap_or(Encoding::Windows1252)
         }
-        "IBMPC" | "IBM PC" | "MSDOS" | "IBM DOS" => match vers {
-            Some("850" | "CP850" | "IBM850") => Encoding::Ibm850,
-            _ => Encoding::Ibm437,
-        },
+        "IBMPC" | "IBM PC" | "MSDOS" | "IBM DOS" => {
+            code_page("IBMPC", vers, &["CP", "IBM"]).unwrap_or(Encoding::Ibm437)
+        }
         "MACINTOSH" | "MAC" => Encoding::MacRoman,
         "ISO-8859-1" | "LATIN1" => Encoding::Windows1252,
         _ => {
@@ -482,23 +481,16 @@ fn specified_encoding(
 
 /// `125N`, `CP125N` or `WINDOWS-125N` (N in 0-8) on a `VERS` line.
 fn windows_code_page(vers: Option<&str>) -> Option<Encoding> {
+    code_page("ANSI", vers, &["CP", "WINDOWS-"])
+}
+
+/// The encoding a `VERS` line names under a `CHAR` line whose value is (or is an alias
+/// of) `char_value`: its payload, less one of `prefixes`, is the encoding's
+/// [`Encoding::vers`] (the table the writer writes from, read the other way).
+fn code_page(char_value: &str, vers: Option<&str>, prefixes: &[&str]) -> Option<Encoding> {
     let v = vers?;
-    let digits = v
-        .strip_prefix("CP")
-        .or_else(|| v.strip_prefix("WINDOWS-"))
-        .unwrap_or(v);
-    Some(match digits {
-        "1250" => Encoding::Windows1250,
-        "1251" => Encoding::Windows1251,
-        "1252" => Encoding::Windows1252,
-        "1253" => Encoding::Windows1253,
-        "1254" => Encoding::Windows1254,
-        "1255" => Encoding::Windows1255,
-        "1256" => Encoding::Windows1256,
-        "1257" => Encoding::Windows1257,
-        "1258" => Encoding::Windows1258,
-        _ => return None,
-    })
+    let digits = prefixes.iter().find_map(|p| v.strip_prefix(p)).unwrap_or(v);
+    Encoding::from_char_and_vers(char_value, digits)
 }
 
 #[cfg(test)]

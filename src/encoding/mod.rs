@@ -176,7 +176,7 @@ impl Encoding {
     /// What a writer puts on the `1 CHAR` line for this encoding: `"UTF-8"`, `"ASCII"`,
     /// `"ANSEL"`, `"UNICODE"` (both UTF-16 forms), `"ANSI"` (every windows-125x; a writer adds
     /// `2 VERS 125N` for anything but 1252), `"IBMPC"` (437 and 850; `2 VERS 850` for the
-    /// latter), `"MACINTOSH"`.
+    /// latter), `"MACINTOSH"`. See [`Encoding::vers`] for the `VERS` line.
     #[must_use]
     pub fn char_value(self) -> &'static str {
         match self {
@@ -196,6 +196,52 @@ impl Encoding {
             Encoding::Ibm437 | Encoding::Ibm850 => "IBMPC",
             Encoding::MacRoman => "MACINTOSH",
         }
+    }
+
+    /// The payload of the `2 VERS` line a writer puts under the `1 CHAR` line, for an
+    /// encoding the [`char_value`](Self::char_value) alone does not name: the code page
+    /// number of windows-1250, -1251 and -1253 to -1258 (`"1250"` ...; `CHAR ANSI` alone
+    /// means windows-1252) and of IBM 850 (`"850"`; `CHAR IBMPC` alone means IBM 437).
+    /// `None` for every other encoding, which needs no `VERS` line. Encoding detection
+    /// reads the same table the other way (`CHAR ANSI` with `VERS 1250` is windows-1250).
+    ///
+    /// ```
+    /// use gedcom_elf::Encoding;
+    ///
+    /// assert_eq!(Encoding::Windows1250.vers(), Some("1250"));
+    /// assert_eq!(Encoding::Ibm850.vers(), Some("850"));
+    /// assert_eq!(Encoding::Windows1252.vers(), None);
+    /// assert_eq!(Encoding::Utf8.vers(), None);
+    /// ```
+    #[must_use]
+    pub fn vers(self) -> Option<&'static str> {
+        Some(match self {
+            Encoding::Windows1250 => "1250",
+            Encoding::Windows1251 => "1251",
+            Encoding::Windows1253 => "1253",
+            Encoding::Windows1254 => "1254",
+            Encoding::Windows1255 => "1255",
+            Encoding::Windows1256 => "1256",
+            Encoding::Windows1257 => "1257",
+            Encoding::Windows1258 => "1258",
+            Encoding::Ibm850 => "850",
+            Encoding::Utf8
+            | Encoding::Ascii
+            | Encoding::Ansel
+            | Encoding::Utf16Le
+            | Encoding::Utf16Be
+            | Encoding::Windows1252
+            | Encoding::Ibm437
+            | Encoding::MacRoman => return None,
+        })
+    }
+
+    /// The encoding whose [`char_value`](Self::char_value) is `char_value` and whose
+    /// [`vers`](Self::vers) is `vers` (exact, upper case), if any.
+    pub(crate) fn from_char_and_vers(char_value: &str, vers: &str) -> Option<Encoding> {
+        ALL_ENCODINGS
+            .into_iter()
+            .find(|e| e.vers() == Some(vers) && e.char_value() == char_value)
     }
 
     /// True for [`Encoding::Utf16Le`] and [`Encoding::Utf16Be`], the only encodings here that
@@ -434,6 +480,42 @@ mod tests {
         for enc in ALL_ENCODINGS {
             assert_eq!(enc.is_utf16(), enc.char_value() == "UNICODE");
         }
+    }
+
+    #[test]
+    fn vers_names_the_code_page_the_char_value_leaves_open() {
+        let with: Vec<(Encoding, &str)> = ALL_ENCODINGS
+            .into_iter()
+            .filter_map(|e| e.vers().map(|v| (e, v)))
+            .collect();
+        assert_eq!(
+            with,
+            [
+                (Encoding::Windows1250, "1250"),
+                (Encoding::Windows1251, "1251"),
+                (Encoding::Windows1253, "1253"),
+                (Encoding::Windows1254, "1254"),
+                (Encoding::Windows1255, "1255"),
+                (Encoding::Windows1256, "1256"),
+                (Encoding::Windows1257, "1257"),
+                (Encoding::Windows1258, "1258"),
+                (Encoding::Ibm850, "850"),
+            ]
+        );
+        // CHAR and VERS together name one encoding; each CHAR value alone names one too
+        // (the encoding of its family without a VERS), except UNICODE's two byte orders.
+        for enc in ALL_ENCODINGS {
+            if let Some(v) = enc.vers() {
+                assert_eq!(Encoding::from_char_and_vers(enc.char_value(), v), Some(enc));
+            }
+            let alone = ALL_ENCODINGS
+                .into_iter()
+                .filter(|e| e.char_value() == enc.char_value() && e.vers().is_none())
+                .count();
+            assert_eq!(alone, if enc.is_utf16() { 2 } else { 1 }, "{enc}");
+        }
+        assert_eq!(Encoding::from_char_and_vers("ANSI", "1252"), None);
+        assert_eq!(Encoding::from_char_and_vers("IBMPC", "1250"), None);
     }
 
     #[test]

@@ -49,11 +49,7 @@ pub(crate) fn escape_table(lines: Lines<'_>, trailing: TrailingWhitespace) -> Es
                         }
                         _ => None,
                     };
-                    let keep = match trailing {
-                        TrailingWhitespace::Keep => true,
-                        TrailingWhitespace::Trim => false,
-                        TrailingWhitespace::KeepBeforeConc => joint == Some(true),
-                    };
+                    let keep = trailing.keeps(joint == Some(true));
                     let part = if keep {
                         current.payload_untrimmed
                     } else {

@@ -16,11 +16,10 @@ use std::sync::Arc;
 pub use config::ReaderConfig;
 
 use crate::diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};
-use crate::encoding::{Encoding, EncodingSource};
+use crate::encoding::{Detection as EncodingInfo, Encoding, EncodingSource};
 use crate::escape::EscapeTable;
 use crate::event::{Begin, End, Event, Origin, Span, Value, Xref};
-use crate::input::EncodingInfo;
-use crate::payload::{Decoding, Payload, TrailingWhitespace};
+use crate::payload::{Decoding, Payload};
 use crate::scan::{is_pointer, Cursor, Line, LineError, Lines, Scanned, TagKind};
 
 const ERROR_TAG: &str = "ERROR";
@@ -212,24 +211,10 @@ impl ReadState {
         if let Some(i) = DiagnosticKind::ALL.iter().position(|&k| k == kind) {
             self.stats.diagnostics[i] += 1;
         }
-        Some(missing_trlr(Position {
+        Some(Diagnostic::missing_trlr(Position {
             line: self.last_line,
             byte: self.last_byte,
         }))
-    }
-}
-
-/// The message of the diagnostic for input that ends without a `TRLR`
-/// record.
-const MISSING_TRLR: &str = "missing trlr record at end of input";
-
-/// The diagnostic for input that ends without a `TRLR` record, at the last
-/// line string read (line 1, byte 0 when there is none).
-pub(crate) fn missing_trlr(position: Position) -> Diagnostic {
-    Diagnostic {
-        kind: DiagnosticKind::MissingTrlr,
-        position,
-        message: MISSING_TRLR.into(),
     }
 }
 
@@ -411,7 +396,7 @@ impl<'a> Reader<'a> {
     /// [`Reader::next_event`]. UTF-16 input cannot be read in place: read it
     /// through [`Input`](crate::Input), which transcodes it once.
     pub fn with_config(input: &'a [u8], config: ReaderConfig) -> Self {
-        match crate::input::detect(input, config.encoding) {
+        match crate::encoding::detect(input, config.encoding).map_err(Error::from) {
             Ok(info) if info.encoding.is_utf16() => {
                 let mut r = Reader::prepared(&[], config, info, Encoding::Utf8);
                 r.deferred = Some(Error::new(
@@ -585,7 +570,7 @@ impl<'a> Reader<'a> {
                         self.report_at(
                             DiagnosticKind::MissingTrlr,
                             Position { line, byte },
-                            MISSING_TRLR.into(),
+                            crate::diag::MISSING_TRLR.into(),
                         )?;
                     }
                 }
@@ -915,7 +900,7 @@ impl<'a> Reader<'a> {
                 DiagnosticKind::AfterTrlr,
                 line,
                 byte,
-                "line after the trlr record".into(),
+                crate::diag::AFTER_TRLR.into(),
             )?;
         }
         Ok(head)
@@ -1027,11 +1012,7 @@ impl<'a> Reader<'a> {
     #[inline(never)]
     fn begin(&mut self) -> Result<Option<Event<'a>>, Error> {
         if !self.has_pending {
-            return Err(Error::new(
-                ErrorKind::Limit,
-                None,
-                "internal: no line pending",
-            ));
+            return Err(Error::internal("no line pending"));
         }
         let p = self.pending;
         if !self.is_plain() {
@@ -1099,11 +1080,8 @@ impl<'a> Reader<'a> {
             self.state.error_children = child;
         }
 
-        let keep_first = match self.state.setup.config.trailing_whitespace {
-            TrailingWhitespace::Keep => true,
-            TrailingWhitespace::Trim => false,
-            TrailingWhitespace::KeepBeforeConc => matches!(rest, Some((_, true))),
-        };
+        let keep_first =
+            (self.state.setup.config.trailing_whitespace).keeps(matches!(rest, Some((_, true))));
         let first = if keep_first {
             first_untrimmed.or(first)
         } else {

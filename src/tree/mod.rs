@@ -38,6 +38,7 @@
 mod arena;
 mod hash;
 mod index;
+mod iri;
 mod records;
 pub mod schema;
 mod types;
@@ -46,9 +47,10 @@ use std::sync::{Arc, OnceLock};
 
 pub use arena::{Children, NodeId, NodeRef, PathIter, Step, Walk};
 pub(crate) use arena::{RawStep, RawValue, RawWalk};
+pub use iri::StructureType;
 pub use records::{RecordTree, Records};
 pub use schema::{Schema, SchemaBuilder, SchemaSource};
-pub use types::{StructureType, TypeResolver};
+pub use types::TypeResolver;
 
 use crate::diag::{Diagnostic, Error};
 use crate::escape::EscapeTable;

@@ -14,7 +14,7 @@ use crate::event::Event;
 use crate::input::EncodingInfo;
 use crate::ordered::{Owned, Pool};
 use crate::par::{first_line_string, ChunkOut, Merger};
-use crate::read::{missing_trlr, ReadState, Reader, ReaderConfig};
+use crate::read::{ReadState, Reader, ReaderConfig};
 use crate::source::{utf16_warning, FromRead, Piece, Source, Start};
 use crate::tree::arena::{
     utf8_prefix, Builder, Core, Diagnostics, NodeRef, PathIter, ResolveMemo, Shared, Src,
@@ -568,7 +568,8 @@ impl<R: Read> Records<R> {
             // At the last line string, as a whole read reports it
             // (line 1, byte 0 when there is none).
             let (line, byte) = self.last_read.unwrap_or((1, 0));
-            self.diagnostics.push(missing_trlr(Position { line, byte }));
+            self.diagnostics
+                .push(Diagnostic::missing_trlr(Position { line, byte }));
         }
         Ok(false)
     }

@@ -44,19 +44,11 @@ use crate::escape::EscapeTable;
 use crate::event::{Begin, Event, Value};
 use crate::read::Reader;
 use crate::tree::hash::FastMap;
-use crate::tree::types::StructureType;
+use crate::tree::iri::StructureType;
 use crate::{Error, Input};
 
-/// The `elf:` namespace: `https://terms.fhiso.org/elf/`.
-pub const ELF_NS: &str = "https://terms.fhiso.org/elf/";
-/// `elf:Document`, the superstructure type of records.
-pub const DOCUMENT: &str = "https://terms.fhiso.org/elf/Document";
-/// `elf:Metadata`, the superstructure type of the HEAD's substructures.
-pub const METADATA: &str = "https://terms.fhiso.org/elf/Metadata";
-/// `elf:Undefined`, the type of `UNDEF` structures.
-pub const UNDEFINED: &str = "https://terms.fhiso.org/elf/Undefined";
-/// The start of undefined tag identifiers: `elf:Undefined#` + tag.
-pub const UNDEFINED_TAG_BASE: &str = "https://terms.fhiso.org/elf/Undefined#";
+pub use super::iri::{DOCUMENT, ELF_NS, METADATA, UNDEFINED, UNDEFINED_TAG_BASE};
+
 /// The older drafts' fallback namespace for tags (seed 003 §6.2 rule 5).
 pub const OLD_ELF_NS: &str = "http://terms.fhiso.org/elf/";
 

@@ -1,87 +1,10 @@
 //! Structure type identifiers (seed §7) while streaming: [`TypeResolver`].
 
-use std::borrow::Cow;
-use std::fmt;
 use std::sync::Arc;
 
 use crate::event::{Begin, Event};
-use crate::tree::schema::{Ctx, Schema, UNDEFINED, UNDEFINED_TAG_BASE};
-
-/// A structure type identifier: an expanded IRI such as
-/// `https://terms.fhiso.org/elf/BIRTH`, `elf:Undefined`, or an undefined tag
-/// identifier `elf:Undefined#TAG`.
-///
-/// Stored as two borrowed parts (a base IRI from the schema and, for
-/// undefined tags and older-draft namespaces, the tail of the tag) so that
-/// no type ever needs an allocation; [`fmt::Display`] writes the whole IRI
-/// and [`StructureType::iri`] joins it.
-#[derive(Clone, Copy, Debug)]
-pub struct StructureType<'t> {
-    base: &'t str,
-    suffix: &'t str,
-}
-
-impl<'t> StructureType<'t> {
-    pub(crate) fn new(base: &'t str, suffix: &'t str) -> Self {
-        StructureType { base, suffix }
-    }
-
-    /// The expanded IRI (borrowed unless it has a tag part).
-    pub fn iri(&self) -> Cow<'t, str> {
-        if self.suffix.is_empty() {
-            Cow::Borrowed(self.base)
-        } else {
-            Cow::Owned(format!("{}{}", self.base, self.suffix))
-        }
-    }
-
-    /// The IRI as a base from the schema and the tail of the tag that
-    /// follows it (empty for most types).
-    pub fn parts(&self) -> (&'t str, &'t str) {
-        (self.base, self.suffix)
-    }
-
-    /// `true` for `elf:Undefined` and the undefined tag identifiers
-    /// `elf:Undefined#TAG`.
-    pub fn is_undefined(&self) -> bool {
-        (self.base == UNDEFINED && self.suffix.is_empty()) || self.base == UNDEFINED_TAG_BASE
-    }
-
-    fn bytes(&self) -> impl Iterator<Item = u8> + 't {
-        self.base.bytes().chain(self.suffix.bytes())
-    }
-
-    fn len(&self) -> usize {
-        self.base.len() + self.suffix.len()
-    }
-}
-
-impl PartialEq for StructureType<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.bytes().eq(other.bytes())
-    }
-}
-
-impl Eq for StructureType<'_> {}
-
-impl PartialEq<str> for StructureType<'_> {
-    fn eq(&self, other: &str) -> bool {
-        self.len() == other.len() && self.bytes().eq(other.bytes())
-    }
-}
-
-impl PartialEq<&str> for StructureType<'_> {
-    fn eq(&self, other: &&str) -> bool {
-        *self == **other
-    }
-}
-
-impl fmt::Display for StructureType<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.base)?;
-        f.write_str(self.suffix)
-    }
-}
+use crate::tree::iri::StructureType;
+use crate::tree::schema::{Ctx, Schema};
 
 /// Gives each structure of an event stream its structure type identifier
 /// (seed §7.3) as the events go by: feed it every Begin and End in order.
@@ -114,6 +37,9 @@ pub struct TypeResolver {
     schema: Arc<Schema>,
     stack: Vec<Ctx>,
     records: u64,
+    /// The line of the document's first record, when the events may start
+    /// later in the document.
+    first_line: Option<u64>,
 }
 
 impl TypeResolver {
@@ -124,7 +50,41 @@ impl TypeResolver {
             schema,
             stack: Vec::new(),
             records: 0,
+            first_line: None,
         }
+    }
+
+    /// Tells the resolver that the document's first record begins at `line`,
+    /// for events that may start anywhere in the document (a chunk, a batch):
+    /// the first record it is given is typed as the document's first (where a
+    /// `HEAD` is serialisation metadata) only when it begins at that line.
+    /// The events' line numbers must be the document's.
+    ///
+    /// ```
+    /// use gedcom_elf::{Event, Reader};
+    /// use gedcom_elf::tree::{Schema, TypeResolver};
+    ///
+    /// let input = b"0 HEAD\n1 CHAR UTF-8\n0 HEAD\n0 TRLR\n";
+    /// let schema = Schema::from_reader(Reader::from_slice(input))?;
+    /// let mut types = TypeResolver::new(schema).document_starts_at(1);
+    /// // The events from line 3 on, as a chunk that starts there.
+    /// let mut typed = Vec::new();
+    /// let mut started = false;
+    /// for event in Reader::from_slice(input) {
+    ///     let event = event?;
+    ///     started |= matches!(&event, Event::Begin(b) if b.line == 3);
+    ///     if started {
+    ///         typed.push(types.event(&event).map(|t| t.to_string()));
+    ///     }
+    /// }
+    /// // The HEAD at line 3 is not the document's first record: not metadata.
+    /// assert!(typed[0].is_some());
+    /// # Ok::<(), gedcom_elf::Error>(())
+    /// ```
+    #[must_use]
+    pub fn document_starts_at(mut self, line: u64) -> Self {
+        self.first_line = Some(line);
+        self
     }
 
     /// The schema in use.
@@ -138,7 +98,8 @@ impl TypeResolver {
         let tag: &'r str = &begin.tag;
         let (key, ctx) = match self.stack.last() {
             None => {
-                let first = self.records == 0;
+                let first =
+                    self.records == 0 && self.first_line.is_none_or(|line| line == begin.line);
                 self.records += 1;
                 self.schema.record(tag, first)
             }
@@ -205,5 +166,20 @@ mod tests {
         later.after_first_record();
         let chunk = record_types(&mut later, b"0 HEAD\n0 TRLR\n");
         assert_eq!(chunk[0], whole[1]);
+    }
+
+    #[test]
+    fn a_first_record_at_another_line_than_the_document_s_is_a_later_one() {
+        let schema = crate::tree::Schema::default_schema();
+        let whole = record_types(
+            &mut TypeResolver::new(schema.clone()),
+            b"0 HEAD\n0 HEAD\n0 TRLR\n",
+        );
+        // Line 1 is the document's first record: metadata.
+        let mut at_one = TypeResolver::new(schema.clone()).document_starts_at(1);
+        assert_eq!(record_types(&mut at_one, b"0 HEAD\n0 TRLR\n")[0], whole[0]);
+        // A chunk whose first line is 2 of a document that starts at 1.
+        let mut later = TypeResolver::new(schema).document_starts_at(0);
+        assert_eq!(record_types(&mut later, b"0 HEAD\n0 TRLR\n")[0], whole[1]);
     }
 }

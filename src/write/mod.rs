@@ -17,9 +17,13 @@
 //!   next to whitespace only when the line has no other split point (§4.5). Additional
 //!   lines come before substructures.
 //! * **Serialisation metadata** (§6): the `HEAD` gets a `CHAR` line naming the output
-//!   encoding as its first substructure ([`WriterConfig::set_head_char`]); [`Writer::begin_head`] writes a
-//!   `HEAD` with `GEDC`, `CHAR` and the caller's `SCHMA`; [`Writer::trailer`] writes
-//!   `TRLR`.
+//!   encoding as its first substructure ([`WriterConfig::set_head_char`]); the caller's
+//!   `CHAR` gives way to it, its substructures (but `VERS`) moving under the writer's
+//!   `CHAR`; [`Writer::begin_head`] writes a `HEAD` with `GEDC`, `CHAR` and the caller's
+//!   `SCHMA`; [`Writer::trailer`] writes `TRLR`.
+//! * **Nothing left out unreported**: the few things the `CHAR` rule cannot keep (a
+//!   second `CHAR`, ...) are counted and listed by [`Writer::dropped_count`] and
+//!   [`Writer::dropped`], with their input lines.
 //! * **One line terminator** for the whole output ([`LineEnding`]), an optional byte-order
 //!   mark, and never a line this crate's reader would call unparsable or too deep: input
 //!   that cannot be represented is refused with a [`WriteError`] before anything of it is
@@ -195,9 +199,41 @@ impl WriterConfig {
 
     /// Make the `CHAR` line of the `HEAD` name the output encoding. Default `true`: a
     /// level-0 `HEAD` gets `1 CHAR <encoding>` as its first substructure (with `2 VERS
-    /// 125N` or `2 VERS 850` where the encoding needs one), and a `CHAR` the caller
-    /// writes directly under it is dropped with its substructures. (Tags compared without
-    /// regard to case, as encoding detection does.)
+    /// 125N` or `2 VERS 850` where the encoding needs one: [`Encoding::vers`]), and the
+    /// `CHAR` the caller writes directly under it gives way to that one:
+    ///
+    /// * its payload is replaced, and so is the payload of each `VERS` directly under it;
+    /// * its other substructures, with their subtrees and in order, are written under
+    ///   the writer's `CHAR`, after its `VERS` line if any, wherever the caller's `CHAR`
+    ///   stood in the `HEAD`;
+    /// * the substructures of its `VERS` go under the writer's `VERS` line, when there
+    ///   is one;
+    /// * what cannot be kept is left out and reported ([`Writer::dropped`],
+    ///   [`DropReason`]): the substructures of a `VERS` when there is no `VERS` line, an
+    ///   xref on the `CHAR` or a `VERS` (readers would not recognise a `CHAR` or `VERS`
+    ///   line that has one), a `CONT` or `CONC` structure that would become the writer's
+    ///   `CHAR`'s or `VERS`'s first substructure (readers would take it for an additional
+    ///   line of it), a second `CHAR` under the same `HEAD`, whole, and a structure that
+    ///   what moved or was left out before it makes too deep for a reader (a substructure
+    ///   of an `ERROR`, `CONT` or `CONC` that follows: the writer keeps track of the
+    ///   level the caller's own order of structures gives until the two agree again, and
+    ///   refuses, as usual, what is too deep there too).
+    ///
+    /// Tags are compared without regard to case, as encoding detection does. The output
+    /// of a `HEAD` is held in memory until its `CHAR` ends (or it ends), so that what
+    /// moves can be moved.
+    ///
+    /// ```
+    /// use gedcom_elf::Encoding;
+    /// use gedcom_elf::write::{rewrite, WriterConfig};
+    ///
+    /// let input = b"0 HEAD\n1 SOUR x\n1 CHAR ANSI\n2 VERS 1250\n2 _NOTE kept\n3 _SUB too\n0 TRLR\n";
+    /// let mut out = Vec::new();
+    /// let stats = rewrite(input, None, WriterConfig::new().encoding(Encoding::Ascii), &mut out)?;
+    /// assert_eq!(out, b"0 HEAD\n1 CHAR ASCII\n2 _NOTE kept\n3 _SUB too\n1 SOUR x\n0 TRLR\n");
+    /// assert_eq!(stats.dropped_count, 0);
+    /// # Ok::<(), gedcom_elf::write::WriteError>(())
+    /// ```
     #[must_use]
     pub fn set_head_char(mut self, yes: bool) -> Self {
         self.set_head_char = yes;
@@ -307,6 +343,7 @@ struct ErrorInner {
     kind: WriteErrorKind,
     message: String,
     io: Option<io::Error>,
+    line: Option<u64>,
 }
 
 impl WriteError {
@@ -316,7 +353,30 @@ impl WriteError {
             kind,
             message: message.into(),
             io: None,
+            line: None,
         }))
+    }
+
+    /// The error, of the structure on input line `line` (not set when it is 0, the line
+    /// of a synthetic structure, or when the error has a line already).
+    #[cold]
+    pub(crate) fn at_line(mut self, line: u64) -> Self {
+        if line != 0 && self.0.line.is_none() {
+            self.0.line = Some(line);
+        }
+        self
+    }
+
+    /// The input line of the structure the error is about: for an error of
+    /// [`Writer::write_event`] (and so of [`rewrite`]) the [`Begin::line`](crate::Begin)
+    /// of the event that failed, for a [`WriteErrorKind::Read`] error of [`rewrite`] the
+    /// line the reader stopped at, for an error of [`bridge::write_tree`](crate::bridge::write_tree)
+    /// the tree node's line. `None` for an error of a call that takes no line
+    /// ([`Writer::begin`] ...), and for a failing [`Event::End`], which carries no line.
+    /// Not part of the [`Display`](fmt::Display) form, which is the message alone.
+    #[must_use]
+    pub fn line(&self) -> Option<u64> {
+        self.0.line
     }
 
     /// What went wrong.
@@ -354,7 +414,109 @@ impl From<io::Error> for WriteError {
             kind: WriteErrorKind::Io,
             message: format!("cannot write: {e}"),
             io: Some(e),
+            line: None,
         }))
+    }
+}
+
+/// Why something was left out of the output: see [`Dropped`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DropReason {
+    /// A second (or later) `CHAR` directly under a `HEAD` that got the writer's `CHAR`
+    /// line ([`WriterConfig::set_head_char`]), left out with its substructures: the
+    /// output names its encoding once.
+    SecondChar,
+    /// A substructure (with its own) of a `VERS` under the `HEAD`'s `CHAR`, when the
+    /// output encoding needs no `VERS` line ([`Encoding::vers`]) to keep it under.
+    NoVersLine,
+    /// The xref of the `HEAD`'s `CHAR` or of a `VERS` under it (only the xref is left
+    /// out): readers would not recognise a `1 CHAR` or `2 VERS` line with an xref as
+    /// naming the encoding (seed §3.2).
+    CharXref,
+    /// A `CONT` or `CONC` structure (with its substructures) under the `HEAD`'s `CHAR`
+    /// or a `VERS` under it that would become the first substructure of the writer's
+    /// `CHAR` or `VERS`, where a reader would take it for an additional line of that
+    /// line (changing the encoding's name).
+    Continuation,
+    /// A structure (with its substructures) that, once the `CHAR` rule has moved or left
+    /// out what stood before it, would be read as too deep (seed §4.1: more than one
+    /// level below the last line not tagged `CONT`, `CONC` or `ERROR`), though it was
+    /// not where the caller put it: a substructure of an `ERROR` (`CONT`, `CONC`) that
+    /// follows the `HEAD`'s `CHAR`, a `VERS` under it or a structure left out. (Where
+    /// the `CHAR`'s substructures meet those of its `VERS`, and after a stretch of only
+    /// `ERROR`, `CONT` and `CONC` lines that what moved leaves behind, the writer
+    /// checks against the lowest level the output can have there: such a structure may
+    /// be one a reader would accept.)
+    TooDeep,
+    /// A structure (with its substructures) that is serialisation metadata with no
+    /// structure type (seed §7): under the `HEAD`'s `CHAR` (or a `VERS` under it), under
+    /// a `TRLR`, or a `TRLR` that is not the last record. A
+    /// [`TypedDocument`](typed::TypedDocument) has no place for it (see
+    /// [`bridge::typed_document`](crate::bridge::typed_document)).
+    Untyped,
+    /// The payload of a `HEAD` or `TRLR`, which a
+    /// [`TypedDocument`](typed::TypedDocument) has no place for.
+    UntypedPayload,
+}
+
+impl fmt::Display for DropReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DropReason::SecondChar => "a second char under the head (the output names its encoding once)",
+            DropReason::NoVersLine => {
+                "under a vers of the head's char, and the output encoding has no vers line to keep it under"
+            }
+            DropReason::CharXref => {
+                "the xref of the head's char or of its vers (readers would not recognise the line)"
+            }
+            DropReason::Continuation => {
+                "a cont or conc that would be read as an additional line of the char or vers line"
+            }
+            DropReason::TooDeep => {
+                "too deep for a reader where it stands once what came before it moved or was left out"
+            }
+            DropReason::Untyped => "serialisation metadata with no structure type",
+            DropReason::UntypedPayload => "the payload of serialisation metadata",
+        })
+    }
+}
+
+/// Something a writer left out of its output (a structure with its substructures, or,
+/// for [`DropReason::CharXref`], an xref): see [`Writer::dropped`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Dropped {
+    /// The structure's tag.
+    pub tag: String,
+    /// The structure's line in the input, when known: given to
+    /// [`Writer::write_event`] (as [`Begin::line`](crate::Begin)) or by a tree; `None`
+    /// through [`Writer::begin`].
+    pub line: Option<u64>,
+    /// Why it was left out.
+    pub reason: DropReason,
+}
+
+impl Dropped {
+    /// How many a [`Writer`] (and [`RewriteStats`]) keeps; the others are only counted.
+    pub const KEPT: usize = 100;
+
+    pub(crate) fn new(tag: &str, line: Option<u64>, reason: DropReason) -> Self {
+        Dropped {
+            tag: tag.to_owned(),
+            line: line.filter(|&l| l != 0),
+            reason,
+        }
+    }
+}
+
+impl fmt::Display for Dropped {
+    /// `line 7: _X: <reason>`, or `_X: <reason>` when the line is not known.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(line) = self.line {
+            write!(f, "line {line}: ")?;
+        }
+        write!(f, "{}: {}", self.tag, self.reason)
     }
 }
 
@@ -832,6 +994,54 @@ pub(crate) enum RawPayload<'a> {
     Text(&'a [u8]),
 }
 
+/// Where the caller's `CHAR` stands in a `HEAD` that got the writer's `CHAR` line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum CharState {
+    /// None met yet.
+    #[default]
+    Before,
+    /// The first one is open: its substructures are written at the end of the buffer
+    /// and moved under the writer's `CHAR` when it ends.
+    Open,
+    /// The first one has ended (another is dropped).
+    Done,
+}
+
+/// The state of the `CHAR` rule (see [`WriterConfig::set_head_char`]) in a `HEAD` that
+/// got the writer's `CHAR` line. Offsets are into the writer's buffer, which is not
+/// flushed while the `HEAD` is open and its caller's `CHAR` has not ended.
+#[derive(Debug, Default)]
+struct HeadChar {
+    state: CharState,
+    /// The output encoding has a `VERS` line (under the writer's `CHAR`).
+    vers_line: bool,
+    /// The end of the writer's `CHAR` lines: where what the caller's `CHAR` holds goes.
+    ins: usize,
+    /// The start of what was written since the caller's `CHAR` began.
+    seg: usize,
+    /// A `VERS` directly under the caller's `CHAR` is open.
+    in_vers: bool,
+    /// Where what the open `VERS` holds begins.
+    vers_start: usize,
+    /// What the caller's `VERS` structures held (kept when there is a `VERS` line):
+    /// moved before the rest, under the writer's `VERS` line.
+    vers_spans: Vec<(usize, usize)>,
+    /// The writer's `CHAR` (`VERS`) has no substructure in the output yet.
+    char_bare: bool,
+    vers_bare: bool,
+    /// The previous level (see `Writer::previous_level`) before the caller's `CHAR`, at
+    /// the end of what it holds so far in the output, and at the end of what its `VERS`
+    /// structures hold so far.
+    outer_prev: usize,
+    char_prev: usize,
+    vers_prev: usize,
+}
+
+/// `true` for a `CONT` or `CONC` tag.
+fn is_continuation(tag: &str) -> bool {
+    tag == "CONT" || tag == "CONC"
+}
+
 /// The push-style ELF writer. See the [module documentation](self).
 ///
 /// Output is buffered; [`Writer::finish`] ends the open structures, flushes and hands the
@@ -839,7 +1049,11 @@ pub(crate) enum RawPayload<'a> {
 ///
 /// # Memory
 /// O(1): no frame per open structure and no recursion (any depth is fine), a 68 KiB
-/// output buffer and scratch space for the longest payload.
+/// output buffer and scratch space for the longest payload. One exception: a `HEAD` that
+/// gets the writer's `CHAR` line is held in the buffer until the caller's `CHAR` under it
+/// ends (or it ends), so that the `CHAR`'s substructures can be moved under the writer's
+/// (see [`WriterConfig::set_head_char`]). The list of [`Writer::dropped`] structures
+/// holds at most [`Dropped::KEPT`].
 ///
 /// # Fast path
 /// Most structures are a tag with a short payload that needs no escaping or split:
@@ -847,7 +1061,9 @@ pub(crate) enum RawPayload<'a> {
 /// straight into the output buffer, and leaves everything else (first line, `HEAD`,
 /// `CHAR`, `CONT`, `CONC`, `ERROR`, levels of two or more digits, texts with `@`, line
 /// breaks, trailing whitespace or a character needing an escape, lines over the limit,
-/// UTF-16, refusals, a full buffer) to the general path, which applies every rule.
+/// UTF-16, refusals, a full buffer, what is inside the `HEAD`'s `CHAR` or a structure
+/// left out, and what follows them until the levels agree again) to the general path,
+/// which applies every rule.
 pub struct Writer<W: Write> {
     out: Option<W>,
     /// Output not yet flushed: `buf[..pos]`. `buf` is initialised octets, at least
@@ -863,8 +1079,25 @@ pub struct Writer<W: Write> {
     fresh: bool,
     /// The open record is a level-0 `HEAD` whose `CHAR` line the writer wrote.
     head_open: bool,
-    /// Open structures from this depth on are being dropped (a caller's `CHAR` under such
-    /// a `HEAD`, with its substructures); `usize::MAX` when none is.
+    /// Where the caller's `CHAR` under such a `HEAD` stands, and what it holds.
+    head_char: HeadChar,
+    /// What was left out: how many, and the first [`Dropped::KEPT`].
+    dropped_count: u64,
+    dropped: Vec<Dropped>,
+    /// From the caller's `CHAR` or a structure left out on, until the two agree again,
+    /// the output's previous level may differ from the one the caller's own order of
+    /// lines gives (what the `CHAR` rule moved or left out): `caller_prev` is the latter,
+    /// so that a structure too deep only in the output is left out and reported, not
+    /// refused.
+    tracking: bool,
+    caller_prev: usize,
+    /// The input line of the structure [`Writer::begin_at_line`] begins (0: not known);
+    /// stale afterwards.
+    event_line: u64,
+    /// The buffer was grown to hold a `HEAD` (see `holding`): shrink it at the next flush.
+    held_growth: bool,
+    /// Open structures from this depth on are being left out (see [`Writer::dropped`]);
+    /// `usize::MAX` when none is.
     skip_from: usize,
     /// [`Writer::end`] does some bookkeeping when the depth falls to this value.
     watch: usize,
@@ -951,6 +1184,13 @@ impl<W: Write> Writer<W> {
             depth: 0,
             fresh: false,
             head_open: false,
+            head_char: HeadChar::default(),
+            dropped_count: 0,
+            dropped: Vec::new(),
+            tracking: false,
+            caller_prev: 0,
+            event_line: 0,
+            held_growth: false,
             skip_from: usize::MAX,
             watch: usize::MAX,
             fast_depth: 0,
@@ -1003,18 +1243,32 @@ impl<W: Write> Writer<W> {
 
     /// Recomputes `fast_depth` and `watch` from the state they summarise.
     fn update_gates(&mut self) {
-        self.fast_depth = if self.started && !self.utf16 {
+        let char_open = self.head_open && self.head_char.state == CharState::Open;
+        // Inside the caller's CHAR every structure takes the general path, which applies
+        // the CHAR rule, and so does every one while the caller's previous level is
+        // tracked.
+        self.fast_depth = if self.started && !self.utf16 && !char_open && !self.tracking {
             FAST_DEPTH.min(self.skip_from.saturating_add(1))
         } else {
             0
         };
         self.watch = if self.skip_from != usize::MAX {
             self.skip_from
-        } else if self.head_open {
-            0
-        } else {
+        } else if !self.head_open {
             usize::MAX
+        } else if self.head_char.in_vers {
+            2
+        } else if char_open {
+            1
+        } else {
+            0
         };
+    }
+
+    /// `true` while the buffer may not be flushed: a `HEAD` with the writer's `CHAR` line
+    /// is open and its caller's `CHAR` has not ended (what it holds moves up).
+    fn holding(&self) -> bool {
+        self.head_open && self.head_char.state != CharState::Done
     }
 
     /// The configuration in use.
@@ -1054,8 +1308,43 @@ impl<W: Write> Writer<W> {
         if self.begin_fast(tag, xref, value) {
             Ok(())
         } else {
-            self.begin_general(tag, xref, value)
+            self.begin_general(tag, xref, value, None)
         }
+    }
+
+    /// [`Writer::begin`] for the structure on input line `line` (0: not known), which
+    /// [`Writer::dropped`] and the error name.
+    #[inline]
+    pub(crate) fn begin_at_line(
+        &mut self,
+        tag: &str,
+        xref: Option<&str>,
+        value: Option<WriteValue<'_>>,
+        line: u64,
+    ) -> Result<(), WriteError> {
+        // Stored for the general path, rather than kept at hand through the fast path
+        // (which then runs short of registers).
+        self.event_line = line;
+        if self.begin_fast(tag, xref, value) {
+            Ok(())
+        } else {
+            self.begin_general_at_line(tag, xref, value)
+        }
+    }
+
+    /// [`Writer::begin_general`] for the structure on input line `event_line` (set just
+    /// before by [`Writer::begin_at_line`]): its errors and drops name it.
+    #[cold]
+    #[inline(never)]
+    fn begin_general_at_line(
+        &mut self,
+        tag: &str,
+        xref: Option<&str>,
+        value: Option<WriteValue<'_>>,
+    ) -> Result<(), WriteError> {
+        let line = std::mem::take(&mut self.event_line);
+        self.begin_general(tag, xref, value, Some(line).filter(|&l| l != 0))
+            .map_err(|e| e.at_line(line))
     }
 
     /// The fast path of [`Writer::begin`]: checks and writes, in one pass and straight
@@ -1313,6 +1602,7 @@ impl<W: Write> Writer<W> {
         tag: &str,
         xref: Option<&str>,
         value: Option<WriteValue<'_>>,
+        line: Option<u64>,
     ) -> Result<(), WriteError> {
         if !valid_tag(tag) {
             return Err(WriteError::new(
@@ -1321,26 +1611,32 @@ impl<W: Write> Writer<W> {
             ));
         }
         if self.pos >= self.flush_at {
-            if self.collect {
+            if self.collect || self.holding() {
                 // Keep room for a fast line after the new threshold.
                 self.buf.resize(self.buf.len() * 2, 0);
                 self.flush_at = self.buf.len() - FAST_LINE_MAX - 2;
+                self.held_growth = !self.collect;
             } else {
                 self.flush_buf()?;
+                if self.held_growth {
+                    // Grown while a HEAD was held: back to the usual size.
+                    self.held_growth = false;
+                    self.buf.truncate(BUF_LEN);
+                    self.buf.shrink_to_fit();
+                    self.flush_at = FLUSH_AT;
+                }
             }
         }
         let depth = self.depth;
         if depth > 0 {
-            // Substructures of a dropped structure, and a CHAR of the caller's under a
-            // HEAD that got the writer's own.
-            let parent_dropped = depth > self.skip_from;
-            let own_char = depth == 1 && self.head_open && tag.eq_ignore_ascii_case("CHAR");
-            if parent_dropped || own_char {
-                if !parent_dropped {
-                    self.skip_from = depth;
-                }
+            if depth > self.skip_from {
+                // A substructure of a dropped structure: left out with it.
                 self.depth = depth + 1;
-                self.update_gates();
+                self.caller_line(depth, tag);
+                return Ok(());
+            }
+            if self.head_open && depth <= 3 && self.char_rule(depth, tag, xref, line) {
+                self.caller_line(depth, tag);
                 return Ok(());
             }
         }
@@ -1372,6 +1668,13 @@ impl<W: Write> Writer<W> {
         if depth > 0 {
             let prev = self.previous_level;
             if depth > prev.saturating_add(1) {
+                if self.tracking && depth <= self.caller_prev.saturating_add(1) {
+                    // Not too deep where the caller put it: what the CHAR rule moved or
+                    // left out made it so.
+                    self.drop_structure(depth, tag, line, DropReason::TooDeep);
+                    self.caller_line(depth, tag);
+                    return Ok(());
+                }
                 return Err(WriteError::new(
                     WriteErrorKind::TooDeep,
                     format!("a level-{level} {tag} after a level-{prev} line would be read as too deep (its superstructure is tagged ERROR, CONT or CONC)"),
@@ -1400,9 +1703,234 @@ impl<W: Write> Writer<W> {
         }
         if head {
             self.write_char_lines();
+        } else if self.head_open && (depth == 2 || depth == 3) {
+            // Kept under the writer's CHAR or VERS, which then has a substructure.
+            let hc = &mut self.head_char;
+            if depth == 2 && hc.state == CharState::Open {
+                hc.char_bare = false;
+            } else if depth == 3 && hc.in_vers {
+                hc.vers_bare = false;
+            }
         }
+        self.caller_line(depth, tag);
         self.update_gates();
         Ok(())
+    }
+
+    /// Notes, while `tracking`, that the caller's structure `tag` began at `depth`
+    /// (written or not): the previous level as the caller's order of lines has it.
+    #[inline]
+    fn caller_line(&mut self, depth: usize, tag: &str) {
+        if self.tracking {
+            if !keeps_previous_level(tag) {
+                self.caller_prev = depth;
+            }
+            self.converge();
+        }
+    }
+
+    /// Stops `tracking` once the output's previous level is the caller's again (and no
+    /// caller's `CHAR` or structure left out is open, inside which they may part
+    /// again): from then on both change alike.
+    fn converge(&mut self) {
+        let char_open = self.head_open && self.head_char.state == CharState::Open;
+        if self.tracking
+            && !char_open
+            && self.skip_from == usize::MAX
+            && self.caller_prev == self.previous_level
+        {
+            self.tracking = false;
+            self.update_gates();
+        }
+    }
+
+    /// The `CHAR` rule (see [`WriterConfig::set_head_char`]) for a structure to begin at
+    /// `depth` (1 to 3) in a `HEAD` with the writer's `CHAR` line: returns `true` when it
+    /// took the structure (one that is not written: the caller's `CHAR` or a `VERS` under
+    /// it, whose substructures are, or a structure left out), `false` for one to write
+    /// as usual.
+    #[cold]
+    fn char_rule(
+        &mut self,
+        depth: usize,
+        tag: &str,
+        xref: Option<&str>,
+        line: Option<u64>,
+    ) -> bool {
+        let hc = &mut self.head_char;
+        match depth {
+            1 if tag.eq_ignore_ascii_case("CHAR") => {
+                if hc.state != CharState::Before {
+                    self.drop_structure(depth, tag, line, DropReason::SecondChar);
+                    return true;
+                }
+                hc.state = CharState::Open;
+                hc.seg = self.pos;
+                hc.outer_prev = self.previous_level;
+                if !self.tracking {
+                    self.tracking = true;
+                    self.caller_prev = self.previous_level;
+                }
+                // What it holds follows the writer's CHAR line, or its VERS line.
+                hc.char_prev = if hc.vers_line { 2 } else { 1 };
+                hc.vers_prev = 2;
+                hc.char_bare = !hc.vers_line;
+                hc.vers_bare = true;
+                self.previous_level = hc.char_prev;
+            }
+            2 if hc.state == CharState::Open && tag.eq_ignore_ascii_case("VERS") => {
+                hc.in_vers = true;
+                hc.vers_start = self.pos;
+                if hc.vers_line {
+                    hc.char_prev = self.previous_level;
+                    self.previous_level = hc.vers_prev;
+                }
+            }
+            2 if hc.state == CharState::Open => {
+                // A CONT or CONC first under the caller's CHAR is the caller's mistake
+                // (refused as usual); one that would be first only under the writer's
+                // is left out.
+                if !(is_continuation(tag) && !self.fresh && hc.char_bare) {
+                    return false;
+                }
+                self.drop_structure(depth, tag, line, DropReason::Continuation);
+                return true;
+            }
+            3 if hc.in_vers => {
+                let reason = if !hc.vers_line {
+                    DropReason::NoVersLine
+                } else if is_continuation(tag) && !self.fresh && hc.vers_bare {
+                    DropReason::Continuation
+                } else {
+                    return false;
+                };
+                self.drop_structure(depth, tag, line, reason);
+                return true;
+            }
+            _ => return false,
+        }
+        // The caller's CHAR or a VERS under it: not written; its substructures are.
+        if xref.is_some() {
+            self.record_drop(tag, line, DropReason::CharXref);
+        }
+        self.depth = depth + 1;
+        self.fresh = true;
+        self.update_gates();
+        true
+    }
+
+    /// Leaves out the structure beginning at `depth`, with its substructures, and
+    /// records it.
+    #[cold]
+    fn drop_structure(&mut self, depth: usize, tag: &str, line: Option<u64>, reason: DropReason) {
+        // What follows it may now be too deep in the output but not where the caller
+        // put it.
+        if !self.tracking {
+            self.tracking = true;
+            self.caller_prev = self.previous_level;
+        }
+        self.record_drop(tag, line, reason);
+        self.skip_from = depth;
+        self.depth = depth + 1;
+        self.update_gates();
+    }
+
+    #[cold]
+    fn record_drop(&mut self, tag: &str, line: Option<u64>, reason: DropReason) {
+        self.dropped_count += 1;
+        if self.dropped.len() < Dropped::KEPT {
+            self.dropped.push(Dropped::new(tag, line, reason));
+        }
+    }
+
+    /// How many structures (and xrefs) the writer has left out so far: see
+    /// [`Writer::dropped`]. Read it before [`Writer::finish`], which consumes the
+    /// writer.
+    #[must_use]
+    pub fn dropped_count(&self) -> u64 {
+        self.dropped_count
+    }
+
+    /// The first [`Dropped::KEPT`] (100) structures (and xrefs) the writer has left out
+    /// so far, in the order met, each with its tag, input line (when it came through
+    /// [`Writer::write_event`] or from a tree) and [`DropReason`]; [`Writer::dropped_count`] counts them
+    /// all. Only the `CHAR` rule of [`WriterConfig::set_head_char`] leaves anything out:
+    /// a writer writes everything else it is given, or refuses it with an error.
+    ///
+    /// Read it before [`Writer::finish`], which consumes the writer.
+    ///
+    /// ```
+    /// use gedcom_elf::write::{DropReason, Writer};
+    /// use gedcom_elf::Reader;
+    ///
+    /// let input = b"0 HEAD\n1 CHAR UTF-8\n2 _X kept\n1 CHAR ANSEL\n2 _Y\n0 TRLR\n";
+    /// let mut w = Writer::new(Vec::new());
+    /// for event in Reader::from_slice(input) {
+    ///     w.write_event(&event.unwrap(), gedcom_elf::Encoding::Utf8)?;
+    /// }
+    /// assert_eq!(w.dropped_count(), 1);
+    /// let d = &w.dropped()[0];
+    /// assert_eq!((d.tag.as_str(), d.line, d.reason), ("CHAR", Some(4), DropReason::SecondChar));
+    /// assert_eq!(w.finish()?, b"0 HEAD\n1 CHAR UTF-8\n2 _X kept\n0 TRLR\n");
+    /// # Ok::<(), gedcom_elf::write::WriteError>(())
+    /// ```
+    #[must_use]
+    pub fn dropped(&self) -> &[Dropped] {
+        &self.dropped
+    }
+
+    /// Takes what this writer left out (a piece writer's, see the tree bridge).
+    pub(crate) fn take_dropped(&mut self) -> (u64, Vec<Dropped>) {
+        (
+            std::mem::take(&mut self.dropped_count),
+            std::mem::take(&mut self.dropped),
+        )
+    }
+
+    /// Adds what another writer left out (after what this one did).
+    pub(crate) fn add_dropped(&mut self, count: u64, dropped: Vec<Dropped>) {
+        self.dropped_count += count;
+        let room = Dropped::KEPT.saturating_sub(self.dropped.len());
+        self.dropped.extend(dropped.into_iter().take(room));
+    }
+
+    /// Moves what the open caller's `CHAR` holds under the writer's `CHAR` line: the
+    /// substructures of its `VERS` structures first (under the writer's `VERS` line),
+    /// then the others, each in order. Ends the caller's `CHAR` (as far as the rule
+    /// goes); nothing to do when none is open.
+    fn settle_char(&mut self) {
+        let hc = &mut self.head_char;
+        if !self.head_open || hc.state != CharState::Open {
+            return;
+        }
+        hc.state = CharState::Done;
+        if hc.in_vers {
+            hc.in_vers = false;
+            if hc.vers_line {
+                hc.vers_spans.push((hc.vers_start, self.pos));
+            }
+        }
+        let (ins, seg, end) = (hc.ins, hc.seg, self.pos);
+        if !hc.vers_spans.is_empty() {
+            // Stable partition: the VERS spans, then the rest.
+            let held = self.buf[seg..end].to_vec();
+            let mut at = seg;
+            let mut put = |buf: &mut [u8], a: usize, b: usize| {
+                buf[at..at + b - a].copy_from_slice(&held[a - seg..b - seg]);
+                at += b - a;
+            };
+            for &(a, b) in &hc.vers_spans {
+                put(&mut self.buf, a, b);
+            }
+            let mut from = seg;
+            for &(a, b) in &hc.vers_spans {
+                put(&mut self.buf, from, a);
+                from = b;
+            }
+            put(&mut self.buf, from, end);
+            hc.vers_spans.clear();
+        }
+        self.buf[ins..end].rotate_right(end - seg);
     }
 
     /// Ends the innermost open structure.
@@ -1425,15 +1953,35 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
-    /// The end of a dropped structure's outermost frame or of a `HEAD` with the writer's
-    /// `CHAR`.
+    /// The end of a dropped structure's outermost frame, of a `HEAD` with the writer's
+    /// `CHAR`, or of the caller's `CHAR` or a `VERS` directly under it there.
     #[cold]
     fn ended_watched(&mut self) {
-        if self.depth == self.skip_from {
+        let depth = self.depth;
+        if depth == self.skip_from {
             self.skip_from = usize::MAX;
-        }
-        if self.depth == 0 {
+            self.converge();
+        } else if depth == 2 && self.head_char.in_vers {
+            let hc = &mut self.head_char;
+            hc.in_vers = false;
+            if hc.vers_line {
+                hc.vers_spans.push((hc.vers_start, self.pos));
+                hc.vers_prev = self.previous_level;
+                self.previous_level = hc.char_prev;
+            }
+        } else if depth == 1 && self.head_char.state == CharState::Open {
+            let moved = self.head_char.seg != self.head_char.ins;
+            self.settle_char();
+            if moved {
+                // What follows in the output follows what came before the caller's
+                // CHAR (a lower bound when that was only CONT, CONC or ERROR lines, which
+                // now follow what moved).
+                self.previous_level = self.head_char.outer_prev;
+            }
+            self.converge();
+        } else if depth == 0 {
             self.head_open = false;
+            self.head_char = HeadChar::default();
         }
         self.update_gates();
     }
@@ -1587,11 +2135,14 @@ impl<W: Write> Writer<W> {
     /// written from [`Payload::text`](crate::Payload::text); xrefs and pointers, which
     /// the reader hands over as raw octets, are decoded from `source` (the reader's
     /// [`Reader::encoding`](crate::Reader::encoding); UTF-8 for UTF-16 input, which
-    /// [`Input`](crate::Input) transcodes).
+    /// [`Input`](crate::Input) transcodes). The [`Begin::line`](crate::Begin) of a
+    /// structure goes into [`Writer::dropped`] if it is left out, and into
+    /// [`WriteError::line`] if it is refused.
     ///
     /// # Errors
     /// [`WriteErrorKind::LevelJump`] when the event's level is not the writer's depth;
-    /// otherwise as [`Writer::begin`] and [`Writer::end`].
+    /// otherwise as [`Writer::begin`] and [`Writer::end`]. An error for a `Begin` event
+    /// has its line ([`WriteError::line`]).
     pub fn write_event(&mut self, event: &Event<'_>, source: Encoding) -> Result<(), WriteError> {
         match event {
             Event::Begin(b) => {
@@ -1602,7 +2153,8 @@ impl<W: Write> Writer<W> {
                             "a level-{} {} begins at depth {}",
                             b.level, b.tag, self.depth
                         ),
-                    ));
+                    )
+                    .at_line(b.line));
                 }
                 let xref = b.xref.as_ref().map(|x| decode_xref(x.as_bytes(), source));
                 let text;
@@ -1618,7 +2170,7 @@ impl<W: Write> Writer<W> {
                         Some(WriteValue::Pointer(&pointer))
                     }
                 };
-                self.begin(&b.tag, xref.as_deref(), value)
+                self.begin_at_line(&b.tag, xref.as_deref(), value, b.line)
             }
             Event::End(e) => {
                 if (e.level as usize).checked_add(1) != Some(self.depth) {
@@ -1633,6 +2185,9 @@ impl<W: Write> Writer<W> {
     }
 
     /// Ends every open structure, flushes, and returns the underlying writer.
+    ///
+    /// Read [`Writer::dropped_count`] and [`Writer::dropped`] before: they go with the
+    /// writer. (Ending the open structures leaves nothing more out.)
     ///
     /// # Errors
     /// [`WriteErrorKind::Io`] when writing or flushing fails.
@@ -1686,27 +2241,22 @@ impl<W: Write> Writer<W> {
         }
     }
 
-    /// Writes `1 CHAR <encoding>` (and `2 VERS` when the encoding needs it).
+    /// Writes `1 CHAR <encoding>` (and `2 VERS` when the encoding needs it), and gets
+    /// the `CHAR` rule ready for the `HEAD`.
     fn write_char_lines(&mut self) {
         let enc = self.config.encoding;
         self.emit_line(1, None, "CHAR", Some(enc.char_value()));
-        let vers = match enc {
-            Encoding::Windows1250 => Some("1250"),
-            Encoding::Windows1251 => Some("1251"),
-            Encoding::Windows1253 => Some("1253"),
-            Encoding::Windows1254 => Some("1254"),
-            Encoding::Windows1255 => Some("1255"),
-            Encoding::Windows1256 => Some("1256"),
-            Encoding::Windows1257 => Some("1257"),
-            Encoding::Windows1258 => Some("1258"),
-            Encoding::Ibm850 => Some("850"),
-            _ => None,
-        };
+        let vers = enc.vers();
         self.previous_level = 1;
         if let Some(v) = vers {
             self.emit_line(2, None, "VERS", Some(v));
             self.previous_level = 2;
         }
+        self.head_char = HeadChar {
+            vers_line: vers.is_some(),
+            ins: self.pos,
+            ..HeadChar::default()
+        };
     }
 
     fn write_lines(
@@ -1936,6 +2486,7 @@ impl<W: Write> Writer<W> {
     /// A collecting writer's buffer and the length of its output in it (see
     /// [`Writer::collecting`]); the writer is left empty.
     pub(crate) fn take_collected(&mut self) -> (Vec<u8>, usize) {
+        self.settle_char();
         let pos = std::mem::take(&mut self.pos);
         (std::mem::take(&mut self.buf), pos)
     }
@@ -1959,6 +2510,7 @@ impl<W: Write> Writer<W> {
 impl<W: Write> Drop for Writer<W> {
     fn drop(&mut self) {
         if self.out.is_some() {
+            self.settle_char();
             let _ = self.flush_buf();
             if let Some(out) = self.out.as_mut() {
                 let _ = out.flush();
@@ -1979,12 +2531,21 @@ pub struct RewriteStats {
     pub read_warnings: u64,
     /// The input's encoding.
     pub input_encoding: Option<Encoding>,
+    /// Structures (and xrefs) the writer left out: [`Writer::dropped_count`].
+    pub dropped_count: u64,
+    /// The first [`Dropped::KEPT`] of them, with their input lines:
+    /// [`Writer::dropped`].
+    pub dropped: Vec<Dropped>,
 }
 
 /// Reads `input` and writes it again with `config`: the canonical form (single spaces,
 /// `@` escaping, `CONC` splits, one line terminator) in the configured encoding, with the
 /// `HEAD`'s `CHAR` naming it. The input's escape table (from its schema) is kept, so
 /// preserved escapes stay preserved. `input_encoding` overrides the detected encoding.
+///
+/// Every structure read is written, except what the `CHAR` rule of
+/// [`WriterConfig::set_head_char`] leaves out, which [`RewriteStats::dropped_count`] counts
+/// and [`RewriteStats::dropped`] lists with input lines.
 ///
 /// ```
 /// use gedcom_elf::Encoding;
@@ -2006,14 +2567,21 @@ pub struct RewriteStats {
 /// [`WriteErrorKind::Read`] when the input cannot be read (nothing is written); any error
 /// of [`Writer::write_event`] (for instance [`WriteErrorKind::TooDeep`] for substructures
 /// of an `ERROR` structure the reader made from a too-deep line, which no writer can
-/// reproduce).
+/// reproduce). [`WriteError::line`] is the input line of the structure refused, or where
+/// reading stopped (the message does not repeat it).
 pub fn rewrite<W: Write>(
     input: &[u8],
     input_encoding: Option<Encoding>,
     config: WriterConfig,
     out: W,
 ) -> Result<RewriteStats, WriteError> {
-    let read_error = |e: crate::Error| WriteError::new(WriteErrorKind::Read, e.to_string());
+    let read_error = |e: crate::Error| {
+        let error = WriteError::new(WriteErrorKind::Read, e.message());
+        match e.position() {
+            Some(p) => error.at_line(p.line),
+            None => error,
+        }
+    };
     let prepared = crate::Input::with_encoding(input, input_encoding).map_err(read_error)?;
     let enc = prepared.encoding_info().encoding;
     let source = if enc.is_utf16() { Encoding::Utf8 } else { enc };
@@ -2052,7 +2620,8 @@ pub fn rewrite<W: Write>(
         }
         w.write_event(&event, source)?;
     }
-    if let Some(w) = writer {
+    if let Some(mut w) = writer {
+        (stats.dropped_count, stats.dropped) = w.take_dropped();
         w.finish()?;
     }
     Ok(stats)
@@ -2099,6 +2668,423 @@ pub fn decode_xref(bytes: &[u8], source: Encoding) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Writes `script` (`+TAG [VALUE]` begins a structure, `-` ends one) with `enc`;
+    /// returns the output as text and what was dropped, as `TAG/reason`.
+    fn script(enc: Encoding, script: &[&str]) -> (String, Vec<String>) {
+        let mut w = Writer::with_config(Vec::new(), WriterConfig::new().encoding(enc));
+        for step in script {
+            if let Some(rest) = step.strip_prefix('+') {
+                let (tag, value) = match rest.split_once(' ') {
+                    Some((t, v)) => (t, Some(WriteValue::Text(v))),
+                    None => (rest, None),
+                };
+                w.begin(tag, None, value).unwrap();
+            } else {
+                w.end().unwrap();
+            }
+        }
+        w.trailer().unwrap();
+        let dropped = w
+            .dropped()
+            .iter()
+            .map(|d| format!("{}/{:?}", d.tag, d.reason))
+            .collect();
+        assert_eq!(w.dropped_count(), w.dropped().len() as u64);
+        (String::from_utf8(w.finish().unwrap()).unwrap(), dropped)
+    }
+
+    #[test]
+    fn char_substructures_move_under_the_writers_char() {
+        let steps = [
+            "+HEAD",
+            "+SOUR x",
+            "-",
+            "+CHAR ANSEL",
+            "+_A a",
+            "+_B",
+            "-",
+            "-",
+            "+NOTE n",
+            "-",
+            "-",
+            "+DATE d",
+            "-",
+        ];
+        let (out, dropped) = script(Encoding::Utf8, &steps);
+        assert_eq!(
+            out,
+            "0 HEAD\n1 CHAR UTF-8\n2 _A a\n3 _B\n2 NOTE n\n1 SOUR x\n1 DATE d\n0 TRLR\n"
+        );
+        assert!(dropped.is_empty());
+        // After the writer's VERS line.
+        let (out, _) = script(Encoding::Windows1250, &steps);
+        assert_eq!(
+            out,
+            "0 HEAD\n1 CHAR ANSI\n2 VERS 1250\n2 _A a\n3 _B\n2 NOTE n\n1 SOUR x\n1 DATE d\n0 TRLR\n"
+        );
+        // Unchanged output for a CHAR holding nothing but a VERS.
+        let (out, dropped) = script(
+            Encoding::Utf8,
+            &["+HEAD", "+CHAR ANSI", "+VERS 1250", "-", "-", "+SOUR x"],
+        );
+        assert_eq!(out, "0 HEAD\n1 CHAR UTF-8\n1 SOUR x\n0 TRLR\n");
+        assert!(dropped.is_empty());
+    }
+
+    #[test]
+    fn vers_substructures_go_under_the_writers_vers_or_are_dropped() {
+        let steps = [
+            "+HEAD",
+            "+CHAR ANSI",
+            "+_A",
+            "-",
+            "+VERS 1251",
+            "+_V v",
+            "+_W",
+            "-",
+            "-",
+            "-",
+            "+_B",
+            "-",
+            "+VERS x",
+            "+_U",
+            "-",
+            "-",
+        ];
+        let (out, dropped) = script(Encoding::Ibm850, &steps);
+        assert_eq!(
+            out,
+            "0 HEAD\n1 CHAR IBMPC\n2 VERS 850\n3 _V v\n4 _W\n3 _U\n2 _A\n2 _B\n0 TRLR\n"
+        );
+        assert!(dropped.is_empty());
+        let (out, dropped) = script(Encoding::Ascii, &steps);
+        assert_eq!(out, "0 HEAD\n1 CHAR ASCII\n2 _A\n2 _B\n0 TRLR\n");
+        assert_eq!(dropped, ["_V/NoVersLine", "_U/NoVersLine"]);
+    }
+
+    #[test]
+    fn a_second_char_is_dropped_whole() {
+        let (out, dropped) = script(
+            Encoding::Utf8,
+            &[
+                "+HEAD",
+                "+CHAR UTF-8",
+                "+_A",
+                "-",
+                "-",
+                "+CHAR ANSEL",
+                "+_B",
+                "+_C",
+                "-",
+                "-",
+                "-",
+                "+SOUR s",
+                "-",
+                "-",
+                "+HEAD",
+                "+CHAR x",
+                "+_D",
+            ],
+        );
+        assert_eq!(
+            out,
+            "0 HEAD\n1 CHAR UTF-8\n2 _A\n1 SOUR s\n0 HEAD\n1 CHAR UTF-8\n2 _D\n0 TRLR\n"
+        );
+        assert_eq!(dropped, ["CHAR/SecondChar"]);
+        // Case ignored, as encoding detection does.
+        let (out, dropped) = script(Encoding::Utf8, &["+HEAD", "+char x", "+vers y", "+_V"]);
+        assert_eq!(out, "0 HEAD\n1 CHAR UTF-8\n0 TRLR\n");
+        assert_eq!(dropped, ["_V/NoVersLine"]);
+    }
+
+    #[test]
+    fn xrefs_of_char_and_vers_are_dropped_and_reported() {
+        let mut w = Writer::with_config(
+            Vec::new(),
+            WriterConfig::new().encoding(Encoding::Windows1253),
+        );
+        w.begin("HEAD", None, None).unwrap();
+        w.begin("CHAR", Some("@C@"), Some(WriteValue::Text("ANSI")))
+            .unwrap();
+        w.begin("VERS", Some("@V@"), Some(WriteValue::Text("1253")))
+            .unwrap();
+        w.leaf("_X", None).unwrap();
+        w.trailer().unwrap();
+        let reasons: Vec<_> = w.dropped().iter().map(|d| (&*d.tag, d.reason)).collect();
+        assert_eq!(
+            reasons,
+            [
+                ("CHAR", DropReason::CharXref),
+                ("VERS", DropReason::CharXref)
+            ]
+        );
+        assert_eq!(
+            w.finish().unwrap(),
+            b"0 HEAD\n1 CHAR ANSI\n2 VERS 1253\n3 _X\n0 TRLR\n"
+        );
+    }
+
+    #[test]
+    fn a_continuation_that_would_come_first_is_dropped() {
+        // First under the writer's CHAR (no VERS line): would be read as part of its
+        // payload. After the writer's VERS line it is a structure of its own.
+        let steps = [
+            "+HEAD",
+            "+CHAR ANSI",
+            "+VERS 1250",
+            "-",
+            "+CONC x",
+            "-",
+            "+CONT y",
+            "-",
+            "+_A",
+            "-",
+            "+CONT z",
+        ];
+        let (out, dropped) = script(Encoding::Utf8, &steps);
+        assert_eq!(out, "0 HEAD\n1 CHAR UTF-8\n2 _A\n2 CONT z\n0 TRLR\n");
+        assert_eq!(dropped, ["CONC/Continuation", "CONT/Continuation"]);
+        let (out, dropped) = script(Encoding::Windows1250, &steps);
+        assert_eq!(
+            out,
+            "0 HEAD\n1 CHAR ANSI\n2 VERS 1250\n2 CONC x\n2 CONT y\n2 _A\n2 CONT z\n0 TRLR\n"
+        );
+        assert!(dropped.is_empty());
+        // Under the writer's VERS likewise.
+        let (out, dropped) = script(
+            Encoding::Windows1250,
+            &[
+                "+HEAD", "+CHAR", "+VERS", "+_V", "-", "-", "+VERS", "+_W", "-", "+CONC c",
+            ],
+        );
+        assert_eq!(
+            out,
+            "0 HEAD\n1 CHAR ANSI\n2 VERS 1250\n3 _V\n3 _W\n3 CONC c\n0 TRLR\n"
+        );
+        assert!(dropped.is_empty());
+        let (_, dropped) = script(
+            Encoding::Windows1250,
+            &["+HEAD", "+CHAR", "+VERS", "+_V", "-", "+CONT c"],
+        );
+        assert!(dropped.is_empty());
+        let (out, dropped) = script(
+            Encoding::Windows1250,
+            &[
+                "+HEAD", "+CHAR", "+VERS", "-", "+VERS", "+_V", "-", "+CONT c", "-", "+_W",
+            ],
+        );
+        assert_eq!(
+            out,
+            "0 HEAD\n1 CHAR ANSI\n2 VERS 1250\n3 _V\n3 CONT c\n3 _W\n0 TRLR\n"
+        );
+        assert!(dropped.is_empty());
+        // First under the caller's own CHAR: the caller's mistake, refused.
+        let mut w = Writer::new(Vec::new());
+        w.begin("HEAD", None, None).unwrap();
+        w.begin("CHAR", None, None).unwrap();
+        let e = w.leaf("CONT", None).unwrap_err();
+        assert_eq!(e.kind(), WriteErrorKind::ContinuationTag);
+    }
+
+    #[test]
+    fn levels_after_what_moved_are_checked_where_it_stood() {
+        // The ERROR chain after the caller's CHAR follows `1 SOUR` in the output, not
+        // `3 _B`: its level-3 line is too deep there (not where the caller put it: left
+        // out and reported, not refused).
+        let mut w = Writer::new(Vec::new());
+        w.begin("HEAD", None, None).unwrap();
+        w.leaf("SOUR", None).unwrap();
+        w.begin("CHAR", None, None).unwrap();
+        w.begin("_A", None, None).unwrap();
+        w.leaf("_B", None).unwrap();
+        w.end().unwrap();
+        w.end().unwrap();
+        w.begin("ERROR", None, None).unwrap();
+        w.begin("ERROR", None, None).unwrap();
+        w.begin("_C", None, None).unwrap();
+        w.leaf("_D", None).unwrap();
+        w.end().unwrap();
+        // Back in step: a level-2 line is where the caller's order has it.
+        w.end().unwrap();
+        w.begin("_E", None, None).unwrap();
+        w.leaf("_F", None).unwrap();
+        w.trailer().unwrap();
+        let reasons: Vec<_> = w.dropped().iter().map(|d| (&*d.tag, d.reason)).collect();
+        assert_eq!(reasons, [("_C", DropReason::TooDeep)]);
+        assert_eq!(
+            w.finish().unwrap(),
+            b"0 HEAD\n1 CHAR UTF-8\n2 _A\n3 _B\n1 SOUR\n1 ERROR\n2 ERROR\n2 _E\n3 _F\n0 TRLR\n"
+        );
+        // Too deep where the caller put it too: refused.
+        let mut w = Writer::new(Vec::new());
+        w.begin("HEAD", None, None).unwrap();
+        w.leaf("SOUR", None).unwrap();
+        w.begin("CHAR", None, None).unwrap();
+        w.leaf("_A", None).unwrap();
+        w.end().unwrap();
+        w.leaf("NOTE", None).unwrap();
+        w.begin("ERROR", None, None).unwrap();
+        w.begin("ERROR", None, None).unwrap();
+        let e = w.leaf("_C", None).unwrap_err();
+        assert_eq!(e.kind(), WriteErrorKind::TooDeep);
+        // The VERS structures of a CHAR left out (no VERS line in ASCII): what follows
+        // them is checked where it ends up.
+        let (out, dropped) = script(
+            Encoding::Ascii,
+            &[
+                "+HEAD", "+CHAR", "+VERS", "+_V", "+_W", "-", "-", "-", "+ERROR", "+_X", "-", "-",
+                "+_Y", "+_Z",
+            ],
+        );
+        assert_eq!(out, "0 HEAD\n1 CHAR ASCII\n2 ERROR\n2 _Y\n3 _Z\n0 TRLR\n");
+        assert_eq!(dropped, ["_V/NoVersLine", "_X/TooDeep"]);
+        // Right after the writer's CHAR it follows what was there, `3 _B`.
+        let mut w = Writer::new(Vec::new());
+        w.begin("HEAD", None, None).unwrap();
+        w.begin("CHAR", None, None).unwrap();
+        w.begin("_A", None, None).unwrap();
+        w.leaf("_B", None).unwrap();
+        w.end().unwrap();
+        w.end().unwrap();
+        w.begin("ERROR", None, None).unwrap();
+        w.begin("ERROR", None, None).unwrap();
+        w.leaf("_C", None).unwrap();
+        w.trailer().unwrap();
+        assert_eq!(
+            w.finish().unwrap(),
+            b"0 HEAD\n1 CHAR UTF-8\n2 _A\n3 _B\n1 ERROR\n2 ERROR\n3 _C\n0 TRLR\n"
+        );
+        // Inside the CHAR, the levels are checked where its substructures go: after
+        // the writer's VERS line, 3 under ERROR is fine.
+        let mut w = Writer::with_config(
+            Vec::new(),
+            WriterConfig::new().encoding(Encoding::Windows1255),
+        );
+        w.begin("HEAD", None, None).unwrap();
+        w.begin("CHAR", None, None).unwrap();
+        w.begin("ERROR", None, None).unwrap();
+        w.leaf("_C", None).unwrap();
+        w.trailer().unwrap();
+        let out = w.finish().unwrap();
+        assert_eq!(
+            out,
+            b"0 HEAD\n1 CHAR ANSI\n2 VERS 1255\n2 ERROR\n3 _C\n0 TRLR\n"
+        );
+    }
+
+    #[test]
+    fn a_long_head_is_held_then_flushed_as_usual() {
+        // More than the flush threshold before the CHAR: all of it held, the CHAR's
+        // substructure moved to the top, and the buffer back to its size afterwards.
+        let mut out = Vec::new();
+        let mut w = Writer::new(&mut out);
+        w.begin("HEAD", None, None).unwrap();
+        let note = "n".repeat(200);
+        for _ in 0..1000 {
+            w.leaf("NOTE", Some(WriteValue::Text(&note))).unwrap();
+        }
+        w.begin("CHAR", None, None).unwrap();
+        w.leaf("_A", Some(WriteValue::Text("a"))).unwrap();
+        w.end().unwrap();
+        assert!(w.buf.len() > BUF_LEN);
+        w.end().unwrap();
+        for _ in 0..1000 {
+            w.leaf("NOTE", Some(WriteValue::Text(&note))).unwrap();
+        }
+        assert_eq!(w.buf.len(), BUF_LEN);
+        w.trailer().unwrap();
+        w.finish().unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("0 HEAD\n1 CHAR UTF-8\n2 _A a\n1 NOTE nnn"));
+        assert_eq!(text.matches("\n2 _A a\n").count(), 1);
+        assert_eq!(text.lines().count(), 2004);
+    }
+
+    #[test]
+    fn a_writer_dropped_inside_the_char_still_moves_its_substructures() {
+        let mut out = Vec::new();
+        {
+            let mut w = Writer::with_config(
+                &mut out,
+                WriterConfig::new().encoding(Encoding::Windows1250),
+            );
+            w.begin("HEAD", None, None).unwrap();
+            w.leaf("SOUR", None).unwrap();
+            w.begin("CHAR", None, None).unwrap();
+            w.leaf("_A", None).unwrap();
+            w.begin("VERS", None, None).unwrap();
+            w.begin("_V", None, None).unwrap();
+        }
+        assert_eq!(
+            out,
+            b"0 HEAD\n1 CHAR ANSI\n2 VERS 1250\n3 _V\n2 _A\n1 SOUR\n"
+        );
+    }
+
+    #[test]
+    fn without_head_char_nothing_is_moved_or_dropped() {
+        let mut w = Writer::with_config(Vec::new(), WriterConfig::new().set_head_char(false));
+        w.begin("HEAD", None, None).unwrap();
+        w.leaf("SOUR", None).unwrap();
+        w.begin("CHAR", Some("@C@"), Some(WriteValue::Text("ANSEL")))
+            .unwrap();
+        w.leaf("CONC", None).unwrap_err();
+        w.leaf("_A", None).unwrap();
+        w.end().unwrap();
+        w.leaf("CHAR", None).unwrap();
+        w.trailer().unwrap();
+        assert_eq!(w.dropped_count(), 0);
+        assert_eq!(
+            w.finish().unwrap(),
+            b"0 HEAD\n1 SOUR\n1 @C@ CHAR ANSEL\n2 _A\n1 CHAR\n0 TRLR\n"
+        );
+    }
+
+    #[test]
+    fn drops_past_the_kept_ones_are_counted() {
+        let mut w = Writer::new(Vec::new());
+        w.begin("HEAD", None, None).unwrap();
+        w.leaf("CHAR", None).unwrap();
+        for _ in 0..250 {
+            w.leaf("CHAR", None).unwrap();
+        }
+        assert_eq!(w.dropped_count(), 250);
+        assert_eq!(w.dropped().len(), Dropped::KEPT);
+        let (count, list) = w.take_dropped();
+        w.add_dropped(count, list.clone());
+        w.add_dropped(count, list);
+        assert_eq!(w.dropped_count(), 500);
+        assert_eq!(w.dropped().len(), Dropped::KEPT);
+    }
+
+    #[test]
+    fn errors_and_drops_carry_the_event_line() {
+        let input = b"0 HEAD\n1 CHAR ANSEL\n1 CHAR UTF-8\n0 @I\xC3\xA9@ INDI\n0 TRLR\n";
+        let mut w = Writer::with_config(Vec::new(), WriterConfig::new().encoding(Encoding::Ascii));
+        let mut error = None;
+        for event in crate::Reader::from_slice(input) {
+            if let Err(e) = w.write_event(&event.unwrap(), Encoding::Utf8) {
+                error = Some(e);
+                break;
+            }
+        }
+        let e = error.expect("the xref is refused");
+        assert_eq!((e.kind(), e.line()), (WriteErrorKind::InvalidXref, Some(4)));
+        assert!(!e.to_string().contains('4'), "{e}");
+        assert_eq!(w.dropped()[0].line, Some(3));
+        assert_eq!(
+            w.dropped()[0].to_string(),
+            format!("line 3: CHAR: {}", DropReason::SecondChar)
+        );
+        // Through `begin`, no line.
+        let e = w.begin("_X", Some("@x:y@"), None).unwrap_err();
+        assert_eq!(e.line(), None);
+        assert_eq!(
+            std::mem::size_of::<WriteError>(),
+            std::mem::size_of::<usize>()
+        );
+    }
 
     #[test]
     fn copy_short_copies_every_length() {

@@ -1,12 +1,47 @@
 //! Helpers of the writer and editor tests.
 //!
-//! Event rendering for round-trip comparisons: one string per event, the HEAD's CHAR
-//! structure (and its substructures) left out, texts optionally in NFC.
+//! Event rendering for round-trip comparisons: one string per event, texts optionally
+//! in NFC, in a form the writer's `CHAR` rule leaves as it is: in each `HEAD`, the
+//! substructures of the first `CHAR` but its `VERS` structures come first (where the
+//! writer puts them, under its own `CHAR`), then the `HEAD`'s other substructures but
+//! every `CHAR`; the `CHAR` and `VERS` lines themselves are left out.
 
 #![allow(dead_code)]
 
-use gedcom_elf::{Encoding, Event, Input, Severity, Value};
+use gedcom_elf::{Begin, Encoding, Event, Input, Severity, Value};
 use unicode_normalization::UnicodeNormalization;
+
+/// Where the events of a `HEAD` go (see the module documentation).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum InHead {
+    /// Not in a `HEAD`, or directly in one.
+    Out,
+    /// In its first `CHAR`.
+    Char,
+    /// In a `VERS` of that `CHAR`, or in a later `CHAR`: left out.
+    Skip(u32),
+}
+
+/// Renders `b` as one string: level, tag, xref, payload.
+fn render(b: &Begin<'_>, decode: &dyn Fn(&[u8]) -> String, nfc: bool) -> String {
+    let mut s = format!("+{} {}", b.level, b.tag);
+    if let Some(x) = &b.xref {
+        s += &format!(" {}", decode(x.as_bytes()));
+    }
+    match &b.value {
+        Some(Value::Pointer(p)) => s += &format!(" ={}", decode(p.as_bytes())),
+        Some(Value::Text(t)) => {
+            let text = t.text();
+            if nfc {
+                s += &format!(" {:?}", text.nfc().collect::<String>());
+            } else {
+                s += &format!(" {text:?}");
+            }
+        }
+        None => {}
+    }
+    s
+}
 
 /// The rendered events of `bytes` and the number of error diagnostics, or the read error.
 pub fn events(bytes: &[u8], nfc: bool) -> Result<(Vec<String>, usize), String> {
@@ -19,7 +54,11 @@ pub fn events(bytes: &[u8], nfc: bool) -> Result<(Vec<String>, usize), String> {
     let mut out = Vec::new();
     let mut errors = 0;
     let mut in_head = false;
-    let mut skip_from: Option<u32> = None;
+    let mut chars = 0;
+    let mut at = InHead::Out;
+    // A HEAD's first CHAR's substructures, and the rest of it.
+    let mut char_part: Vec<String> = Vec::new();
+    let mut rest: Vec<String> = Vec::new();
     loop {
         let event = reader.next_event().map_err(|e| e.to_string())?;
         errors += reader
@@ -31,43 +70,57 @@ pub fn events(bytes: &[u8], nfc: bool) -> Result<(Vec<String>, usize), String> {
             Event::Begin(b) => {
                 if b.level == 0 {
                     in_head = b.tag.eq_ignore_ascii_case("HEAD");
-                }
-                if skip_from.is_some() {
+                    chars = 0;
+                    out.push(render(&b, &decode, nfc));
                     continue;
                 }
-                if in_head && b.level == 1 && b.tag.eq_ignore_ascii_case("CHAR") {
-                    skip_from = Some(1);
+                if !in_head {
+                    out.push(render(&b, &decode, nfc));
                     continue;
                 }
-                let mut s = format!("+{} {}", b.level, b.tag);
-                if let Some(x) = &b.xref {
-                    s += &format!(" {}", decode(x.as_bytes()));
-                }
-                match &b.value {
-                    Some(Value::Pointer(p)) => s += &format!(" ={}", decode(p.as_bytes())),
-                    Some(Value::Text(t)) => {
-                        let text = t.text();
-                        if nfc {
-                            s += &format!(" {:?}", text.nfc().collect::<String>());
+                match at {
+                    InHead::Skip(_) => {}
+                    InHead::Out if b.level == 1 && b.tag.eq_ignore_ascii_case("CHAR") => {
+                        chars += 1;
+                        at = if chars == 1 {
+                            InHead::Char
                         } else {
-                            s += &format!(" {text:?}");
-                        }
+                            InHead::Skip(1)
+                        };
                     }
-                    None => {}
+                    InHead::Out => rest.push(render(&b, &decode, nfc)),
+                    InHead::Char if b.level == 2 && b.tag.eq_ignore_ascii_case("VERS") => {
+                        at = InHead::Skip(2);
+                    }
+                    InHead::Char => char_part.push(render(&b, &decode, nfc)),
                 }
-                out.push(s);
             }
             Event::End(e) => {
-                if let Some(l) = skip_from {
-                    if e.level == l {
-                        skip_from = None;
-                    }
+                let end = format!("-{} {}", e.level, e.tag);
+                if !in_head {
+                    out.push(end);
                     continue;
                 }
-                out.push(format!("-{} {}", e.level, e.tag));
+                match at {
+                    InHead::Skip(l) if l == e.level => {
+                        at = if l == 2 { InHead::Char } else { InHead::Out };
+                    }
+                    InHead::Skip(_) => {}
+                    InHead::Char if e.level == 1 => at = InHead::Out,
+                    InHead::Char => char_part.push(end),
+                    InHead::Out if e.level == 0 => {
+                        out.append(&mut char_part);
+                        out.append(&mut rest);
+                        out.push(end);
+                    }
+                    InHead::Out => rest.push(end),
+                }
             }
         }
     }
+    // A HEAD the input ends in.
+    out.append(&mut char_part);
+    out.append(&mut rest);
     Ok((out, errors))
 }
 

@@ -2,6 +2,7 @@
 
 use std::io::{self, Write};
 
+use gedcom_elf::tree::TypeResolver;
 use gedcom_elf::{Error, Event, Reader, StructureType};
 
 use crate::cli::Settings;
@@ -9,7 +10,7 @@ use crate::drive::{self, Events, Source, Work};
 use crate::json::{write_fields, write_str, write_u64};
 use crate::output::Output;
 use crate::report::{Fail, Report};
-use crate::typing::{Resolver, Typing};
+use crate::typing::Typing;
 
 /// Writes one event as a JSON object line.
 pub fn write_event<W: Write>(out: &mut W, event: &Event<'_>) -> io::Result<()> {
@@ -50,7 +51,7 @@ struct Render {
 
 impl Work for Render {
     type Out = (Vec<u8>, Option<Error>);
-    type State = Option<Resolver>;
+    type State = Option<TypeResolver>;
 
     fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
         match self.typing.as_mut() {
@@ -59,7 +60,7 @@ impl Work for Render {
         }
     }
 
-    fn state(&self) -> Option<Resolver> {
+    fn state(&self) -> Option<TypeResolver> {
         self.typing.as_ref().map(Typing::resolver)
     }
 
@@ -73,7 +74,11 @@ impl Work for Render {
         (out, err.map(|e| e.with_line_offset(off)))
     }
 
-    fn run<'a, E: Events<'a>>(&self, events: &mut E, types: &mut Option<Resolver>) -> Self::Out {
+    fn run<'a, E: Events<'a>>(
+        &self,
+        events: &mut E,
+        types: &mut Option<TypeResolver>,
+    ) -> Self::Out {
         let mut out = Vec::with_capacity(1 << 16);
         loop {
             match events.next_event() {

@@ -13,13 +13,14 @@
 
 use std::io::{self, Write};
 
+use gedcom_elf::tree::TypeResolver;
 use gedcom_elf::{Begin, Error, Event, Reader, StructureType};
 
 use crate::cli::Settings;
 use crate::drive::{Events, Source, Work};
 use crate::json::{write_fields, write_str, write_u64};
 use crate::report::{Fail, Report};
-use crate::typing::{Resolver, Typing};
+use crate::typing::Typing;
 
 /// Writes a node's own keys, without the closing brace.
 fn write_head<W: Write>(
@@ -37,7 +38,7 @@ fn write_head<W: Write>(
 /// What a chunk's records leave: the structures still open (`true` once
 /// one has children), and the types.
 pub struct Open {
-    types: Resolver,
+    types: TypeResolver,
     children: Vec<bool>,
 }
 

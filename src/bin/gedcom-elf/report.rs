@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use gedcom_elf::write::WriteError;
+use gedcom_elf::write::{Dropped, WriteError};
 use gedcom_elf::{Diagnostic, Error, ErrorKind, Severity};
 
 use crate::cli::Settings;
@@ -142,6 +142,26 @@ impl Report {
         }
     }
 
+    /// What a writer left out of the output: a warning each, at its input
+    /// line, and a note for those only counted (hidden by `--quiet`).
+    pub fn dropped(&self, listed: &[Dropped], count: u64) {
+        for d in listed {
+            let message = format!("{} left out of the output: {}", d.tag, d.reason);
+            self.warning_at(d.line, &message);
+        }
+        let more = count.saturating_sub(listed.len() as u64);
+        if more > 0 {
+            self.note(&format!("{more} more structures left out of the output"));
+        }
+    }
+
+    /// A warning at a line of the input, or about it all (hidden by `--quiet`).
+    pub fn warning_at(&self, line: Option<u64>, message: &str) {
+        if !self.quiet {
+            say(&self.name, line, "warning", message);
+        }
+    }
+
     /// A note (hidden by `--quiet`).
     pub fn note(&self, message: &str) {
         if !self.quiet {
@@ -183,16 +203,11 @@ impl Report {
                     say(name, None, "error", &format!("cannot write: {error}"));
                 }
             }
-            Fail::Write(e) => say(&self.name, write_error_line(e), "error", e.message()),
+            Fail::Write(e) => say(&self.name, e.line(), "error", e.message()),
             Fail::NotFound(message) | Fail::Other(message) => {
                 say(&self.name, None, "error", message)
             }
         }
         ExitCode::from(fail.status())
     }
-}
-
-// PLACEHOLDER until WriteError::line lands.
-fn write_error_line(_e: &WriteError) -> Option<u64> {
-    None
 }

@@ -80,6 +80,7 @@ impl<W: Write> Rewriter<W> {
     /// Ends the output, reporting what the writer dropped.
     fn finish(self, report: &Report) -> Result<(), Fail> {
         if let Some((w, _)) = self.writer {
+            report.dropped(w.dropped(), w.dropped_count());
             w.finish()?;
         }
         if self.read_errors > 0 {

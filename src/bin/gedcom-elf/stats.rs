@@ -11,7 +11,9 @@ use crate::drive::{self, Done, Events, Source, Work};
 use crate::output::Output;
 use crate::report::{Fail, Report};
 
-struct Tally;
+/// Records per tag (a chunk's, or a batch's): `stats` prints them, `count`
+/// sums them.
+pub struct Tally;
 
 impl Work for Tally {
     type Out = (BTreeMap<String, u64>, Option<Error>);
@@ -31,22 +33,29 @@ impl Work for Tally {
 
     fn run<'a, E: Events<'a>>(&self, events: &mut E, _: &mut ()) -> Self::Out {
         let mut records: BTreeMap<String, u64> = BTreeMap::new();
-        loop {
+        // Records of one tag come in runs: counted here, added at the run's end.
+        let mut run: (String, u64) = (String::new(), 0);
+        let error = loop {
             // By reference: moving the event out would copy it.
             match &events.next_event() {
                 Ok(Some(Event::Begin(b))) if b.level == 0 => {
-                    match records.get_mut(b.tag.as_ref()) {
-                        Some(n) => *n += 1,
-                        None => {
-                            records.insert(b.tag.to_string(), 1);
+                    if *b.tag != *run.0 {
+                        let (tag, n) = std::mem::replace(&mut run, (b.tag.to_string(), 0));
+                        if n > 0 {
+                            *records.entry(tag).or_default() += n;
                         }
                     }
+                    run.1 += 1;
                 }
                 Ok(Some(_)) => {}
-                Ok(None) => return (records, None),
-                Err(e) => return (records, Some(e.clone())),
+                Ok(None) => break None,
+                Err(e) => break Some(e.clone()),
             }
+        };
+        if run.1 > 0 {
+            *records.entry(run.0).or_default() += run.1;
         }
+        (records, error)
     }
 }
 
