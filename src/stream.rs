@@ -493,6 +493,16 @@ impl<'b> Batch<'b> {
         self.reader.as_ref()
     }
 
+    /// The batch's reader, to read the batch with: as through
+    /// [`Batch::next_event`], the stream goes on after the batch once the
+    /// reader has returned `None`, and stops when it returned an error or
+    /// was left before its end. Code written for a [`Reader`] (a chunk's,
+    /// as [`StreamReader::for_each`] hands it over) reads the first batch
+    /// this way. `None` once [`Batch::next_event`] ended the batch.
+    pub fn reader_mut(&mut self) -> Option<&mut Reader<'b>> {
+        self.reader.as_mut()
+    }
+
     fn close(&mut self) {
         if let Some(mut reader) = self.reader.take() {
             self.leftover.extend(reader.drain_diagnostics());

@@ -193,7 +193,9 @@ fn missing_trlr_before_many_blank_lines_is_placed_at_the_last_line() {
 /// renumbered with the lines before its batch), or with `global`
 /// [`StreamReader::for_each`] (numbered as the input's already): the
 /// events, the batches' diagnostics, then the end-of-input ones. With
-/// `head_first`, the HEAD's batch is read with `read_batch_into` before.
+/// `head_first`, the HEAD's batch is read with `read_batch_into` before
+/// (through [`Batch::reader_mut`](gedcom_elf::stream::Batch::reader_mut)
+/// with `global`).
 fn stream_parallel(
     bytes: &[u8],
     batch: usize,
@@ -213,7 +215,15 @@ fn stream_parallel(
         };
         if let Some(mut batch) = batch {
             loop {
-                let r = batch.next_event();
+                // Through the batch, or (with `global`) its reader.
+                let r = match batch.reader_mut() {
+                    Some(reader) if global => {
+                        let r = reader.next_event();
+                        diags.extend(reader.drain_diagnostics());
+                        r
+                    }
+                    _ => batch.next_event(),
+                };
                 diags.extend(batch.drain_diagnostics());
                 match r {
                     Ok(Some(e)) => events.push(e.into_owned()),

@@ -11,8 +11,8 @@ use std::fs::File;
 use std::io::{self, BufRead, Read};
 
 use gedcom_elf::par::Chunks;
-use gedcom_elf::stream::{Batch, StreamReader};
-use gedcom_elf::{Diagnostic, EncodingInfo, Error, Event, Input, ReadStats, Reader};
+use gedcom_elf::stream::StreamReader;
+use gedcom_elf::{Diagnostic, EncodingInfo, Error, Input, ReadStats, Reader};
 
 use crate::cli::Settings;
 use crate::progress::Progress;
@@ -54,61 +54,11 @@ impl FileBytes {
     }
 }
 
-/// Something that yields events: a chunk's reader or a stream's batch.
-pub trait Events<'a> {
-    fn next_event(&mut self) -> Result<Option<Event<'a>>, Error>;
-    /// The reader (a batch's, until the batch ends).
-    fn reader(&self) -> Option<&Reader<'a>>;
-    /// Diagnostics reported and not yet taken. (Not for work run over
-    /// chunks: [`Chunks::for_each`] takes them after the work.)
-    fn take_diagnostics(&mut self) -> Vec<Diagnostic>;
-}
-
-impl<'a> Events<'a> for Reader<'a> {
-    #[inline]
-    fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
-        Reader::next_event(self)
-    }
-
-    fn reader(&self) -> Option<&Reader<'a>> {
-        Some(self)
-    }
-
-    fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
-        // Asked after every event: nothing to collect, most of the time.
-        if self.diagnostics().is_empty() {
-            return Vec::new();
-        }
-        self.drain_diagnostics().collect()
-    }
-}
-
-impl<'a> Events<'a> for Batch<'a> {
-    #[inline]
-    fn next_event(&mut self) -> Result<Option<Event<'a>>, Error> {
-        Batch::next_event(self)
-    }
-
-    fn reader(&self) -> Option<&Reader<'a>> {
-        Batch::reader(self)
-    }
-
-    fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
-        if !self.has_diagnostics() {
-            return Vec::new();
-        }
-        self.drain_diagnostics().collect()
-    }
-}
-
 /// A command's work on one chunk. A reading error ends the chunk: the
 /// output keeps what came before it, and the sink reports the error after
 /// writing that output.
 pub trait Work: Sync {
     type Out: Send;
-    /// What one piece of input leaves for the next: a fresh state for each
-    /// chunk of a file, one state carried across all of a stream's batches.
-    type State;
 
     /// Looks at the document before any chunk is read: `reader` is a
     /// reader of the whole input (a file) or of the first batch (a
@@ -118,9 +68,6 @@ pub trait Work: Sync {
         let _ = reader;
         Ok(())
     }
-
-    /// A fresh state.
-    fn state(&self) -> Self::State;
 
     /// Whether `run` needs the events' line numbers to be the input's. When
     /// it does not, a file's chunks are read numbered each from its own
@@ -138,7 +85,8 @@ pub trait Work: Sync {
         out
     }
 
-    fn run<'a, E: Events<'a>>(&self, events: &mut E, state: &mut Self::State) -> Self::Out;
+    /// Reads one chunk (or batch) of whole records to its end.
+    fn run(&self, reader: &mut Reader<'_>) -> Self::Out;
 }
 
 /// What a whole run leaves.
@@ -253,7 +201,7 @@ where
         next += 1;
         sink(out, ds)
     };
-    let chunk = |r: &mut Reader<'_>| Ok(work.run(r, &mut work.state()));
+    let chunk = |r: &mut Reader<'_>| Ok(work.run(r));
     let summary = if work.needs_line_numbers() {
         chunks.for_each(jobs, chunk, done)
     } else {
@@ -279,10 +227,6 @@ where
     S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Error>,
 {
     let progress = Progress::new(None);
-    // Batches after the HEAD go to --jobs threads, numbered as the input's
-    // when the work needs it (the calling thread counts each batch's lines
-    // as it cuts it), else each from its first line and renumbered.
-    let parallel = settings.jobs > 1;
     let source = Tally {
         inner: source,
         progress: &progress,
@@ -290,54 +234,35 @@ where
     let config = settings.config().encoding(settings.encoding);
     let mut stream =
         StreamReader::with_config(source, config).batch_size(settings.chunk.unwrap_or(BATCH));
+    // The HEAD's batch here, `prepare`d first; the rest on --jobs threads,
+    // numbered as the input's when the work needs it (the calling thread
+    // counts each batch's lines as it cuts it), else each from its first
+    // line and renumbered.
     let mut buf = Vec::new();
-    let mut bytes = 0u64;
-    let mut state = None;
-    loop {
-        let Some(mut batch) = stream.read_batch_into(&mut buf)? else {
-            break;
-        };
-        let state = match state.as_mut() {
-            Some(s) => s,
-            None => {
-                if let Some(r) = batch.reader() {
-                    work.prepare(r)?;
-                }
-                state.insert(work.state())
-            }
-        };
-        let out = work.run(&mut batch, state);
-        let ds: Vec<Diagnostic> = batch.drain_diagnostics().collect();
-        drop(batch);
-        bytes += buf.len() as u64;
-        sink(out, ds)?;
-        if parallel {
-            // The HEAD was read (and `prepare`d) here; now the rest.
-            let work = &*work;
-            let run = |r: &mut Reader<'_>| Ok(work.run(r, &mut work.state()));
-            let summary = if work.needs_line_numbers() {
-                stream.for_each(settings.jobs, run, &mut sink)?
-            } else {
-                stream.for_each_relative(settings.jobs, run, |out, ds, off| {
-                    sink(W::shift_lines(out, off), ds)
-                })?
-            };
-            return Ok(Done {
-                stats: summary.stats,
-                encoding: stream.encoding_info().cloned(),
-                bytes: stream.bytes_read(),
-                jobs: settings.jobs,
-                diagnostics: summary.diagnostics,
-            });
-        }
+    if let Some(reader) = stream
+        .read_batch_into(&mut buf)?
+        .as_mut()
+        .and_then(|b| b.reader_mut())
+    {
+        work.prepare(reader)?;
+        let out = work.run(reader);
+        sink(out, reader.drain_diagnostics().collect())?;
     }
-    let diagnostics = stream.drain_diagnostics().collect();
+    let work = &*work;
+    let run = |r: &mut Reader<'_>| Ok(work.run(r));
+    let summary = if work.needs_line_numbers() {
+        stream.for_each(settings.jobs, run, &mut sink)?
+    } else {
+        stream.for_each_relative(settings.jobs, run, |out, ds, off| {
+            sink(W::shift_lines(out, off), ds)
+        })?
+    };
     Ok(Done {
-        stats: stream.stats().cloned().unwrap_or_default(),
+        stats: summary.stats,
         encoding: stream.encoding_info().cloned(),
-        bytes,
-        jobs: 1,
-        diagnostics,
+        bytes: stream.bytes_read(),
+        jobs: settings.jobs,
+        diagnostics: summary.diagnostics,
     })
 }
 

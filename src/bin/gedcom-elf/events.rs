@@ -2,11 +2,10 @@
 
 use std::io::{self, Write};
 
-use gedcom_elf::tree::TypeResolver;
 use gedcom_elf::{Error, Event, Reader, StructureType};
 
 use crate::cli::Settings;
-use crate::drive::{self, Events, Source, Work};
+use crate::drive::{self, Source, Work};
 use crate::json::{write_fields, write_str, write_u64};
 use crate::output::Output;
 use crate::report::{Fail, Report};
@@ -51,17 +50,12 @@ struct Render {
 
 impl Work for Render {
     type Out = (Vec<u8>, Option<Error>);
-    type State = Option<TypeResolver>;
 
     fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
         match self.typing.as_mut() {
             Some(t) => t.prepare(reader),
             None => Ok(()),
         }
-    }
-
-    fn state(&self) -> Option<TypeResolver> {
-        self.typing.as_ref().map(Typing::resolver)
     }
 
     /// The output has no line numbers; with `--types`, a chunk's resolver
@@ -74,11 +68,8 @@ impl Work for Render {
         (out, err.map(|e| e.with_line_offset(off)))
     }
 
-    fn run<'a, E: Events<'a>>(
-        &self,
-        events: &mut E,
-        types: &mut Option<TypeResolver>,
-    ) -> Self::Out {
+    fn run(&self, events: &mut Reader<'_>) -> Self::Out {
+        let mut types = self.typing.as_ref().map(Typing::resolver);
         let mut out = Vec::with_capacity(1 << 16);
         loop {
             match events.next_event() {

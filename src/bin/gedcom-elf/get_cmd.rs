@@ -20,7 +20,7 @@ use gedcom_elf::tree::Schema;
 use gedcom_elf::{Begin, Error, EscapeSet, Event, Reader, Value};
 
 use crate::cli::Settings;
-use crate::drive::{self, Events, Source, Work};
+use crate::drive::{self, Source, Work};
 use crate::output::Output;
 use crate::report::{Fail, Report};
 use crate::typing::Typing;
@@ -205,18 +205,13 @@ impl Find {
 
 impl Work for Find {
     type Out = Out;
-    type State = Finds;
 
     fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
         self.typing.prepare(reader)
     }
 
-    fn state(&self) -> Finds {
-        Finds::default()
-    }
-
-    fn run<'a, E: Events<'a>>(&self, events: &mut E, finds: &mut Finds) -> Out {
-        let mut out = Out::default();
+    fn run(&self, events: &mut Reader<'_>) -> Out {
+        let (mut out, finds) = (Out::default(), &mut Finds::default());
         loop {
             match events.next_event() {
                 Ok(Some(Event::Begin(b))) => self.begin(&b, finds, &mut out),

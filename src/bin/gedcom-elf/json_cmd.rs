@@ -17,7 +17,7 @@ use gedcom_elf::tree::TypeResolver;
 use gedcom_elf::{Begin, Error, Event, Reader, StructureType};
 
 use crate::cli::Settings;
-use crate::drive::{Events, Source, Work};
+use crate::drive::{Source, Work};
 use crate::json::{write_fields, write_str, write_u64};
 use crate::report::{Fail, Report};
 use crate::typing::Typing;
@@ -50,20 +50,16 @@ struct Render {
 
 impl Work for Render {
     type Out = (Vec<u8>, Option<Error>);
-    type State = Open;
 
     fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
         self.typing.prepare(reader)
     }
 
-    fn state(&self) -> Open {
-        Open {
+    fn run(&self, events: &mut Reader<'_>) -> Self::Out {
+        let mut open = Open {
             types: self.typing.resolver(),
             children: Vec::new(),
-        }
-    }
-
-    fn run<'a, E: Events<'a>>(&self, events: &mut E, open: &mut Open) -> Self::Out {
+        };
         let mut out = Vec::with_capacity(1 << 16);
         // Where the record being written began in `out`.
         let mut record = 0;

@@ -6,10 +6,10 @@ use std::io::{self, Write};
 
 use gedcom_elf::stream::StreamReader;
 use gedcom_elf::write::{WriteErrorKind, Writer, WriterConfig};
-use gedcom_elf::{Encoding, Event, Severity};
+use gedcom_elf::{Encoding, Event, Reader, Severity};
 
 use crate::cli::Settings;
-use crate::drive::{Events, Source, Tally, BATCH};
+use crate::drive::{Source, Tally, BATCH};
 use crate::output::Output;
 use crate::progress::Progress;
 use crate::report::{Fail, Report};
@@ -38,29 +38,31 @@ impl<W: Write> Rewriter<W> {
 
     /// Writes every event of `events`, reporting its diagnostics and moving
     /// `progress` to the input offsets read.
-    fn feed<'a, E: Events<'a>>(
+    fn feed(
         &mut self,
-        events: &mut E,
+        events: &mut Reader<'_>,
         report: &mut Report,
         progress: Option<&Progress>,
     ) -> Result<(), Fail> {
         let mut begins = 0u32;
         loop {
             let event = events.next_event();
-            for d in events.take_diagnostics() {
-                self.read_errors += u64::from(d.severity() == Severity::Error);
-                report.diagnostic(&d);
+            if !events.diagnostics().is_empty() {
+                for d in events.drain_diagnostics() {
+                    self.read_errors += u64::from(d.severity() == Severity::Error);
+                    report.diagnostic(&d);
+                }
             }
             let Some(event) = event? else { return Ok(()) };
             let (w, source) = match self.writer.as_mut() {
                 Some(w) => w,
                 None => {
-                    let (escapes, enc) = events
-                        .reader()
-                        .map(|r| (r.escape_table().clone(), r.encoding()))
-                        .unwrap_or((Default::default(), Encoding::Utf8));
+                    let enc = events.encoding();
                     let source = if enc.is_utf16() { Encoding::Utf8 } else { enc };
-                    let config = self.config.clone().escapes(escapes).cr_is_line_break(false);
+                    let config = self.config.clone();
+                    let config = config
+                        .escapes(events.escape_table().clone())
+                        .cr_is_line_break(false);
                     let Some(o) = self.out.take() else {
                         return Ok(());
                     };
@@ -140,7 +142,9 @@ fn stream<W: Write>(
     let mut stream = StreamReader::with_config(source, config).batch_size(BATCH);
     let mut buf = Vec::new();
     while let Some(mut batch) = stream.read_batch_into(&mut buf)? {
-        rewriter.feed(&mut batch, report, None)?;
+        if let Some(reader) = batch.reader_mut() {
+            rewriter.feed(reader, report, None)?;
+        }
     }
     for d in stream.drain_diagnostics() {
         rewriter.read_errors += u64::from(d.severity() == Severity::Error);

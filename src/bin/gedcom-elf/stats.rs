@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::time::Instant;
 
-use gedcom_elf::{DiagnosticKind, EncodingSource, Error, Event};
+use gedcom_elf::{DiagnosticKind, EncodingSource, Error, Event, Reader};
 
 use crate::cli::Settings;
-use crate::drive::{self, Done, Events, Source, Work};
+use crate::drive::{self, Done, Source, Work};
 use crate::output::Output;
 use crate::report::{Fail, Report};
 
@@ -18,10 +18,6 @@ pub struct Tally;
 impl Work for Tally {
     type Out = (BTreeMap<String, u64>, Option<Error>);
 
-    type State = ();
-
-    fn state(&self) {}
-
     /// A tally needs no line numbers; only an error carries one.
     fn needs_line_numbers(&self) -> bool {
         false
@@ -31,7 +27,7 @@ impl Work for Tally {
         (n, err.map(|e| e.with_line_offset(off)))
     }
 
-    fn run<'a, E: Events<'a>>(&self, events: &mut E, _: &mut ()) -> Self::Out {
+    fn run(&self, events: &mut Reader<'_>) -> Self::Out {
         let mut records: BTreeMap<String, u64> = BTreeMap::new();
         // Records of one tag come in runs: counted here, added at the run's end.
         let mut run: (String, u64) = (String::new(), 0);
