@@ -10,10 +10,12 @@
 //! stays readable until the rename (its old content lives on in the mapped
 //! or opened file), so in-place `fmt`, `convert` and `edit` are safe.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+use tempfile::NamedTempFile;
 
 use crate::report::Fail;
 
@@ -34,26 +36,26 @@ pub fn on_interrupt() {
     });
 }
 
-fn forget(path: &Path) {
+/// Adds (`true`) or removes a path of the interrupt handler's list.
+fn pending(path: &Path, add: bool) {
     if let Ok(mut pending) = PENDING.lock() {
         pending.retain(|p| p != path);
+        if add {
+            pending.push(path.to_path_buf());
+        }
     }
 }
 
-/// A temporary file beside its destination.
+/// A temporary file beside its destination (removed when dropped, unless
+/// renamed).
 struct Staged {
-    file: BufWriter<File>,
-    temp: PathBuf,
+    file: BufWriter<NamedTempFile>,
     dest: PathBuf,
-    committed: bool,
 }
 
 impl Drop for Staged {
     fn drop(&mut self) {
-        if !self.committed {
-            let _ = fs::remove_file(&self.temp);
-            forget(&self.temp);
-        }
+        pending(self.file.get_ref().path(), false);
     }
 }
 
@@ -80,44 +82,20 @@ fn resolve(dest: &Path) -> PathBuf {
     }
 }
 
-/// Creates a new file beside `dest` whose name no other file has.
-fn create_beside(dest: &Path) -> io::Result<(File, PathBuf)> {
+/// Creates a new file beside `dest`, named `.NAME.XXXXXX.tmp`.
+fn create_beside(dest: &Path) -> io::Result<NamedTempFile> {
     let dir = match dest.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
     };
-    let base = dest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "output".into());
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    for attempt in 0u32..100 {
-        let temp = dir.join(format!(
-            ".{base}.{}.{:x}.tmp",
-            std::process::id(),
-            seed.wrapping_add(attempt.wrapping_mul(0x9e37_79b9))
-        ));
-        // Registered before it exists: an interrupt right after creation
-        // still removes it.
-        if let Ok(mut pending) = PENDING.lock() {
-            pending.push(temp.clone());
-        }
-        match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(f) => return Ok((f, temp)),
-            Err(e) => {
-                forget(&temp);
-                if e.kind() != io::ErrorKind::AlreadyExists {
-                    return Err(e);
-                }
-            }
-        }
-    }
-    Err(io::Error::new(
-        io::ErrorKind::AlreadyExists,
-        "no free name for a temporary file",
-    ))
+    let name = dest.file_name().unwrap_or("output".as_ref());
+    let temp = tempfile::Builder::new()
+        .prefix(&format!(".{}.", name.to_string_lossy()))
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    // An interrupt from here on removes it.
+    pending(temp.path(), true);
+    Ok(temp)
 }
 
 impl Output {
@@ -136,7 +114,7 @@ impl Output {
             return Ok(Output::stdout());
         };
         let dest = resolve(Path::new(path));
-        let (file, temp) = create_beside(&dest).map_err(|e| {
+        let temp = create_beside(&dest).map_err(|e| {
             Fail::output(
                 path,
                 io::Error::new(e.kind(), format!("cannot create: {e}")),
@@ -144,10 +122,8 @@ impl Output {
         })?;
         Ok(Output {
             sink: Sink::File(Staged {
-                file: BufWriter::with_capacity(1 << 16, file),
-                temp,
+                file: BufWriter::with_capacity(1 << 16, temp),
                 dest,
-                committed: false,
             }),
             name: path.to_string(),
             error: None,
@@ -185,14 +161,14 @@ impl Output {
             Sink::Stdout(w) => w.flush().map_err(fail),
             Sink::File(staged) => {
                 staged.file.flush().map_err(fail)?;
-                let file = staged.file.get_ref();
+                let file = staged.file.get_ref().as_file();
                 file.sync_all().map_err(fail)?;
                 if let Ok(m) = fs::metadata(&staged.dest) {
                     file.set_permissions(m.permissions()).map_err(fail)?;
                 }
-                fs::rename(&staged.temp, &staged.dest).map_err(fail)?;
-                staged.committed = true;
-                forget(&staged.temp);
+                let temp = staged.file.get_mut();
+                fs::rename(temp.path(), &staged.dest).map_err(fail)?;
+                temp.disable_cleanup(true);
                 Ok(())
             }
         }
