@@ -38,8 +38,10 @@ impl LineEnding {
     }
 }
 
-/// Configuration of a [`Writer`](super::Writer). Build it with the chained setters;
-/// [`WriterConfig::default`] documents each default.
+/// Configuration of a [`Writer`](crate::write::Writer). Build it with the chained setters;
+/// [`WriterConfig::default`] documents each default. The getters are named for what
+/// they give ([`WriterConfig::output_encoding`], [`WriterConfig::line_limit`], ...), the
+/// setters for what they set, as in [`ReaderConfig`](crate::ReaderConfig).
 ///
 /// ```
 /// use gedcom_elf::Encoding;
@@ -49,7 +51,7 @@ impl LineEnding {
 ///     .encoding(Encoding::Ansel)
 ///     .line_ending(LineEnding::CrLf)
 ///     .max_line_bytes(80);
-/// assert_eq!(config.get_encoding(), Encoding::Ansel);
+/// assert_eq!(config.output_encoding(), Encoding::Ansel);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WriterConfig {
@@ -70,7 +72,8 @@ impl Default for WriterConfig {
     /// * line ending: [`LineEnding::Lf`];
     /// * line limit: 255 octets, level, tag and terminator included (§4.5);
     /// * escape-preserving tags: the default schema's (`DATE` preserves `D`); must agree
-    ///   with the `ESC` lines of the `SCHMA` written, if any (see [`Writer::begin_head`](super::Writer::begin_head));
+    ///   with the `ESC` lines of the `SCHMA` written, if any (see
+    ///   [`Writer::begin_head`](crate::write::Writer::begin_head));
     /// * the `HEAD`'s `CHAR` line is the writer's, naming the output encoding: on;
     /// * headless output (no `HEAD` first): refused;
     /// * a CR in text is a line break (as are LF and CRLF).
@@ -146,16 +149,17 @@ impl WriterConfig {
     ///   stood in the `HEAD`;
     /// * the substructures of its `VERS` go under the writer's `VERS` line, when there
     ///   is one;
-    /// * what cannot be kept is left out and reported ([`Writer::dropped`](super::Writer::dropped),
-    ///   [`DropReason`](super::DropReason)): the substructures of a `VERS` when there is no `VERS` line, an
-    ///   xref on the `CHAR` or a `VERS` (readers would not recognise a `CHAR` or `VERS`
-    ///   line that has one), a `CONT` or `CONC` structure that would become the writer's
-    ///   `CHAR`'s or `VERS`'s first substructure (readers would take it for an additional
-    ///   line of it), a second `CHAR` under the same `HEAD`, whole, and a structure that
-    ///   what moved or was left out before it makes too deep for a reader (a substructure
-    ///   of an `ERROR`, `CONT` or `CONC` that follows: the writer keeps track of the
-    ///   level the caller's own order of structures gives until the two agree again, and
-    ///   refuses, as usual, what is too deep there too).
+    /// * what cannot be kept is left out and reported
+    ///   ([`Writer::dropped`](crate::write::Writer::dropped),
+    ///   [`DropReason`](crate::write::DropReason)): the substructures of a `VERS` when
+    ///   there is no `VERS` line, an xref on the `CHAR` or a `VERS` (readers would not
+    ///   recognise a `CHAR` or `VERS` line that has one), a `CONT` or `CONC` structure that
+    ///   would become the writer's `CHAR`'s or `VERS`'s first substructure (readers would
+    ///   take it for an additional line of it), a second `CHAR` under the same `HEAD`,
+    ///   whole, and a structure that what moved or was left out before it makes too deep
+    ///   for a reader (a substructure of an `ERROR`, `CONT` or `CONC` that follows: the
+    ///   writer keeps track of the level the caller's own order of structures gives until
+    ///   the two agree again, and refuses, as usual, what is too deep there too).
     ///
     /// Tags are compared without regard to case, as encoding detection does. The output
     /// of a `HEAD` is held in memory until its `CHAR` ends (or it ends), so that what
@@ -188,9 +192,9 @@ impl WriterConfig {
 
     /// Treat a CR (U+000D) in text, alone or before an LF, as a line break (`true`, the
     /// default: `"a\r\nb"` and `"a\rb"` give a `CONT` line like `"a\nb"`), or (`false`)
-    /// only LF, a CR being written as the unicode escape `@#UD@ ` so that it reads back
-    /// as a CR. Texts from a reader hold LF as their only line break, so [`rewrite`](super::rewrite) uses
-    /// `false`.
+    /// only LF, a CR being written as the unicode escape `@#UD@ ` so that it reads back as
+    /// a CR. Texts from a reader hold LF as their only line break, so
+    /// [`rewrite`](crate::write::rewrite) uses `false`.
     #[must_use]
     pub fn cr_is_line_break(mut self, yes: bool) -> Self {
         self.cr_is_line_break = yes;
@@ -199,25 +203,25 @@ impl WriterConfig {
 
     /// The output encoding.
     #[must_use]
-    pub fn get_encoding(&self) -> Encoding {
+    pub fn output_encoding(&self) -> Encoding {
         self.encoding
     }
 
     /// The line terminator.
     #[must_use]
-    pub fn get_line_ending(&self) -> LineEnding {
+    pub fn output_line_ending(&self) -> LineEnding {
         self.line_ending
     }
 
     /// The line limit in octets.
     #[must_use]
-    pub fn get_max_line_bytes(&self) -> usize {
+    pub fn line_limit(&self) -> usize {
         self.max_line_bytes
     }
 
     /// The escape-preservation table.
     #[must_use]
-    pub fn get_escapes(&self) -> &EscapeTable {
+    pub fn escape_table(&self) -> &EscapeTable {
         &self.escapes
     }
 

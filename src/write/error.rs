@@ -3,7 +3,7 @@
 use std::fmt;
 use std::io;
 
-/// What went wrong in a [`Writer`](super::Writer).
+/// What went wrong in a [`Writer`](crate::write::Writer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum WriteErrorKind {
@@ -19,7 +19,7 @@ pub enum WriteErrorKind {
     InvalidPointer,
     /// An event's level is not the level the writer is at.
     LevelJump,
-    /// [`Writer::end`](super::Writer::end) with no structure open.
+    /// [`Writer::end`](crate::write::Writer::end) with no structure open.
     NothingOpen,
     /// A `CONT` or `CONC` structure as the first substructure: a reader would take it for
     /// an additional line of its superstructure (seed §4.5).
@@ -29,21 +29,23 @@ pub enum WriteErrorKind {
     /// substructure of an `ERROR`, `CONT` or `CONC` structure that follows a shallower
     /// line).
     TooDeep,
-    /// The first structure is not a bare `HEAD` (see [`WriterConfig::headless`](super::WriterConfig::headless)).
+    /// The first structure is not a bare `HEAD` (see
+    /// [`WriterConfig::headless`](crate::write::WriterConfig::headless)).
     MissingHead,
-    /// [`rewrite`](super::rewrite) could not read its input (not GEDCOM, unsupported encoding).
+    /// [`rewrite`](crate::write::rewrite) could not read its input (not GEDCOM, unsupported
+    /// encoding).
     Read,
-    /// A handle of a [`TypedDocument`](super::typed::TypedDocument) that is not from that
+    /// A handle of a [`TypedDocument`](crate::write::typed::TypedDocument) that is not from that
     /// document, or a pointer whose target is not a record.
     InvalidHandle,
     /// A structure type that is not an IRI (empty, or with whitespace), or a schema
     /// typed writing cannot use (an older draft's IRI dictionary).
     InvalidType,
-    /// A structure type no tag can be given in its context (see [`typed`](super::typed)).
+    /// A structure type no tag can be given in its context (see [`typed`](crate::write::typed)).
     Untaggable,
 }
 
-/// An error from a [`Writer`](super::Writer). Nothing of the refused structure was written.
+/// An error from a [`Writer`](crate::write::Writer). Nothing of the refused structure was written.
 ///
 /// One pointer wide, so that the `Result`s of the writer's calls are returned in a
 /// register.
@@ -80,12 +82,15 @@ impl WriteError {
     }
 
     /// The input line of the structure the error is about: for an error of
-    /// [`Writer::write_event`](super::Writer::write_event) (and so of [`rewrite`](super::rewrite)) the [`Begin::line`](crate::Begin)
-    /// of the event that failed, for a [`WriteErrorKind::Read`] error of [`rewrite`](super::rewrite) the
-    /// line the reader stopped at, for an error of [`bridge::write_tree`](crate::bridge::write_tree)
-    /// the tree node's line. `None` for an error of a call that takes no line
-    /// ([`Writer::begin`](super::Writer::begin) ...), and for a failing [`Event::End`](super::super::Event::End), which carries no line.
-    /// Not part of the [`Display`](fmt::Display) form, which is the message alone.
+    /// [`Writer::write_event`](crate::write::Writer::write_event) (and so of
+    /// [`rewrite`](crate::write::rewrite)) the [`Begin::line`](crate::Begin) of the event
+    /// that failed, for a [`WriteErrorKind::Read`] error of
+    /// [`rewrite`](crate::write::rewrite) the line the reader stopped at, for an error of
+    /// [`bridge::write_tree`](crate::bridge::write_tree) the tree node's line. `None` for
+    /// an error of a call that takes no line
+    /// ([`Writer::begin`](crate::write::Writer::begin) ...), and for a failing
+    /// [`Event::End`](crate::Event::End), which carries no line. Not part of the
+    /// [`Display`](fmt::Display) form, which is the message alone.
     #[must_use]
     pub fn line(&self) -> Option<u64> {
         self.0.line
@@ -135,12 +140,13 @@ impl From<io::Error> for WriteError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum DropReason {
-    /// A second (or later) `CHAR` directly under a `HEAD` that got the writer's `CHAR`
-    /// line ([`WriterConfig::set_head_char`](super::WriterConfig::set_head_char)), left out with its substructures: the
-    /// output names its encoding once.
+    /// A second (or later) `CHAR` directly under a `HEAD` that got the writer's `CHAR` line
+    /// ([`WriterConfig::set_head_char`](crate::write::WriterConfig::set_head_char)), left
+    /// out with its substructures: the output names its encoding once.
     SecondChar,
-    /// A substructure (with its own) of a `VERS` under the `HEAD`'s `CHAR`, when the
-    /// output encoding needs no `VERS` line ([`Encoding::vers`](super::super::Encoding::vers)) to keep it under.
+    /// A substructure (with its own) of a `VERS` under the `HEAD`'s `CHAR`, when the output
+    /// encoding needs no `VERS` line ([`Encoding::vers`](crate::Encoding::vers)) to keep it
+    /// under.
     NoVersLine,
     /// The xref of the `HEAD`'s `CHAR` or of a `VERS` under it (only the xref is left
     /// out): readers would not recognise a `1 CHAR` or `2 VERS` line with an xref as
@@ -164,11 +170,11 @@ pub enum DropReason {
     /// A structure (with its substructures) that is serialisation metadata with no
     /// structure type (seed §7): under the `HEAD`'s `CHAR` (or a `VERS` under it), under
     /// a `TRLR`, or a `TRLR` that is not the last record. A
-    /// [`TypedDocument`](super::typed::TypedDocument) has no place for it (see
+    /// [`TypedDocument`](crate::write::typed::TypedDocument) has no place for it (see
     /// [`bridge::typed_document`](crate::bridge::typed_document)).
     Untyped,
     /// The payload of a `HEAD` or `TRLR`, which a
-    /// [`TypedDocument`](super::typed::TypedDocument) has no place for.
+    /// [`TypedDocument`](crate::write::typed::TypedDocument) has no place for.
     UntypedPayload,
 }
 
@@ -195,22 +201,24 @@ impl fmt::Display for DropReason {
 }
 
 /// Something a writer left out of its output (a structure with its substructures, or,
-/// for [`DropReason::CharXref`], an xref): see [`Writer::dropped`](super::Writer::dropped).
+/// for [`DropReason::CharXref`], an xref): see [`Writer::dropped`](crate::write::Writer::dropped).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Dropped {
     /// The structure's tag.
     pub tag: String,
     /// The structure's line in the input, when known: given to
-    /// [`Writer::write_event`](super::Writer::write_event) (as [`Begin::line`](crate::Begin)) or by a tree; `None`
-    /// through [`Writer::begin`](super::Writer::begin).
+    /// [`Writer::write_event`](crate::write::Writer::write_event) (as
+    /// [`Begin::line`](crate::Begin)) or by a tree; `None` through
+    /// [`Writer::begin`](crate::write::Writer::begin).
     pub line: Option<u64>,
     /// Why it was left out.
     pub reason: DropReason,
 }
 
 impl Dropped {
-    /// How many a [`Writer`](super::Writer) (and [`RewriteStats`](super::RewriteStats)) keeps; the others are only counted.
+    /// How many a [`Writer`](crate::write::Writer) (and
+    /// [`RewriteStats`](crate::write::RewriteStats)) keeps; the others are only counted.
     pub const KEPT: usize = 100;
 
     pub(crate) fn new(tag: &str, line: Option<u64>, reason: DropReason) -> Self {

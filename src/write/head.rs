@@ -122,11 +122,13 @@ impl<W: Write> Writer<W> {
         self.dropped_count
     }
 
-    /// The first [`Dropped::KEPT`] (100) structures (and xrefs) the writer has left out
-    /// so far, in the order met, each with its tag, input line (when it came through
-    /// [`Writer::write_event`] or from a tree) and [`DropReason`]; [`Writer::dropped_count`] counts them
-    /// all. Only the `CHAR` rule of [`WriterConfig::set_head_char`](super::WriterConfig::set_head_char) leaves anything out:
-    /// a writer writes everything else it is given, or refuses it with an error.
+    /// The first [`Dropped::KEPT`] (100) structures (and xrefs) the writer has left out so
+    /// far, in the order met, each with its tag, input line (when it came through
+    /// [`Writer::write_event`] or from a tree) and [`DropReason`];
+    /// [`Writer::dropped_count`] counts them all. Only the `CHAR` rule of
+    /// [`WriterConfig::set_head_char`](crate::write::WriterConfig::set_head_char) leaves
+    /// anything out: a writer writes everything else it is given, or refuses it with an
+    /// error.
     ///
     /// Read it before [`Writer::finish`], which consumes the writer.
     ///
@@ -239,15 +241,15 @@ impl<W: Write> Writer<W> {
 
     /// Writes a `HEAD` record per seed §6 and leaves it open for more substructures:
     /// `0 HEAD`, `1 CHAR` naming the output encoding (see
-    /// [`WriterConfig::set_head_char`](super::WriterConfig::set_head_char)), `1 GEDC` (with `2 VERS 5.5.1`, `2 FORM
-    /// LINEAGE-LINKED`, `2 ELF`), and the schema as `1 SCHMA`, whose `ESC` lines become
-    /// the writer's escape table.
+    /// [`WriterConfig::set_head_char`](crate::write::WriterConfig::set_head_char)),
+    /// `1 GEDC` (with `2 VERS 5.5.1`, `2 FORM LINEAGE-LINKED`, `2 ELF`), and the schema as
+    /// `1 SCHMA`, whose `ESC` lines become the writer's escape table.
     ///
     /// ```
-    /// use gedcom_elf::write::{HeadOptions, Schema, Writer};
+    /// use gedcom_elf::write::{HeadOptions, HeadSchema, Writer};
     ///
     /// let mut w = Writer::new(Vec::new());
-    /// w.begin_head(&HeadOptions { schema: Some(Schema::default()), ..HeadOptions::default() })?;
+    /// w.begin_head(&HeadOptions { schema: Some(HeadSchema::default()), ..HeadOptions::default() })?;
     /// w.end()?;
     /// w.trailer()?;
     /// assert_eq!(

@@ -13,10 +13,11 @@ pub enum WriteValue<'v> {
     Pointer(&'v str),
 }
 
-/// One step of a preorder walk over structures, for [`Writer::write_steps`](super::Writer::write_steps): the thin
-/// adapter any tree can offer.
+/// One step of a preorder walk over structures to write, for
+/// [`Writer::write_steps`](crate::write::Writer::write_steps): the thin adapter any tree
+/// can offer. (Not a [`tree::Step`](crate::tree::Step), a step of a [`Tree`](crate::Tree)'s own walk.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Step<'v> {
+pub enum WriteStep<'v> {
     /// A structure begins.
     Begin {
         /// Its tag.
@@ -30,7 +31,8 @@ pub enum Step<'v> {
     End,
 }
 
-/// A structure with substructures, for [`Writer::write_structure`](super::Writer::write_structure).
+/// A structure with substructures, for
+/// [`Writer::write_structure`](crate::write::Writer::write_structure).
 pub trait Structure {
     /// The tag.
     fn tag(&self) -> &str;
@@ -119,9 +121,11 @@ impl Structure for Node {
     }
 }
 
-/// An ELF schema to write under `HEAD` (seed §6.2), for [`Writer::begin_head`](super::Writer::begin_head).
+/// The schema a `HEAD` declares, as its `1 SCHMA` structure (seed §6.2), for
+/// [`Writer::begin_head`](crate::write::Writer::begin_head): the lines to write. (Not a
+/// [`tree::Schema`](crate::tree::Schema), the schema a reader builds from such lines.)
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Schema {
+pub struct HeadSchema {
     /// External schema IRIs (`2 SCHMA IRI`).
     pub external: Vec<String>,
     /// Prefix abbreviations (`2 PRFX prefix IRI`).
@@ -132,10 +136,10 @@ pub struct Schema {
     pub iris: Vec<IriDefinition>,
 }
 
-impl Default for Schema {
+impl Default for HeadSchema {
     /// No external schema, prefix or IRI; `ESC DATE D`, as in the default schema.
     fn default() -> Self {
-        Schema {
+        HeadSchema {
             external: Vec::new(),
             prefixes: Vec::new(),
             escapes: EscapeTable::default(),
@@ -144,7 +148,7 @@ impl Default for Schema {
     }
 }
 
-/// One IRI definition structure of a [`Schema`].
+/// One IRI definition structure of a [`HeadSchema`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct IriDefinition {
     /// The structure type identifier (prefix shortened or not).
@@ -155,7 +159,7 @@ pub struct IriDefinition {
     pub tags: Vec<(String, Vec<String>)>,
 }
 
-/// What [`Writer::begin_head`](super::Writer::begin_head) writes.
+/// What [`Writer::begin_head`](crate::write::Writer::begin_head) writes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HeadOptions {
     /// Write `1 GEDC` with `2 VERS 5.5.1`, `2 FORM LINEAGE-LINKED` and, when `elf` is
@@ -164,7 +168,7 @@ pub struct HeadOptions {
     /// The ELF version under `GEDC`. Default `Some("1.0.0")`.
     pub elf: Option<String>,
     /// The schema; `None` (the default) writes none, and readers use the default schema.
-    pub schema: Option<Schema>,
+    pub schema: Option<HeadSchema>,
 }
 
 impl Default for HeadOptions {

@@ -13,7 +13,7 @@ use crate::scan::{is_pointer, is_valid_xref};
 use super::config::WriterConfig;
 use super::error::{DropReason, Dropped, WriteError, WriteErrorKind};
 use super::octets::{keeps_previous_level, valid_tag, xref_grammar, C_AT_BREAK, C_HIGH};
-use super::value::{Step, Structure, WriteValue};
+use super::value::{Structure, WriteStep, WriteValue};
 
 /// Flush the buffer to the underlying writer once it holds this much.
 pub(super) const FLUSH_AT: usize = 1 << 16;
@@ -575,12 +575,12 @@ impl<W: Write> Writer<W> {
     /// As [`Writer::begin`] and [`Writer::end`].
     pub fn write_steps<'v>(
         &mut self,
-        steps: impl IntoIterator<Item = Step<'v>>,
+        steps: impl IntoIterator<Item = WriteStep<'v>>,
     ) -> Result<(), WriteError> {
         for step in steps {
             match step {
-                Step::Begin { tag, xref, value } => self.begin(tag, xref, value)?,
-                Step::End => self.end()?,
+                WriteStep::Begin { tag, xref, value } => self.begin(tag, xref, value)?,
+                WriteStep::End => self.end()?,
             }
         }
         Ok(())
