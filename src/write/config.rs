@@ -62,6 +62,7 @@ pub struct WriterConfig {
     pub(super) escapes: EscapeTable,
     pub(super) set_head_char: bool,
     pub(super) headless: bool,
+    pub(super) base_level: usize,
     pub(super) cr_is_line_break: bool,
 }
 
@@ -76,6 +77,7 @@ impl Default for WriterConfig {
     ///   [`Writer::begin_head`](crate::write::Writer::begin_head));
     /// * the `HEAD`'s `CHAR` line is the writer's, naming the output encoding: on;
     /// * headless output (no `HEAD` first): refused;
+    /// * base level: 0 (records);
     /// * a CR in text is a line break (as are LF and CRLF).
     fn default() -> Self {
         WriterConfig {
@@ -86,6 +88,7 @@ impl Default for WriterConfig {
             escapes: EscapeTable::default(),
             set_head_char: true,
             headless: false,
+            base_level: 0,
             cr_is_line_break: true,
         }
     }
@@ -187,6 +190,38 @@ impl WriterConfig {
     #[must_use]
     pub fn headless(mut self, yes: bool) -> Self {
         self.headless = yes;
+        self
+    }
+
+    /// The level the writer's outermost structures are written at. Default 0: records.
+    /// Above 0, for a fragment taken from inside a document, which needs
+    /// [`headless`](Self::headless) (else its first structure is refused as not a
+    /// `0 HEAD`): each structure is written at its level in that document;
+    /// [`Writer::depth`](crate::write::Writer::depth) is that level (`level` before the
+    /// first structure), [`Writer::write_event`](crate::write::Writer::write_event) takes
+    /// the document's events as they are, and [`Writer::end`](crate::write::Writer::end)
+    /// ends no more structures than were begun. The `CHAR` rule concerns a `HEAD` at
+    /// level 0 only.
+    ///
+    /// ```
+    /// use gedcom_elf::write::{WriteValue, Writer, WriterConfig};
+    ///
+    /// // A level-2 subtree, as it stands in its document, with no CONC line.
+    /// let config = WriterConfig::new().headless(true).base_level(2).max_line_bytes(usize::MAX);
+    /// let mut w = Writer::with_config(Vec::new(), config);
+    /// w.begin("DATE", None, Some(WriteValue::Text("@#DJULIAN@ 1 MAR 1701")))?;
+    /// w.leaf("NOTE", Some(WriteValue::Text("a@b\nsecond line")))?;
+    /// w.end()?;
+    /// assert!(w.end().is_err()); // nothing open at level 2
+    /// assert_eq!(
+    ///     w.finish()?,
+    ///     b"2 DATE @#DJULIAN@ 1 MAR 1701\n3 NOTE a@@b\n4 CONT second line\n"
+    /// );
+    /// # Ok::<(), gedcom_elf::write::WriteError>(())
+    /// ```
+    #[must_use]
+    pub fn base_level(mut self, level: usize) -> Self {
+        self.base_level = level;
         self
     }
 

@@ -98,7 +98,8 @@ pub struct Writer<W: Write> {
     pub(super) pos: usize,
     pub(super) config: WriterConfig,
     pub(super) enc: Encoder,
-    /// The number of open structures.
+    /// The level the next structure gets: the number of open structures, plus
+    /// [`WriterConfig::base_level`].
     pub(super) depth: usize,
     /// The innermost open structure has no substructure yet (and is not a `HEAD` whose
     /// `CHAR` line the writer wrote).
@@ -180,6 +181,7 @@ impl<W: Write> Writer<W> {
     /// A writer with `config`.
     pub fn with_config(out: W, config: WriterConfig) -> Self {
         let encoding = config.encoding;
+        let base = config.base_level;
         let term = config.line_ending.as_str();
         let t = term.as_bytes();
         let mut w = Writer {
@@ -187,7 +189,7 @@ impl<W: Write> Writer<W> {
             buf: vec![0; BUF_LEN],
             pos: 0,
             enc: Encoder::new(config.encoding),
-            depth: 0,
+            depth: base,
             fresh: false,
             head_open: false,
             head_char: HeadChar::default(),
@@ -212,7 +214,8 @@ impl<W: Write> Writer<W> {
                 C_AT_BREAK | C_HIGH
             },
             config,
-            previous_level: 0,
+            // What came before a fragment is not known: its first structure is fine.
+            previous_level: base.saturating_sub(1),
             started: false,
             scratch: String::new(),
             lines: Vec::new(),
@@ -288,7 +291,8 @@ impl<W: Write> Writer<W> {
         self.config.escapes = table;
     }
 
-    /// The number of open structures (the level the next structure gets).
+    /// The level the next structure gets: the number of open structures, plus
+    /// [`WriterConfig::base_level`].
     pub fn depth(&self) -> usize {
         self.depth
     }
@@ -509,12 +513,13 @@ impl<W: Write> Writer<W> {
     /// [`WriteErrorKind::NothingOpen`] when no structure is open.
     #[inline]
     pub fn end(&mut self) -> Result<(), WriteError> {
-        let Some(depth) = self.depth.checked_sub(1) else {
+        if self.depth <= self.config.base_level {
             return Err(WriteError::new(
                 WriteErrorKind::NothingOpen,
                 "end with no structure open",
             ));
-        };
+        }
+        let depth = self.depth - 1;
         self.depth = depth;
         self.fresh = false;
         if depth == self.watch {
@@ -537,7 +542,7 @@ impl<W: Write> Writer<W> {
     /// # Errors
     /// As [`Writer::begin`].
     pub fn trailer(&mut self) -> Result<(), WriteError> {
-        while self.depth != 0 {
+        while self.depth > self.config.base_level {
             self.end()?;
         }
         self.begin("TRLR", None, None)?;
@@ -647,7 +652,7 @@ impl<W: Write> Writer<W> {
     /// # Errors
     /// [`WriteErrorKind::Io`] when writing or flushing fails.
     pub fn finish(mut self) -> Result<W, WriteError> {
-        while self.depth != 0 {
+        while self.depth > self.config.base_level {
             self.end()?;
         }
         self.flush_buf()?;
@@ -781,4 +786,72 @@ pub fn decode_xref(bytes: &[u8], source: Encoding) -> Cow<'_, str> {
     );
     out.push_str(close);
     Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fragment(base: usize) -> Writer<Vec<u8>> {
+        let config = WriterConfig::new()
+            .headless(true)
+            .set_head_char(false)
+            .base_level(base)
+            .max_line_bytes(usize::MAX);
+        Writer::with_config(Vec::new(), config)
+    }
+
+    #[test]
+    fn a_fragment_is_written_at_its_levels_in_the_document() {
+        let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 BIRT\n2 DATE @#DJULIAN@ 1 JAN 1700\n\
+                      2 NOTE a@@b c\n3 CONT second\n3 _X @I1@\n1 NAME n\n0 TRLR\n";
+        // The reader's events of the level-2 subtrees (under BIRT), written as they came.
+        let mut w = fragment(2);
+        for event in crate::Reader::from_slice(input) {
+            let event = event.unwrap();
+            let level = match &event {
+                Event::Begin(b) => b.level,
+                Event::End(e) => e.level,
+            };
+            if level >= 2 {
+                w.write_event(&event, Encoding::Utf8).unwrap();
+            }
+        }
+        assert_eq!(w.depth(), 2);
+        assert_eq!(
+            String::from_utf8(w.finish().unwrap()).unwrap(),
+            "2 DATE @#DJULIAN@ 1 JAN 1700\n2 NOTE a@@b c\n3 CONT second\n\
+             3 _X @I1@\n"
+        );
+    }
+
+    #[test]
+    fn a_fragment_ends_no_more_than_it_began_and_needs_headless() {
+        let mut w = fragment(12);
+        assert_eq!(w.end().unwrap_err().kind(), WriteErrorKind::NothingOpen);
+        w.begin("_A", Some("@A@"), None).unwrap();
+        w.leaf("_B", Some(WriteValue::Pointer("@A@"))).unwrap();
+        w.end().unwrap();
+        assert_eq!(w.end().unwrap_err().kind(), WriteErrorKind::NothingOpen);
+        w.begin("_C", None, None).unwrap();
+        // Left open: finish ends it.
+        assert_eq!(w.finish().unwrap(), b"12 @A@ _A\n13 _B @A@\n12 _C\n");
+        let mut w = Writer::with_config(Vec::new(), WriterConfig::new().base_level(1));
+        let e = w.begin("NAME", None, None).unwrap_err();
+        assert_eq!(e.kind(), WriteErrorKind::MissingHead);
+    }
+
+    #[test]
+    fn with_no_line_limit_nothing_is_split() {
+        let long = "word ".repeat(3000) + "end";
+        let mut w = fragment(1);
+        w.leaf("NOTE", Some(WriteValue::Text(&long))).unwrap();
+        w.leaf("TEXT", Some(WriteValue::Text(&format!("{long}\n{long}"))))
+            .unwrap();
+        let out = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert_eq!(
+            out,
+            format!("1 NOTE {long}\n1 TEXT {long}\n2 CONT {long}\n")
+        );
+    }
 }
