@@ -104,7 +104,7 @@ fn write_walk<W: io::Write>(
                             let k = &mut kept[raw.kind as usize];
                             let both = *k.get_or_insert_with(|| {
                                 let read = walk.escapes().lookup(raw.tag);
-                                let written = w.config().get_escapes().lookup(raw.tag);
+                                let written = w.config().escape_table().lookup(raw.tag);
                                 read.intersection(written)
                             });
                             if at_signs_stay(t, both)

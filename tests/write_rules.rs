@@ -4,7 +4,7 @@
 mod write_common;
 
 use gedcom_elf::write::{
-    rewrite, HeadOptions, LineEnding, Node, Schema, WriteErrorKind, WriteValue, Writer,
+    rewrite, HeadOptions, HeadSchema, LineEnding, Node, WriteErrorKind, WriteValue, Writer,
     WriterConfig,
 };
 use gedcom_elf::{Encoding, EscapeSet, EscapeTable, Event, Input, Reader};
@@ -362,7 +362,7 @@ fn head_char_and_schema() {
 
     let mut table = EscapeTable::empty();
     table.add(b"_OLD", EscapeSet::from_types(b"Q"));
-    let schema = Schema {
+    let schema = HeadSchema {
         external: vec!["https://fhiso.org/TR/elf-data-model/v1.0.0".into()],
         prefixes: vec![("elf".into(), "https://fhiso.org/elf/".into())],
         escapes: table,
@@ -521,7 +521,7 @@ fn lines_at(
     xref: Option<&str>,
     value: Option<WriteValue<'_>>,
 ) -> Vec<Vec<u8>> {
-    let term = config.get_line_ending().as_str().as_bytes().to_vec();
+    let term = config.output_line_ending().as_str().as_bytes().to_vec();
     let out = write_with(config.clone(), |w| {
         for _ in 0..depth {
             w.begin("_N", None, None)?;
@@ -630,7 +630,7 @@ fn fast_and_general_paths_agree() {
                         + tag.len()
                         + 1
                         + text.len()
-                        + base.get_line_ending().as_str().len();
+                        + base.output_line_ending().as_str().len();
                     for max in [fast_len - 1, fast_len, fast_len + 1, 255] {
                         let fast = base.clone().max_line_bytes(max);
                         let general = base.clone().max_line_bytes(max + 1);

@@ -5,7 +5,7 @@
 //! metadata, superstructure type `elf:Metadata`) and their substructures, each
 //! with a structure type IRI, an optional payload and substructures in order.
 //! Pointers name their target by [`RecordId`], never by xref. [`plan`] decides how
-//! to write it under a [`Schema`](crate::tree::Schema) (by default the built-in
+//! to write it under a [`Schema`] (by default the built-in
 //! default schema) and [`write_typed`] writes it:
 //!
 //! * **Tags** come from the schema's tag definitions, in the context of the
@@ -74,11 +74,11 @@ use std::io::Write;
 
 use crate::scan::is_valid_xref;
 use crate::tree::schema::{
-    Schema as TreeSchema, SchemaSource, DOCUMENT, METADATA, UNDEFINED, UNDEFINED_TAG_BASE,
+    Schema, SchemaSource, DOCUMENT, METADATA, UNDEFINED, UNDEFINED_TAG_BASE,
 };
 
 use super::{
-    HeadOptions, IriDefinition, Schema, WriteError, WriteErrorKind, WriteValue, Writer,
+    HeadOptions, HeadSchema, IriDefinition, WriteError, WriteErrorKind, WriteValue, Writer,
     WriterConfig,
 };
 
@@ -444,7 +444,7 @@ pub struct Plan {
     tags: Vec<Box<str>>,
     xrefs: HashMap<u32, Box<str>>,
     invented: Vec<(Box<str>, String)>,
-    schema: Option<Schema>,
+    schema: Option<HeadSchema>,
 }
 
 impl Plan {
@@ -469,7 +469,7 @@ impl Plan {
     /// The `SCHMA` written under the `HEAD`; `None` when none is (the default
     /// schema is in force).
     #[must_use]
-    pub fn schema(&self) -> Option<&Schema> {
+    pub fn schema(&self) -> Option<&HeadSchema> {
         self.schema.as_ref()
     }
 
@@ -538,7 +538,7 @@ fn tag_base(iri: &str) -> String {
 }
 
 /// A breadth-first ISA path from `from` up to `to` (both included), as edges.
-fn isa_path<'s>(schema: &'s TreeSchema, from: &'s str, to: &str) -> Vec<(&'s str, &'s str)> {
+fn isa_path<'s>(schema: &'s Schema, from: &'s str, to: &str) -> Vec<(&'s str, &'s str)> {
     if from == to {
         return Vec::new();
     }
@@ -634,11 +634,7 @@ impl SchemaOut {
 /// `CONC`), a structure tagged `ERROR` with substructures, or a type the written
 /// schema would not give back;
 /// [`WriteErrorKind::InvalidXref`] for two records with the same fixed xref id.
-pub fn plan(
-    doc: &TypedDocument,
-    schema: &TreeSchema,
-    lines: SchemaLines,
-) -> Result<Plan, WriteError> {
+pub fn plan(doc: &TypedDocument, schema: &Schema, lines: SchemaLines) -> Result<Plan, WriteError> {
     if schema.source() == SchemaSource::Dictionary {
         return Err(WriteError::new(
             WriteErrorKind::InvalidType,
@@ -861,7 +857,7 @@ pub fn plan(
             .into_iter()
             .filter(|(k, _)| lines == SchemaLines::Full || used_prefixes.contains(k))
             .collect();
-        out_schema = Some(Schema {
+        out_schema = Some(HeadSchema {
             external: schema.external_schemas().map(str::to_string).collect(),
             prefixes,
             escapes: schema.escapes().clone(),
@@ -873,7 +869,7 @@ pub fn plan(
     // schema (or, with none written, the default one).
     let readback = match &out_schema {
         Some(s) => schema_of(s)?,
-        None => TreeSchema::default_schema(),
+        None => Schema::default_schema(),
     };
     let mut tags: Vec<Box<str>> = Vec::new();
     let mut tag_ids: HashMap<String, u32> = HashMap::new();
@@ -957,7 +953,7 @@ pub fn plan(
 }
 
 /// The schema a reader takes from a `HEAD` holding `s` as its `SCHMA`.
-fn schema_of(s: &Schema) -> Result<std::sync::Arc<TreeSchema>, WriteError> {
+fn schema_of(s: &HeadSchema) -> Result<std::sync::Arc<Schema>, WriteError> {
     let mut w = Writer::new(Vec::new());
     w.begin_head(&HeadOptions {
         gedc: false,
@@ -966,7 +962,7 @@ fn schema_of(s: &Schema) -> Result<std::sync::Arc<TreeSchema>, WriteError> {
     })?;
     w.trailer()?;
     let bytes = w.finish()?;
-    TreeSchema::from_reader(crate::Reader::from_slice(&bytes))
+    Schema::from_reader(crate::Reader::from_slice(&bytes))
         .map_err(|e| WriteError::new(WriteErrorKind::Read, e.to_string()))
 }
 
@@ -980,7 +976,7 @@ fn schema_of(s: &Schema) -> Result<std::sync::Arc<TreeSchema>, WriteError> {
 /// output encoding lacks).
 pub fn write_typed<W: Write>(
     doc: &TypedDocument,
-    schema: &TreeSchema,
+    schema: &Schema,
     opts: &TypedOptions,
     out: W,
 ) -> Result<Plan, WriteError> {

@@ -1,0 +1,235 @@
+//! The writer's general output of lines: escaping, `CONT` and `CONC` lines, any
+//! encoding.
+
+use std::io::Write;
+
+use super::error::WriteError;
+use super::octets::{level_digits, plain, plain_end};
+use super::text;
+use super::value::WriteValue;
+use super::writer::{Writer, FAST_LINE_MAX};
+
+impl<W: Write> Writer<W> {
+    pub(super) fn write_lines(
+        &mut self,
+        level: u32,
+        xref: Option<&str>,
+        tag: &str,
+        value: Option<WriteValue<'_>>,
+        bare_first: bool,
+    ) -> Result<(), WriteError> {
+        match value {
+            None => self.emit_line(level, xref, tag, None),
+            Some(WriteValue::Pointer(p)) => self.emit_line(level, xref, tag, Some(p)),
+            Some(WriteValue::Text(t)) => self.write_text(level, xref, tag, t, bare_first),
+        }
+        Ok(())
+    }
+
+    /// Writes the lines of a text payload; `bare_first`: none of it on the first line
+    /// (which must read `0 HEAD` exactly), all on additional lines.
+    pub(super) fn write_text(
+        &mut self,
+        level: u32,
+        xref: Option<&str>,
+        tag: &str,
+        text: &str,
+        bare_first: bool,
+    ) {
+        let term = self.term_width;
+        let max = self.config.max_line_bytes;
+        // Fast path: a short single-line text with no `@`, in an encoding that takes it
+        // octet for octet.
+        if !bare_first && self.fits_verbatim(level, xref, tag, text) {
+            self.emit_line(level, xref, tag, Some(text));
+            return;
+        }
+        let preserve = self.config.escapes.lookup(tag.as_bytes());
+        let sub = level.saturating_add(1);
+        let conc_budget = max.saturating_sub(self.prefix_width(sub, None, "CONC") + term);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut lines = std::mem::take(&mut self.lines);
+        for (i, seg) in text::Segments::new(text, self.config.cr_is_line_break).enumerate() {
+            let (x, t) = if i == 0 { (xref, tag) } else { (None, "CONT") };
+            let l = if i == 0 { level } else { sub };
+            if !(i == 0 && bare_first) && self.fits_verbatim(l, x, t, seg) {
+                // As in the fast path of a one-line text: no escaping, no split.
+                self.emit_line(l, x, t, Some(seg));
+                continue;
+            }
+            scratch.clear();
+            text::prepare(seg, preserve, &self.enc, &mut scratch);
+            if scratch.is_empty() {
+                self.emit_line(l, x, t, None);
+                if i == 0 && text.is_empty() {
+                    // An empty text, not an absent payload.
+                    self.emit_line(sub, None, "CONC", None);
+                }
+                continue;
+            }
+            let mut first_budget = max.saturating_sub(self.prefix_width(l, x, t) + term);
+            let bare = i == 0 && bare_first;
+            if bare {
+                self.emit_line(l, x, t, None);
+                first_budget = conc_budget;
+            }
+            lines.clear();
+            text::split(&scratch, &self.enc, first_budget, conc_budget, |a, b| {
+                lines.push((a, b));
+            });
+            for (k, &(a, b)) in lines.iter().enumerate() {
+                let chunk = &scratch[a..b];
+                if k == 0 && !bare {
+                    self.emit_line(l, x, t, Some(chunk));
+                } else {
+                    self.emit_line(sub, None, "CONC", Some(chunk));
+                }
+            }
+            if text::ends_in_whitespace(&scratch) {
+                // Readers remove trailing whitespace, except (as this crate's does) on a
+                // line followed by a CONC line: an empty one keeps it.
+                self.emit_line(sub, None, "CONC", None);
+            }
+        }
+        self.scratch = scratch;
+        self.lines = lines;
+    }
+
+    /// `true` when `text` can be the payload of line `LEVEL [XREF ]TAG` as it is: it
+    /// holds no `@`, CR or LF (nor another control character), does not end in whitespace
+    /// (see `plain_end`), fits within the line limit,
+    /// and the output encoding takes it octet for octet (UTF-8; any other but UTF-16
+    /// when it is ASCII). What escaping and splitting would leave unchanged.
+    #[inline(always)]
+    pub(super) fn fits_verbatim(
+        &self,
+        level: u32,
+        xref: Option<&str>,
+        tag: &str,
+        text: &str,
+    ) -> bool {
+        if self.utf16 {
+            return false;
+        }
+        let b = text.as_bytes();
+        let term = self.term_width;
+        let max = self.config.max_line_bytes;
+        // Level (at most 10 digits), spaces, xref and tag: a bound on the prefix.
+        let bound = 13 + tag.len() + xref.map_or(0, str::len) + b.len() + term;
+        // The length first: a long text (most continued ones) is not scanned.
+        (bound <= max || self.prefix_width(level, xref, tag) + b.len() + term <= max)
+            && plain_end(text)
+            && plain(b)
+            && (self.utf8 || text.is_ascii())
+    }
+
+    /// The width of `LEVEL [XREF ]TAG ` (the space before a payload included) in output
+    /// octets.
+    pub(super) fn prefix_width(&self, level: u32, xref: Option<&str>, tag: &str) -> usize {
+        let digits = level.checked_ilog10().map_or(1, |d| d as usize + 1);
+        let unit = if self.config.encoding.is_utf16() {
+            2
+        } else {
+            1
+        };
+        // Level, space, tag, space before the payload, and the space after an xref.
+        let ascii = digits + 1 + tag.len() + 1 + usize::from(xref.is_some());
+        unit * ascii + xref.map_or(0, |x| self.enc.width(x))
+    }
+
+    /// Appends one line: `LEVEL [XREF ]TAG[ PAYLOAD]` and the terminator.
+    pub(super) fn emit_line(
+        &mut self,
+        level: u32,
+        xref: Option<&str>,
+        tag: &str,
+        payload: Option<&str>,
+    ) {
+        if self.utf8 && level < 10 && payload != Some("") {
+            // Octet for octet, straight into the buffer when there is room.
+            let p = payload.unwrap_or("");
+            let len = 2
+                + xref.map_or(0, |x| x.len() + 1)
+                + tag.len()
+                + payload.map_or(0, |p| p.len() + 1)
+                + self.term.len();
+            if self.pos + len < self.buf.len() {
+                self.put_line_raw(
+                    level as u8,
+                    tag.as_bytes(),
+                    xref.map(str::as_bytes),
+                    p.as_bytes(),
+                    len,
+                );
+                return;
+            }
+        }
+        let mut buf = std::mem::take(&mut self.line);
+        buf.clear();
+        if self.utf16 {
+            self.line_utf16(level, xref, tag, payload, &mut buf);
+        } else {
+            let raw = self.utf8;
+            let (digits, i) = level_digits(level);
+            buf.extend_from_slice(&digits[i..]);
+            buf.push(b' ');
+            if let Some(x) = xref {
+                if raw {
+                    buf.extend_from_slice(x.as_bytes());
+                } else {
+                    self.enc.encode(x, &mut buf);
+                }
+                buf.push(b' ');
+            }
+            buf.extend_from_slice(tag.as_bytes());
+            if let Some(p) = payload {
+                buf.push(b' ');
+                if raw {
+                    buf.extend_from_slice(p.as_bytes());
+                } else {
+                    self.enc.encode(p, &mut buf);
+                }
+            }
+            buf.extend_from_slice(self.term.as_bytes());
+        }
+        self.put(&buf);
+        self.line = buf;
+    }
+
+    pub(super) fn line_utf16(
+        &self,
+        level: u32,
+        xref: Option<&str>,
+        tag: &str,
+        payload: Option<&str>,
+        out: &mut Vec<u8>,
+    ) {
+        let (digits, i) = level_digits(level);
+        let mut line = String::with_capacity(64);
+        line.push_str(std::str::from_utf8(&digits[i..]).unwrap_or("0"));
+        line.push(' ');
+        if let Some(x) = xref {
+            line.push_str(x);
+            line.push(' ');
+        }
+        line.push_str(tag);
+        if let Some(p) = payload {
+            line.push(' ');
+            line.push_str(p);
+        }
+        line.push_str(self.term);
+        self.enc.encode(&line, out);
+    }
+
+    /// Appends octets to the buffer, growing it when they do not fit (flushing happens
+    /// only between structures, see [`Writer::begin_general`]).
+    pub(super) fn put(&mut self, b: &[u8]) {
+        let end = self.pos + b.len();
+        if end + FAST_LINE_MAX + 2 > self.buf.len() {
+            // Keep room for a fast line after the flush threshold.
+            self.buf.resize(end + FAST_LINE_MAX + 2, 0);
+        }
+        self.buf[self.pos..end].copy_from_slice(b);
+        self.pos = end;
+    }
+}
