@@ -4,8 +4,7 @@
 //! The text is written in UTF-8 with LF line breaks and single spaces,
 //! each line at its level in the document: payload line breaks become
 //! `CONT` lines, `@` is written `@@` except in the escapes the tag
-//! preserves (seed §5.2), and no line is split with `CONC`: the library's
-//! [`Writer`] with a base level ([`WriterConfig::base_level`]).
+//! preserves (seed §5.2), and no line is split with `CONC`.
 //!
 //! Nothing here needs another record: the output is the structures whose
 //! xref_id is XREF (every one of them, when it is duplicated, so the whole
@@ -14,16 +13,81 @@
 //! record, on `--jobs` threads for a file and in bounded memory for
 //! standard input, and builds no tree.
 
-use std::io::Write;
+use std::io::{self, Write};
+use std::sync::Arc;
 
-use gedcom_elf::write::{WriteError, Writer, WriterConfig};
-use gedcom_elf::{Begin, Encoding, Error, Event, Reader};
+use gedcom_elf::tree::Schema;
+use gedcom_elf::{Begin, Error, EscapeSet, Event, Reader, Value};
 
 use crate::cli::Settings;
 use crate::drive::{self, Source, Work};
 use crate::output::Output;
 use crate::report::{Fail, Report};
 use crate::typing::Typing;
+
+/// Writes a payload's text with `@` encoded: preserved escapes verbatim,
+/// every other `@` doubled.
+fn write_payload<W: Write>(out: &mut W, text: &str, preserve: EscapeSet) -> io::Result<()> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut start = 0;
+    while i < b.len() {
+        if b[i] != b'@' {
+            i += 1;
+            continue;
+        }
+        // "@#" [A-Z] [^@\r\n]* "@ " with a preserved type stays as it is.
+        if b.get(i + 1) == Some(&b'#') && b.get(i + 2).is_some_and(|&t| preserve.contains(t)) {
+            if let Some(j) = b[i + 3..]
+                .iter()
+                .position(|&c| c == b'@' || c == b'\n' || c == b'\r')
+            {
+                let at = i + 3 + j;
+                if b[at] == b'@' && b.get(at + 1) == Some(&b' ') {
+                    i = at + 2;
+                    continue;
+                }
+            }
+        }
+        out.write_all(&b[start..i])?;
+        out.write_all(b"@@")?;
+        i += 1;
+        start = i;
+    }
+    out.write_all(&b[start..])
+}
+
+/// Writes one structure's line (and its `CONT` lines).
+fn write_line<W: Write>(out: &mut W, b: &Begin<'_>, schema: &Schema) -> io::Result<()> {
+    let level = b.level;
+    write!(out, "{level}")?;
+    if let Some(x) = &b.xref {
+        out.write_all(b" ")?;
+        out.write_all(x.as_bytes())?;
+    }
+    write!(out, " {}", b.tag)?;
+    match &b.value {
+        Some(Value::Pointer(p)) => {
+            out.write_all(b" ")?;
+            out.write_all(p.as_bytes())?;
+        }
+        Some(Value::Text(t)) => {
+            let text = t.text();
+            let preserve = schema.escapes().lookup(b.tag.as_bytes());
+            for (k, line) in text.split('\n').enumerate() {
+                if k > 0 {
+                    write!(out, "\n{} CONT", level + 1)?;
+                }
+                if !line.is_empty() {
+                    out.write_all(b" ")?;
+                    write_payload(out, line, preserve)?;
+                }
+            }
+        }
+        None => {}
+    }
+    out.write_all(b"\n")
+}
 
 /// One structure with the xref_id asked for, while it is open.
 pub struct Found {
@@ -33,16 +97,15 @@ pub struct Found {
     matched: usize,
     /// The level of the structure being printed, if one is.
     printing: Option<u32>,
-    /// The library's writer, starting at the level of the nodes printed.
-    out: Writer<Vec<u8>>,
+    out: Vec<u8>,
     open: bool,
 }
 
-/// The finds in document order (more than one when one holds another with
-/// the same xref_id), and the first line of the outermost one, until the
-/// line after it is known.
+/// What [`Find`] carries from chunk to chunk: the finds in document order
+/// (more than one when one holds another with the same xref_id), and the
+/// first line of the outermost one, until the line after it is known.
 #[derive(Default)]
-struct Finds {
+pub struct Finds {
     list: Vec<Found>,
     from: Option<u64>,
     closed: bool,
@@ -54,8 +117,6 @@ struct Find {
     /// `None`: the structure itself; else the path's segments.
     path: Option<Vec<String>>,
     typing: Typing,
-    /// The encoding of the events' xrefs.
-    source: Encoding,
 }
 
 /// A chunk's output.
@@ -68,44 +129,23 @@ pub struct Out {
     printed: u64,
     /// The lines of the structures found (first, last), for their diagnostics.
     lines: Vec<(u64, u64)>,
-    /// The error that ended the chunk (reading), or the first of the writer.
-    error: Option<Fail>,
-}
-
-impl Out {
-    fn keep(&mut self, r: Result<(), WriteError>) {
-        if let Err(e) = r {
-            self.error.get_or_insert(Fail::Write(e));
-        }
-    }
+    /// The error that ended the chunk.
+    error: Option<Error>,
 }
 
 impl Find {
-    /// A writer of nodes at `level`, as they stand in the document: UTF-8,
-    /// LF, `CONT` for line breaks, never `CONC`, `@` doubled except in the
-    /// escapes the tag preserves. (Not the `HEAD`'s `CHAR` rule: nothing
-    /// is left out.)
-    fn writer(&self, level: u32) -> Writer<Vec<u8>> {
-        let config = WriterConfig::new()
-            .headless(true)
-            .base_level(level as usize)
-            .set_head_char(false)
-            .max_line_bytes(usize::MAX)
-            .cr_is_line_break(false)
-            .escapes(self.typing.schema().escapes().clone());
-        Writer::with_config(Vec::new(), config)
-    }
-
-    fn begin(&self, e: &Event<'_>, b: &Begin<'_>, finds: &mut Finds, out: &mut Out) {
+    fn begin(&self, b: &Begin<'_>, finds: &mut Finds, out: &mut Out) {
         if finds.closed {
             finds.closed = false;
             if let Some(from) = finds.from.take() {
                 out.lines.push((from, b.line.saturating_sub(1)));
             }
         }
+        let schema: &Arc<Schema> = self.typing.schema();
+        // Writing to a Vec cannot fail.
         for f in finds.list.iter_mut().filter(|f| f.open) {
             if f.printing.is_some() {
-                out.keep(f.out.write_event(e, self.source));
+                let _ = write_line(&mut f.out, b, schema);
                 continue;
             }
             let Some(path) = &self.path else { continue };
@@ -117,7 +157,7 @@ impl Find {
                 if depth == path.len() {
                     f.printing = Some(b.level);
                     out.printed += 1;
-                    out.keep(f.out.write_event(e, self.source));
+                    let _ = write_line(&mut f.out, b, schema);
                 }
             }
         }
@@ -126,28 +166,24 @@ impl Find {
             if finds.list.is_empty() {
                 finds.from = Some(b.line);
             }
-            let below = self.path.as_ref().map_or(0, Vec::len) as u32;
             let mut f = Found {
                 level: b.level,
                 matched: 0,
                 printing: None,
-                out: self.writer(b.level + below),
+                out: Vec::new(),
                 open: true,
             };
             if self.path.is_none() {
                 f.printing = Some(b.level);
                 out.printed += 1;
-                out.keep(f.out.write_event(e, self.source));
+                let _ = write_line(&mut f.out, b, schema);
             }
             finds.list.push(f);
         }
     }
 
-    fn end(&self, e: &Event<'_>, level: u32, finds: &mut Finds, out: &mut Out) {
+    fn end(&self, level: u32, finds: &mut Finds, out: &mut Out) {
         for f in finds.list.iter_mut().filter(|f| f.open) {
-            if f.printing.is_some() {
-                out.keep(f.out.write_event(e, self.source));
-            }
             if f.printing == Some(level) {
                 f.printing = None;
             }
@@ -160,10 +196,7 @@ impl Find {
         // The first find holds every later one: once it is closed, all are.
         if finds.list.first().is_some_and(|f| !f.open) {
             for f in finds.list.drain(..) {
-                match f.out.finish() {
-                    Ok(text) => out.text.extend_from_slice(&text),
-                    Err(e) => out.keep(Err(e)),
-                }
+                out.text.extend_from_slice(&f.out);
             }
             finds.closed = true;
         }
@@ -174,9 +207,6 @@ impl Work for Find {
     type Out = Out;
 
     fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
-        // Text read from UTF-16 is UTF-8.
-        let enc = reader.encoding();
-        self.source = if enc.is_utf16() { Encoding::Utf8 } else { enc };
         self.typing.prepare(reader)
     }
 
@@ -184,13 +214,11 @@ impl Work for Find {
         let (mut out, finds) = (Out::default(), &mut Finds::default());
         loop {
             match events.next_event() {
-                Ok(Some(e)) => match &e {
-                    Event::Begin(b) => self.begin(&e, b, finds, &mut out),
-                    Event::End(x) => self.end(&e, x.level, finds, &mut out),
-                },
+                Ok(Some(Event::Begin(b))) => self.begin(&b, finds, &mut out),
+                Ok(Some(Event::End(e))) => self.end(e.level, finds, &mut out),
                 Ok(None) => break,
                 Err(e) => {
-                    out.error = Some(Fail::Input(e));
+                    out.error = Some(e);
                     break;
                 }
             }
@@ -198,6 +226,10 @@ impl Work for Find {
         // Records are whole in a chunk: what is open ends with it.
         if let Some(from) = finds.from {
             out.lines.push((from, u64::MAX));
+            if finds.closed {
+                finds.from = None;
+                finds.closed = false;
+            }
         }
         out
     }
@@ -227,7 +259,6 @@ pub fn run(
                 .collect()
         }),
         typing: Typing::new(),
-        source: Encoding::Utf8,
     };
     let mut out = Output::stdout();
     let (mut found, mut printed, mut elsewhere) = (0u64, 0u64, 0u64);
@@ -243,7 +274,7 @@ pub fn run(
         out.write_all(&got.text).map_err(|e| out.fail(e))?;
         found += got.found;
         printed += got.printed;
-        got.error.map_or(Ok(()), Err)
+        got.error.map_or(Ok(()), |e| Err(Fail::Input(e)))
     })?;
     elsewhere += done.diagnostics.len() as u64;
     out.commit()?;
