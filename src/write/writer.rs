@@ -534,7 +534,8 @@ impl<W: Write> Writer<W> {
         self.end()
     }
 
-    /// Ends every open structure and writes `0 TRLR`.
+    /// Ends every open structure and writes `0 TRLR` (at the
+    /// [`base_level`](WriterConfig::base_level), which is 0 unless set).
     ///
     /// # Errors
     /// As [`Writer::begin`].
