@@ -1,6 +1,7 @@
 //! Writing trees: the bridge between [`tree`](crate::tree) and
-//! [`write`](crate::write). Neither depends on the other; this module
-//! depends on both.
+//! [`write`](crate::write). The tree knows nothing of the writer, and the writer
+//! walks no trees (only its typed writing uses the tree's schemas,
+//! [`tree::Schema`](crate::tree::Schema)); this module walks trees into writers.
 //!
 //! ```
 //! use gedcom_elf::bridge::write_tree;
@@ -341,12 +342,8 @@ pub fn write_tree_parallel_chunked<W: io::Write>(
         }
         error.map_or(Ok(()), Err)
     };
-    if !crate::ordered::run_in_order(pieces, jobs, run, emit)? {
-        return Err(WriteError::new(
-            WriteErrorKind::Io,
-            "a thread writing records stopped",
-        ));
-    }
+    // Every piece is emitted unless `emit` fails: a worker's panic is resumed here.
+    crate::ordered::run_in_order(pieces, jobs, run, emit)?;
     Ok(())
 }
 

@@ -78,7 +78,7 @@ impl<W: Write> Writer<W> {
     /// buffer; not too deep for a reader (after ERROR, CONT or CONC lines): the state
     /// the fast path writes in.
     #[inline(always)]
-    pub(super) fn fast_state(&self) -> bool {
+    fn fast_state(&self) -> bool {
         let depth = self.depth;
         depth < self.fast_depth && self.pos < self.flush_at && depth <= self.previous_level + 1
     }
@@ -87,7 +87,7 @@ impl<W: Write> Writer<W> {
     /// the payload and the space before it) and opens the structure, when it is within
     /// the line limit (and the fast path's longest line); `false` otherwise.
     #[inline(always)]
-    pub(super) fn put_fast_line_within(
+    fn put_fast_line_within(
         &mut self,
         t: &[u8],
         xref: Option<&[u8]>,
@@ -100,7 +100,11 @@ impl<W: Write> Writer<W> {
         if len > self.fast_line_max {
             return false;
         }
-        self.put_fast_line(t, xref, payload, len);
+        let depth = self.depth;
+        self.put_line_raw(depth as u8, t, xref, payload, len);
+        self.previous_level = depth;
+        self.depth = depth + 1;
+        self.fresh = true;
         true
     }
 
@@ -144,7 +148,7 @@ impl<W: Write> Writer<W> {
 
     /// [`Writer::begin_raw`]; with `AT_OK`, `@` signs in a text are not looked at.
     #[inline(always)]
-    pub(super) fn begin_raw_with<const AT_OK: bool>(
+    fn begin_raw_with<const AT_OK: bool>(
         &mut self,
         t: &[u8],
         xref: Option<&[u8]>,
@@ -199,57 +203,18 @@ impl<W: Write> Writer<W> {
     /// when the result fits on the line, written. `len`: the line's length without the
     /// payload and the space before it.
     #[inline(never)]
-    pub(super) fn begin_fast_escaped(
-        &mut self,
-        t: &[u8],
-        xref: Option<&str>,
-        text: &str,
-        len: usize,
-    ) -> bool {
-        let b = text.as_bytes();
-        // Only `@` signs set it apart (the scan's control-character and high tests,
-        // without the `@` one).
-        let mut hit = 0u64;
-        let mut rest = b;
-        while let Some((c, r)) = rest.split_first_chunk::<8>() {
-            let w = u64::from_le_bytes(*c);
-            hit |= (w.wrapping_sub(0x2020_2020_2020_2020) & !w) | (w & self.high);
-            rest = r;
-        }
-        for &c in rest {
-            hit |= u64::from(c < 0x20) << 7 | (u64::from(c) & self.high);
-        }
-        if hit & 0x8080_8080_8080_8080 != 0 {
+    fn begin_fast_escaped(&mut self, t: &[u8], xref: Option<&str>, text: &str, len: usize) -> bool {
+        // Only `@` signs set it apart.
+        if scan_control(text.as_bytes(), self.high) != 0 {
             return false;
         }
         let preserve = self.config.escapes.lookup(t);
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         text::prepare(text, preserve, &self.enc, &mut scratch);
-        let len = len + 1 + scratch.len();
-        let fits = len <= self.fast_line_max;
-        if fits {
-            self.put_fast_line(t, xref.map(str::as_bytes), scratch.as_bytes(), len);
-        }
+        let fits = self.put_fast_line_within(t, xref.map(str::as_bytes), scratch.as_bytes(), len);
         self.scratch = scratch;
         fits
-    }
-
-    /// Writes line `LEVEL [XREF ]TAG[ PAYLOAD]` (`len` octets with the terminator) for
-    /// the fast path, which has checked everything, and opens the structure.
-    #[inline(always)]
-    pub(super) fn put_fast_line(
-        &mut self,
-        t: &[u8],
-        xref: Option<&[u8]>,
-        payload: &[u8],
-        len: usize,
-    ) {
-        let depth = self.depth;
-        self.put_line_raw(depth as u8, t, xref, payload, len);
-        self.previous_level = depth;
-        self.depth = depth + 1;
-        self.fresh = true;
     }
 
     /// Writes line `LEVEL [XREF ]TAG[ PAYLOAD]` octet for octet: `level` below 10, `len`

@@ -32,10 +32,8 @@ impl<W: Write> Writer<W> {
                 hc.state = CharState::Open;
                 hc.seg = self.pos;
                 hc.outer_prev = self.previous_level;
-                if !self.tracking {
-                    self.tracking = true;
-                    self.caller_prev = self.previous_level;
-                }
+                self.track();
+                let hc = &mut self.head_char;
                 // What it holds follows the writer's CHAR line, or its VERS line.
                 hc.char_prev = if hc.vers_line { 2 } else { 1 };
                 hc.vers_prev = 2;
@@ -96,18 +94,23 @@ impl<W: Write> Writer<W> {
     ) {
         // What follows it may now be too deep in the output but not where the caller
         // put it.
-        if !self.tracking {
-            self.tracking = true;
-            self.caller_prev = self.previous_level;
-        }
+        self.track();
         self.record_drop(tag, line, reason);
         self.skip_from = depth;
         self.depth = depth + 1;
         self.update_gates();
     }
 
+    /// Starts `tracking` the caller's previous level (from the output's), unless on.
+    fn track(&mut self) {
+        if !self.tracking {
+            self.tracking = true;
+            self.caller_prev = self.previous_level;
+        }
+    }
+
     #[cold]
-    pub(super) fn record_drop(&mut self, tag: &str, line: Option<u64>, reason: DropReason) {
+    fn record_drop(&mut self, tag: &str, line: Option<u64>, reason: DropReason) {
         self.dropped_count += 1;
         if self.dropped.len() < Dropped::KEPT {
             self.dropped.push(Dropped::new(tag, line, reason));
@@ -307,12 +310,11 @@ impl<W: Write> Writer<W> {
                     self.leaf("ISA", Some(WriteValue::Text(s)))?;
                 }
                 for (tag, supers) in &def.tags {
-                    let mut payload = tag.clone();
-                    for s in supers {
-                        payload.push(' ');
-                        payload.push_str(s);
-                    }
-                    self.leaf("TAG", Some(WriteValue::Text(&payload)))?;
+                    let payload: Vec<&str> = std::iter::once(tag)
+                        .chain(supers)
+                        .map(String::as_str)
+                        .collect();
+                    self.leaf("TAG", Some(WriteValue::Text(&payload.join(" "))))?;
                 }
                 self.end()?;
             }

@@ -3,29 +3,11 @@
 
 use std::io::Write;
 
-use super::error::WriteError;
 use super::octets::{level_digits, plain, plain_end};
 use super::text;
-use super::value::WriteValue;
 use super::writer::{Writer, FAST_LINE_MAX};
 
 impl<W: Write> Writer<W> {
-    pub(super) fn write_lines(
-        &mut self,
-        level: u32,
-        xref: Option<&str>,
-        tag: &str,
-        value: Option<WriteValue<'_>>,
-        bare_first: bool,
-    ) -> Result<(), WriteError> {
-        match value {
-            None => self.emit_line(level, xref, tag, None),
-            Some(WriteValue::Pointer(p)) => self.emit_line(level, xref, tag, Some(p)),
-            Some(WriteValue::Text(t)) => self.write_text(level, xref, tag, t, bare_first),
-        }
-        Ok(())
-    }
-
     /// Writes the lines of a text payload; `bare_first`: none of it on the first line
     /// (which must read `0 HEAD` exactly), all on additional lines.
     pub(super) fn write_text(
@@ -101,13 +83,7 @@ impl<W: Write> Writer<W> {
     /// and the output encoding takes it octet for octet (UTF-8; any other but UTF-16
     /// when it is ASCII). What escaping and splitting would leave unchanged.
     #[inline(always)]
-    pub(super) fn fits_verbatim(
-        &self,
-        level: u32,
-        xref: Option<&str>,
-        tag: &str,
-        text: &str,
-    ) -> bool {
+    fn fits_verbatim(&self, level: u32, xref: Option<&str>, tag: &str, text: &str) -> bool {
         if self.utf16 {
             return false;
         }
@@ -125,7 +101,7 @@ impl<W: Write> Writer<W> {
 
     /// The width of `LEVEL [XREF ]TAG ` (the space before a payload included) in output
     /// octets.
-    pub(super) fn prefix_width(&self, level: u32, xref: Option<&str>, tag: &str) -> usize {
+    fn prefix_width(&self, level: u32, xref: Option<&str>, tag: &str) -> usize {
         let digits = level.checked_ilog10().map_or(1, |d| d as usize + 1);
         let unit = if self.config.encoding.is_utf16() {
             2
@@ -166,59 +142,24 @@ impl<W: Write> Writer<W> {
         }
         let mut buf = std::mem::take(&mut self.line);
         buf.clear();
-        if self.utf16 {
-            self.line_utf16(level, xref, tag, payload, &mut buf);
-        } else {
-            let raw = self.utf8;
-            let (digits, i) = level_digits(level);
-            buf.extend_from_slice(&digits[i..]);
-            buf.push(b' ');
-            if let Some(x) = xref {
-                if raw {
-                    buf.extend_from_slice(x.as_bytes());
-                } else {
-                    self.enc.encode(x, &mut buf);
+        let (digits, i) = level_digits(level);
+        let digits = std::str::from_utf8(&digits[i..]).unwrap_or("0");
+        // Part by part in the output encoding: an xref's or payload's marks stay with it
+        // (ANSEL writes marks before their base).
+        for (k, part) in [Some(digits), xref, Some(tag), payload]
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(part) = part {
+                if k > 0 {
+                    self.enc.encode(" ", &mut buf);
                 }
-                buf.push(b' ');
+                self.enc.encode(part, &mut buf);
             }
-            buf.extend_from_slice(tag.as_bytes());
-            if let Some(p) = payload {
-                buf.push(b' ');
-                if raw {
-                    buf.extend_from_slice(p.as_bytes());
-                } else {
-                    self.enc.encode(p, &mut buf);
-                }
-            }
-            buf.extend_from_slice(self.term.as_bytes());
         }
+        self.enc.encode(self.term, &mut buf);
         self.put(&buf);
         self.line = buf;
-    }
-
-    pub(super) fn line_utf16(
-        &self,
-        level: u32,
-        xref: Option<&str>,
-        tag: &str,
-        payload: Option<&str>,
-        out: &mut Vec<u8>,
-    ) {
-        let (digits, i) = level_digits(level);
-        let mut line = String::with_capacity(64);
-        line.push_str(std::str::from_utf8(&digits[i..]).unwrap_or("0"));
-        line.push(' ');
-        if let Some(x) = xref {
-            line.push_str(x);
-            line.push(' ');
-        }
-        line.push_str(tag);
-        if let Some(p) = payload {
-            line.push(' ');
-            line.push_str(p);
-        }
-        line.push_str(self.term);
-        self.enc.encode(&line, out);
     }
 
     /// Appends octets to the buffer, growing it when they do not fit (flushing happens

@@ -5,7 +5,7 @@ use unicode_normalization::char::canonical_combining_class;
 
 /// Octets of `[0-9A-Za-z_]`: the characters of tags and of the first character of an
 /// xref id or pointer.
-pub(super) const ID_CHAR: [bool; 256] = {
+const ID_CHAR: [bool; 256] = {
     let mut t = [false; 256];
     let mut i = 0;
     while i < 256 {
@@ -23,7 +23,7 @@ pub(super) const C_AT_BREAK: u8 = 1;
 pub(super) const C_XREF_ONLY: u8 = 2;
 /// A non-ASCII octet.
 pub(super) const C_HIGH: u8 = 4;
-pub(super) const ID_CLASS: [u8; 256] = {
+const ID_CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut i = 0;
     while i < 256 {
@@ -43,15 +43,19 @@ pub(super) const ID_CLASS: [u8; 256] = {
 };
 
 /// Non-zero when some octet of `w` is `@` (with `AT`) or a control character below
-/// U+0020 (LF and CR; a tab or another control character only costs the general
-/// path), or has a bit of `high` set.
+/// U+0020 (with `CONTROL`: LF and CR; a tab or another control character only costs
+/// the general path), or has a bit of `high` set.
 #[inline(always)]
-pub(super) fn special_octets<const AT: bool>(w: u64, high: u64) -> u64 {
+fn special_octets<const AT: bool, const CONTROL: bool>(w: u64, high: u64) -> u64 {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     // The classic "has an octet less than n" test, for n = 0x01 (after the xor) and
     // n = 0x20: exact as a whole, for octets below 0x80 (`!w` masks the others out).
-    let control = w.wrapping_sub(LO * 0x20) & !w;
+    let control = if CONTROL {
+        w.wrapping_sub(LO * 0x20) & !w
+    } else {
+        0
+    };
     let at = if AT {
         let x = w ^ (LO * u64::from(b'@'));
         x.wrapping_sub(LO) & !x
@@ -62,12 +66,12 @@ pub(super) fn special_octets<const AT: bool>(w: u64, high: u64) -> u64 {
 }
 
 #[inline(always)]
-pub(super) fn word8(c: &[u8]) -> u64 {
+fn word8(c: &[u8]) -> u64 {
     <[u8; 8]>::try_from(c).map_or(0, u64::from_le_bytes)
 }
 
 #[inline(always)]
-pub(super) fn word4(c: &[u8]) -> u64 {
+fn word4(c: &[u8]) -> u64 {
     <[u8; 4]>::try_from(c).map_or(0, |w| u64::from(u32::from_le_bytes(w)))
 }
 
@@ -76,34 +80,34 @@ pub(super) fn word4(c: &[u8]) -> u64 {
 /// so that no length costs a per-octet loop (most payloads are short).
 #[inline(always)]
 pub(super) fn scan_special(b: &[u8], high: u64) -> u64 {
-    scan_octets::<true>(b, high)
+    scan_octets::<true, true>(b, high)
 }
 
 /// [`scan_special`] without the `@` test: control characters and `high` only.
 #[inline(always)]
 pub(super) fn scan_control(b: &[u8], high: u64) -> u64 {
-    scan_octets::<false>(b, high)
+    scan_octets::<false, true>(b, high)
 }
 
-/// [`scan_special`] (`AT`) or [`scan_control`].
+/// [`scan_special`] (`AT` and `CONTROL`), [`scan_control`] (`CONTROL`) or [`scan_high`].
 #[inline(always)]
-pub(super) fn scan_octets<const AT: bool>(b: &[u8], high: u64) -> u64 {
+fn scan_octets<const AT: bool, const CONTROL: bool>(b: &[u8], high: u64) -> u64 {
     let n = b.len();
     if n >= 8 {
         let mut hit = 0u64;
         let mut i = 0;
         while i + 8 < n {
-            hit |= special_octets::<AT>(word8(&b[i..i + 8]), high);
+            hit |= special_octets::<AT, CONTROL>(word8(&b[i..i + 8]), high);
             i += 8;
         }
         // The last eight octets, overlapping the words already seen.
-        hit | special_octets::<AT>(word8(&b[n - 8..]), high)
+        hit | special_octets::<AT, CONTROL>(word8(&b[n - 8..]), high)
     } else if n >= 4 {
-        special_octets::<AT>(word4(&b[..4]) | (word4(&b[n - 4..]) << 32), high)
+        special_octets::<AT, CONTROL>(word4(&b[..4]) | (word4(&b[n - 4..]) << 32), high)
     } else if n > 0 {
         // Every octet of the word is one of `b`'s.
         let w = u32::from_le_bytes([b[0], b[n / 2], b[n - 1], b[0]]);
-        special_octets::<AT>(u64::from(w) | (u64::from(w) << 32), high)
+        special_octets::<AT, CONTROL>(u64::from(w) | (u64::from(w) << 32), high)
     } else {
         0
     }
@@ -152,7 +156,7 @@ pub(super) fn plain_end_utf8(b: &[u8]) -> bool {
 
 /// [`plain_end`] for a text whose last character is not ASCII.
 #[inline(never)]
-pub(super) fn plain_end_non_ascii(text: &str) -> bool {
+fn plain_end_non_ascii(text: &str) -> bool {
     // Combining marks begin at U+0300.
     text.chars()
         .next_back()
@@ -191,7 +195,7 @@ pub(super) fn copy_short(d: &mut [u8], s: &[u8]) {
 /// of a length the compiler does not see as constant became a call to `memcpy`.
 /// Panics, as slicing does, when either range is out of bounds.
 #[inline(always)]
-pub(super) fn mov<const N: usize>(d: &mut [u8], s: &[u8], at: usize) {
+fn mov<const N: usize>(d: &mut [u8], s: &[u8], at: usize) {
     let from: &[u8; N] = s[at..at + N].try_into().expect("a range of N octets");
     let to: &mut [u8; N] = (&mut d[at..at + N])
         .try_into()
@@ -234,21 +238,7 @@ pub(crate) fn raw_tag_ok(t: &[u8]) -> bool {
 /// Non-zero when `b` holds a non-ASCII octet (eight at a time, as [`scan_special`]).
 #[inline(always)]
 pub(super) fn scan_high(b: &[u8]) -> u64 {
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let n = b.len();
-    if n >= 8 {
-        let mut hit = 0u64;
-        let mut i = 0;
-        while i + 8 < n {
-            hit |= word8(&b[i..i + 8]);
-            i += 8;
-        }
-        (hit | word8(&b[n - 8..])) & HI
-    } else if n >= 4 {
-        (word4(&b[..4]) | word4(&b[n - 4..])) & HI
-    } else {
-        b.iter().fold(0, |h, &c| h | u64::from(c)) & HI
-    }
+    scan_octets::<false, false>(b, 0x8080_8080_8080_8080)
 }
 
 /// `true` when `x` matches `Pointer` or (`bad` including [`C_XREF_ONLY`]) `XRefID`, holds
@@ -294,17 +284,10 @@ pub(super) fn valid_tag(tag: &str) -> bool {
 }
 
 /// `true` when `x` matches `Pointer` (`"@" [a-zA-Z0-9_] [^@]* "@"`) or, with `xref`,
-/// `XRefID` (`"@" [a-zA-Z0-9_] [^@:!]* "@"`), and holds no line break: one pass.
+/// `XRefID` (`"@" [a-zA-Z0-9_] [^@:!]* "@"`), and holds no line break.
 #[inline]
 pub(super) fn xref_grammar(x: &[u8], xref: bool) -> bool {
-    let n = x.len();
-    n >= 3
-        && x[0] == b'@'
-        && ID_CHAR[x[1] as usize]
-        && x[n - 1] == b'@'
-        && x[2..n - 1]
-            .iter()
-            .all(|&b| b != b'@' && b != b'\n' && b != b'\r' && !(xref && (b == b':' || b == b'!')))
+    fast_id(x, C_AT_BREAK | if xref { C_XREF_ONLY } else { 0 })
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@ use std::io::{self, Write};
 use crate::encoding::{self, Encoder, Encoding};
 use crate::escape::EscapeTable;
 use crate::event::{Event, Value};
-use crate::scan::{is_pointer, is_valid_xref};
 
 use super::config::WriterConfig;
 use super::error::{DropReason, Dropped, WriteError, WriteErrorKind};
@@ -16,14 +15,14 @@ use super::octets::{keeps_previous_level, valid_tag, xref_grammar, C_AT_BREAK, C
 use super::value::{Structure, WriteStep, WriteValue};
 
 /// Flush the buffer to the underlying writer once it holds this much.
-pub(super) const FLUSH_AT: usize = 1 << 16;
+const FLUSH_AT: usize = 1 << 16;
 /// The longest line the fast path writes (longer ones take the general path).
 pub(super) const FAST_LINE_MAX: usize = 4096;
 /// Room in the buffer beyond [`FLUSH_AT`]: one fast line and the terminator's second
 /// octet, stored even when the terminator has one.
 pub(super) const BUF_LEN: usize = FLUSH_AT + FAST_LINE_MAX + 2;
 /// The deepest level the fast path writes: one digit.
-pub(super) const FAST_DEPTH: usize = 10;
+const FAST_DEPTH: usize = 10;
 
 /// Where the caller's `CHAR` stands in a `HEAD` that got the writer's `CHAR` line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -181,6 +180,7 @@ impl<W: Write> Writer<W> {
     /// A writer with `config`.
     pub fn with_config(out: W, config: WriterConfig) -> Self {
         let encoding = config.encoding;
+        let (utf8, utf16) = (encoding == Encoding::Utf8, encoding.is_utf16());
         let base = config.base_level;
         let term = config.line_ending.as_str();
         let t = term.as_bytes();
@@ -203,12 +203,8 @@ impl<W: Write> Writer<W> {
             watch: usize::MAX,
             fast_depth: 0,
             fast_line_max: config.max_line_bytes.min(FAST_LINE_MAX),
-            high: if encoding == Encoding::Utf8 {
-                0
-            } else {
-                0x8080_8080_8080_8080
-            },
-            id_bad: if encoding == Encoding::Utf8 {
+            high: if utf8 { 0 } else { 0x8080_8080_8080_8080 },
+            id_bad: if utf8 {
                 C_AT_BREAK
             } else {
                 C_AT_BREAK | C_HIGH
@@ -222,14 +218,11 @@ impl<W: Write> Writer<W> {
             flush_at: FLUSH_AT,
             collect: false,
             line: Vec::new(),
-            utf: matches!(
-                encoding,
-                Encoding::Utf8 | Encoding::Utf16Le | Encoding::Utf16Be
-            ),
-            utf16: encoding.is_utf16(),
-            utf8: encoding == Encoding::Utf8,
+            utf: utf8 || utf16,
+            utf16,
+            utf8,
             term,
-            term_width: t.len() * if encoding.is_utf16() { 2 } else { 1 },
+            term_width: t.len() * if utf16 { 2 } else { 1 },
             term2: [t[0], t.get(1).copied().unwrap_or(0)],
         };
         w.update_gates();
@@ -346,7 +339,7 @@ impl<W: Write> Writer<W> {
     /// before by [`Writer::begin_at_line`]): its errors and drops name it.
     #[cold]
     #[inline(never)]
-    pub(super) fn begin_general_at_line(
+    fn begin_general_at_line(
         &mut self,
         tag: &str,
         xref: Option<&str>,
@@ -453,7 +446,11 @@ impl<W: Write> Writer<W> {
         let first_line = !self.started && !self.config.headless;
         self.start_output();
 
-        self.write_lines(level, xref, tag, value, first_line)?;
+        match value {
+            Some(WriteValue::Text(text)) => self.write_text(level, xref, tag, text, first_line),
+            Some(WriteValue::Pointer(p)) => self.emit_line(level, xref, tag, Some(p)),
+            None => self.emit_line(level, xref, tag, None),
+        }
         if !keeps_previous_level(tag) {
             self.previous_level = depth;
         }
@@ -483,7 +480,7 @@ impl<W: Write> Writer<W> {
     /// Notes, while `tracking`, that the caller's structure `tag` began at `depth`
     /// (written or not): the previous level as the caller's order of lines has it.
     #[inline]
-    pub(super) fn caller_line(&mut self, depth: usize, tag: &str) {
+    fn caller_line(&mut self, depth: usize, tag: &str) {
         if self.tracking {
             if !keeps_previous_level(tag) {
                 self.caller_prev = depth;
@@ -537,7 +534,8 @@ impl<W: Write> Writer<W> {
         self.end()
     }
 
-    /// Ends every open structure and writes `0 TRLR`.
+    /// Ends every open structure and writes `0 TRLR` (at the
+    /// [`base_level`](WriterConfig::base_level), which is 0 unless set).
     ///
     /// # Errors
     /// As [`Writer::begin`].
@@ -664,34 +662,24 @@ impl<W: Write> Writer<W> {
     }
 
     #[inline]
-    pub(super) fn check_xref(&self, x: &str, kind: WriteErrorKind) -> Result<(), WriteError> {
-        let grammar = xref_grammar(x.as_bytes(), kind != WriteErrorKind::InvalidPointer);
-        debug_assert!(
-            !grammar
-                || match kind {
-                    WriteErrorKind::InvalidPointer => is_pointer(x.as_bytes()),
-                    _ => is_valid_xref(x.as_bytes()),
-                }
-        );
-        if grammar && (self.utf || self.enc.can_encode_verbatim(x)) {
+    fn check_xref(&self, x: &str, kind: WriteErrorKind) -> Result<(), WriteError> {
+        let pointer = kind == WriteErrorKind::InvalidPointer;
+        if xref_grammar(x.as_bytes(), !pointer) && (self.utf || self.enc.can_encode_verbatim(x)) {
             return Ok(());
         }
-        let what = if kind == WriteErrorKind::InvalidPointer {
-            "pointer"
+        let (what, production) = if pointer {
+            ("pointer", "Pointer")
         } else {
-            "xref"
+            ("xref", "XRefID")
         };
+        let enc = self.config.encoding;
         Err(WriteError::new(
             kind,
-            format!(
-                "invalid {what} {x:?}: not of the {} production, or not representable in {}",
-                if what == "xref" { "XRefID" } else { "Pointer" },
-                self.config.encoding
-            ),
+            format!("invalid {what} {x:?}: not of the {production} production, or not representable in {enc}"),
         ))
     }
 
-    pub(super) fn start_output(&mut self) {
+    fn start_output(&mut self) {
         if !self.started {
             self.started = true;
             if self.config.writes_bom() {
@@ -727,7 +715,7 @@ impl<W: Write> Writer<W> {
         self.started
     }
 
-    pub(super) fn flush_buf(&mut self) -> Result<(), WriteError> {
+    fn flush_buf(&mut self) -> Result<(), WriteError> {
         if let Some(out) = self.out.as_mut() {
             if self.pos > 0 {
                 out.write_all(&self.buf[..self.pos])?;
