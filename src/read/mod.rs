@@ -674,16 +674,11 @@ impl<'a> Reader<'a> {
     /// The first line must be `0 HEAD` (seed §3.2); the HEAD's schema gives
     /// the escape-preserving tags.
     fn check_head(&mut self) -> Result<(), Error> {
-        let mut probe = Lines::starting_at(
-            self.cursor.input(),
-            self.cursor.position(),
-            self.cursor.line_number(),
-        );
-        let first = probe.next();
-        match first {
+        let mut probe = self.probe();
+        match probe.next() {
             Some(raw) if head::is_head_line(raw.text) => {
-                self.state.setup.escapes =
-                    head::escape_table(probe, self.state.setup.config.trailing_whitespace);
+                let trailing = self.state.setup.config.trailing_whitespace;
+                self.state.setup.escapes = head::escape_table(probe, trailing, &mut |_, _, _| {});
             }
             _ if self.state.setup.config.headless => {}
             other => {
@@ -712,6 +707,26 @@ impl<'a> Reader<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The line strings from the reader's position on.
+    fn probe(&self) -> Lines<'a> {
+        let c = &self.cursor;
+        Lines::starting_at(c.input(), c.position(), c.line_number())
+    }
+
+    /// The HEAD's escape table as the reader builds it (seed §6.2), for a
+    /// reader that has not started: the tree's schema takes its `ESC` lines
+    /// from here, with each payload that is not a tag and escape types given
+    /// to `rejected` (line number, byte offset, payload).
+    pub(crate) fn head_escapes(&self, rejected: &mut dyn FnMut(u64, usize, &[u8])) -> EscapeTable {
+        let mut probe = self.probe();
+        match probe.next() {
+            Some(raw) if head::is_head_line(raw.text) => {
+                head::escape_table(probe, self.state.setup.config.trailing_whitespace, rejected)
+            }
+            _ => EscapeTable::default(),
+        }
     }
 
     /// The number and start of the last line read, for end-of-input

@@ -49,7 +49,7 @@ pub use arena::{Children, NodeId, NodeRef, PathIter, Step, Walk};
 pub(crate) use arena::{RawStep, RawValue, RawWalk};
 pub use iri::StructureType;
 pub use records::{RecordTree, Records};
-pub use schema::{Schema, SchemaBuilder, SchemaSource};
+pub use schema::{Schema, SchemaSource};
 pub use types::TypeResolver;
 
 use crate::diag::{Diagnostic, Error};
