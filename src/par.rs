@@ -43,8 +43,9 @@ use std::sync::Mutex;
 use crate::diag::{Diagnostic, DiagnosticKind, Error, Position};
 use crate::input::Input;
 use crate::read::{ReadState, ReadStats, Reader, ReaderConfig};
+use crate::scan::count_breaks;
 use crate::scan::Lines;
-use crate::source::{count_breaks, next_cut, Cut};
+use crate::source::{next_cut, Cut};
 
 /// Offsets where `input` may be cut into chunks of at least `target`
 /// bytes, each starting at a well-formed level-0 line not tagged `CONT`,

@@ -25,7 +25,7 @@ use crate::encoding::{Detection as EncodingInfo, Encoding, EncodingSource};
 use crate::escape::EscapeTable;
 use crate::event::{End, Event};
 use crate::payload::Decoding;
-use crate::scan::{Cursor, Lines, Scanned};
+use crate::scan::{ascii_prefix, Cursor, Lines, Scanned};
 
 const ERROR_TAG: &str = "ERROR";
 
@@ -557,18 +557,6 @@ impl<'a> Reader<'a> {
             None => Ok(()),
         }
     }
-}
-
-/// The length of the longest ASCII prefix of `b`.
-fn ascii_prefix(b: &[u8]) -> usize {
-    let mut at = 0;
-    for chunk in b.chunks(256) {
-        if !chunk.is_ascii() {
-            return at + chunk.iter().position(|c| !c.is_ascii()).unwrap_or(0);
-        }
-        at += chunk.len();
-    }
-    at
 }
 
 impl<'a> Iterator for Reader<'a> {
