@@ -241,10 +241,10 @@ impl Error {
     }
 
     /// The error with `off` added to its line number (saturating; an error
-    /// without a position is returned as it is): for an error a chunk's
-    /// `work` kept in its result under
-    /// [`Chunks::for_each_relative`](crate::par::Chunks::for_each_relative),
-    /// which numbers each chunk's lines from 1 and gives the sink the offset.
+    /// without a position is returned as it is): for an error kept in a
+    /// result of the hidden `for_each_relative`, which numbers each chunk's
+    /// lines from 1 (the command-line tool's).
+    #[doc(hidden)]
     #[must_use]
     pub fn with_line_offset(mut self, off: u64) -> Error {
         self.shift_line(off);

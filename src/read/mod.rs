@@ -4,7 +4,7 @@
 //! in one pass and without recursion, the rules of seed §4.1-§4.5:
 //! previous levels, too-deep lines and unparsable line strings (turned
 //! into `ERROR` structures), `CONT`/`CONC` additional lines (kept raw in the
-//! [`Payload`], joined only on request), and reports every recovered
+//! [`Payload`](crate::Payload), joined only on request), and reports every recovered
 //! problem as a [`Diagnostic`].
 
 mod begin;

@@ -234,11 +234,6 @@ impl<'a> Reader<'a> {
         Ok(self.state.template())
     }
 
-    /// Offset of the next unscanned byte.
-    pub(crate) fn position(&self) -> usize {
-        self.cursor.position()
-    }
-
     /// Tells the reader whether the input's first bytes are ASCII (a
     /// stream's first batch sees only itself).
     pub(crate) fn set_head_ascii(&mut self, ascii: bool) {

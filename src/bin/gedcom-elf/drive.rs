@@ -243,7 +243,7 @@ where
     let config = settings.config();
     work.prepare(&input.reader_with_config(config.clone()))?;
     let work = &*work;
-    let chunks = Chunks::new(&input, config, settings.chunk.unwrap_or(CHUNK))?;
+    let chunks = Chunks::new(&input, config)?.batch_bytes(settings.chunk.unwrap_or(CHUNK));
     let jobs = settings.jobs.clamp(1, chunks.len().max(1));
     let progress = Progress::new(Some(input.bytes().len() as u64));
     let ranges: Vec<_> = (0..chunks.len()).map(|i| chunks.range(i)).collect();
@@ -255,11 +255,11 @@ where
     };
     let chunk = |r: &mut Reader<'_>| Ok(work.run(r, &mut work.state()));
     let summary = if work.needs_line_numbers() {
-        chunks.for_each(jobs, chunk, done)
+        chunks.jobs(jobs).for_each(chunk, done)
     } else {
-        chunks.for_each_relative(jobs, chunk, |out, ds, off| {
-            done(W::shift_lines(out, off), ds)
-        })
+        chunks
+            .jobs(jobs)
+            .for_each_relative(chunk, |out, ds, off| done(W::shift_lines(out, off), ds))
     };
     progress.finish();
     let summary = summary?;
@@ -288,8 +288,9 @@ where
         progress: &progress,
     };
     let config = settings.config().encoding(settings.encoding);
-    let mut stream =
-        StreamReader::with_config(source, config).batch_size(settings.chunk.unwrap_or(BATCH));
+    let mut stream = StreamReader::with_config(source, config)
+        .batch_bytes(settings.chunk.unwrap_or(BATCH))
+        .jobs(settings.jobs);
     let mut buf = Vec::new();
     let mut bytes = 0u64;
     let mut state = None;
@@ -316,11 +317,9 @@ where
             let work = &*work;
             let run = |r: &mut Reader<'_>| Ok(work.run(r, &mut work.state()));
             let summary = if work.needs_line_numbers() {
-                stream.for_each(settings.jobs, run, &mut sink)?
+                stream.for_each(run, &mut sink)?
             } else {
-                stream.for_each_relative(settings.jobs, run, |out, ds, off| {
-                    sink(W::shift_lines(out, off), ds)
-                })?
+                stream.for_each_relative(run, |out, ds, off| sink(W::shift_lines(out, off), ds))?
             };
             return Ok(Done {
                 stats: summary.stats,
