@@ -371,11 +371,7 @@ impl<'a> Chunks<'a> {
             sink(t?, ds, off)
         };
         if !crate::ordered::run_in_order(n, jobs, run, emit)? {
-            return Err(Error::new(
-                crate::ErrorKind::Limit,
-                None,
-                "a chunk was not read",
-            ));
+            return Err(Error::internal("a chunk was not read"));
         }
         Ok(merger.finish())
     }
