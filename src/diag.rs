@@ -59,6 +59,12 @@ macro_rules! kinds {
                 match self { $(DiagnosticKind::$name => $id,)* }
             }
 
+            /// The kind's place in [`DiagnosticKind::ALL`] (and in
+            /// [`ReadStats::diagnostics`](crate::ReadStats::diagnostics)).
+            pub(crate) fn index(self) -> usize {
+                self as usize
+            }
+
             /// The severity diagnostics of this kind have.
             pub fn severity(self) -> Severity {
                 match self { $(DiagnosticKind::$name => Severity::$sev,)* }

@@ -459,7 +459,7 @@ impl Merger {
         }
         // A sequential read warns once, at the first line after the first
         // TRLR; a chunk's own reader knows only its own TRLR.
-        let after = kind_index(DiagnosticKind::AfterTrlr);
+        let after = DiagnosticKind::AfterTrlr.index();
         self.stats.diagnostics[after] -= s.diagnostics[after];
         if self.warned {
             ds.retain(|d| d.kind != DiagnosticKind::AfterTrlr);
@@ -489,7 +489,7 @@ impl Merger {
     pub(crate) fn finish(mut self) -> Summary {
         let mut diagnostics = Vec::new();
         if let Some((line, byte)) = self.last.filter(|_| !self.trlr_seen) {
-            self.stats.diagnostics[kind_index(DiagnosticKind::MissingTrlr)] += 1;
+            self.stats.diagnostics[DiagnosticKind::MissingTrlr.index()] += 1;
             diagnostics.push(Diagnostic::missing_trlr(Position { line, byte }));
         }
         Summary {
@@ -497,13 +497,6 @@ impl Merger {
             stats: self.stats,
         }
     }
-}
-
-fn kind_index(kind: DiagnosticKind) -> usize {
-    DiagnosticKind::ALL
-        .iter()
-        .position(|&k| k == kind)
-        .unwrap_or(0)
 }
 
 /// Where a chunk's first line string is: the blank lines before it and

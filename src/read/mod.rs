@@ -534,9 +534,7 @@ impl<'a> Reader<'a> {
         position: Position,
         message: String,
     ) -> Result<(), Error> {
-        if let Some(i) = DiagnosticKind::ALL.iter().position(|&k| k == kind) {
-            self.state.stats.diagnostics[i] += 1;
-        }
+        self.state.stats.diagnostics[kind.index()] += 1;
         let d = Diagnostic {
             kind,
             position,

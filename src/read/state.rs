@@ -32,11 +32,7 @@ pub struct ReadStats {
 impl ReadStats {
     /// How many diagnostics of `kind` were reported.
     pub fn count(&self, kind: DiagnosticKind) -> u64 {
-        DiagnosticKind::ALL
-            .iter()
-            .position(|&k| k == kind)
-            .and_then(|i| self.diagnostics.get(i).copied())
-            .unwrap_or(0)
+        self.diagnostics.get(kind.index()).copied().unwrap_or(0)
     }
 
     /// How many error-severity diagnostics were reported.
@@ -163,10 +159,7 @@ impl ReadState {
         if self.seen_trlr {
             return None;
         }
-        let kind = DiagnosticKind::MissingTrlr;
-        if let Some(i) = DiagnosticKind::ALL.iter().position(|&k| k == kind) {
-            self.stats.diagnostics[i] += 1;
-        }
+        self.stats.diagnostics[DiagnosticKind::MissingTrlr.index()] += 1;
         Some(Diagnostic::missing_trlr(Position {
             line: self.last_line,
             byte: self.last_byte,
