@@ -254,27 +254,17 @@ impl<'a> Chunks<'a> {
     ///
     /// # Errors
     /// The first error of `work` or `sink`, in document order.
-    pub fn for_each<T, F, S>(self, work: F, sink: S) -> Result<Summary, Error>
+    pub fn for_each<T, F, S>(self, work: F, mut sink: S) -> Result<Summary, Error>
     where
         T: Send,
         F: Fn(&mut Reader<'a>) -> Result<T, Error> + Sync,
         S: FnMut(T, Vec<Diagnostic>) -> Result<(), Error>,
     {
-        self.for_each_indexed(|_, reader, _| work(reader), sink)
-    }
-
-    /// [`Chunks::for_each`] for a `work` that is also told the chunk's
-    /// index and may drain the reader's diagnostics as it goes into the
-    /// vector it is given (those still in the reader at the end follow
-    /// them): the chunk's diagnostics, fixed up and handed to `sink` as
-    /// `for_each` does.
-    pub(crate) fn for_each_indexed<T, F, S>(self, work: F, mut sink: S) -> Result<Summary, Error>
-    where
-        T: Send,
-        F: Fn(usize, &mut Reader<'a>, &mut Vec<Diagnostic>) -> Result<T, Error> + Sync,
-        S: FnMut(T, Vec<Diagnostic>) -> Result<(), Error>,
-    {
-        self.run(Numbering::Global, work, |t, ds, _| sink(t, ds))
+        self.run(
+            Numbering::Global,
+            |_, reader, _| work(reader),
+            |t, ds, _| sink(t, ds),
+        )
     }
 
     /// Like [`Chunks::for_each`], without the pass over all of the input
@@ -295,23 +285,17 @@ impl<'a> Chunks<'a> {
         self.run(Numbering::Relative, |_, reader, _| work(reader), sink)
     }
 
-    /// `for_each_relative` for a `work` that is also told the
-    /// chunk's index and may drain diagnostics into the vector it is given,
-    /// as [`Chunks::for_each_indexed`].
-    pub(crate) fn for_each_indexed_relative<T, F, S>(
-        self,
+    /// Reads the chunks numbered as `numbering` says, for a `work` that is
+    /// also told the chunk's index and may drain the reader's diagnostics as
+    /// it goes into the vector it is given (those still in the reader at the
+    /// end follow them): the chunk's diagnostics, fixed up and handed to
+    /// `sink` with the chunk's line offset (0 when numbered globally).
+    pub(crate) fn run<T, F, S>(
+        mut self,
+        numbering: Numbering,
         work: F,
-        sink: S,
+        mut sink: S,
     ) -> Result<Summary, Error>
-    where
-        T: Send,
-        F: Fn(usize, &mut Reader<'a>, &mut Vec<Diagnostic>) -> Result<T, Error> + Sync,
-        S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
-    {
-        self.run(Numbering::Relative, work, sink)
-    }
-
-    fn run<T, F, S>(mut self, numbering: Numbering, work: F, mut sink: S) -> Result<Summary, Error>
     where
         T: Send,
         F: Fn(usize, &mut Reader<'a>, &mut Vec<Diagnostic>) -> Result<T, Error> + Sync,
@@ -379,7 +363,7 @@ impl<'a> Chunks<'a> {
 
 /// How the chunks' lines are numbered while they are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Numbering {
+pub(crate) enum Numbering {
     /// Globally: a pass over the input counts each chunk's first line first.
     Global,
     /// From line 1 in every chunk, renumbered as the chunks are merged.

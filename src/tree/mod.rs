@@ -55,7 +55,7 @@ pub use types::TypeResolver;
 use crate::diag::{Diagnostic, Error};
 use crate::escape::EscapeTable;
 use crate::event::Event;
-use crate::par::{first_record_reader, Chunks};
+use crate::par::{first_record_reader, Chunks, Numbering};
 use crate::read::Reader;
 use crate::Input;
 use arena::{Builder, Core, Diagnostics, Joiner, Shared, Src};
@@ -218,7 +218,8 @@ impl<'a> Tree<'a> {
         let mut escapes = None;
         // Chunks are read numbered from line 1 and their nodes renumbered as
         // they are joined: no pass to number the chunks' first lines.
-        let summary = chunks.for_each_indexed_relative(
+        let summary = chunks.run(
+            Numbering::Relative,
             |i, reader, ds| {
                 let mut builder = Builder::new(bytes, shared.clone(), sizes[i] / 16 + 16, true)?;
                 if i > 0 {
