@@ -102,9 +102,9 @@ fn read(c: &mut Criterion) {
     for jobs in [1, 2] {
         g.bench_function(format!("parallel_chunks_jobs{jobs}"), |b| {
             b.iter(|| {
-                let chunks = Chunks::new(&input, ReaderConfig::new(), 2 << 20).unwrap();
-                let out = chunks
-                    .map(jobs, |r| {
+                let chunks = Chunks::new(&input, ReaderConfig::new()).unwrap();
+                let out = (chunks.batch_bytes(2 << 20).jobs(jobs))
+                    .map(|r| {
                         let mut n = 0u64;
                         while let Some(e) = r.next_event().as_ref().map_err(Clone::clone)? {
                             black_box(e);

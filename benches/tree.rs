@@ -7,6 +7,7 @@
 //! `GEDCOM_BENCH_MB` sets the size of the generated input (default 64).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use gedcom_elf::par::Chunks;
 use gedcom_elf::tree::{Records, Tree};
 use gedcom_elf::{Event, Input, Reader, ReaderConfig, Value};
 
@@ -46,15 +47,16 @@ fn tree(c: &mut Criterion) {
     }
     for j in jobs {
         // One job: the chunked build on one thread (what the merge costs
-        // against `build`); more: `build_parallel` as callers use it.
+        // against `build`); more: `from_chunks` as callers use it.
         g.bench_function(format!("build_parallel_{j}"), |b| {
             b.iter(|| {
-                let tree = if j == 1 {
-                    Tree::build_parallel_chunked(black_box(&input), ReaderConfig::new(), 1, 4 << 20)
+                let chunks = Chunks::new(black_box(&input), ReaderConfig::new()).unwrap();
+                let chunks = if j == 1 {
+                    chunks.batch_bytes(4 << 20)
                 } else {
-                    Tree::build_parallel(black_box(&input), ReaderConfig::new(), j)
-                }
-                .unwrap();
+                    chunks.jobs(j)
+                };
+                let tree = Tree::from_chunks(chunks).unwrap();
                 assert_eq!(tree.len() as u64, stats.structures);
                 assert_eq!(tree.record_count() as u64, stats.records);
                 tree

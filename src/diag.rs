@@ -59,6 +59,12 @@ macro_rules! kinds {
                 match self { $(DiagnosticKind::$name => $id,)* }
             }
 
+            /// The kind's place in [`DiagnosticKind::ALL`] (and in
+            /// [`ReadStats::diagnostics`](crate::ReadStats::diagnostics)).
+            pub(crate) fn index(self) -> usize {
+                self as usize
+            }
+
             /// The severity diagnostics of this kind have.
             pub fn severity(self) -> Severity {
                 match self { $(DiagnosticKind::$name => Severity::$sev,)* }
@@ -241,10 +247,10 @@ impl Error {
     }
 
     /// The error with `off` added to its line number (saturating; an error
-    /// without a position is returned as it is): for an error a chunk's
-    /// `work` kept in its result under
-    /// [`Chunks::for_each_relative`](crate::par::Chunks::for_each_relative),
-    /// which numbers each chunk's lines from 1 and gives the sink the offset.
+    /// without a position is returned as it is): for an error kept in a
+    /// result of the hidden `for_each_relative`, which numbers each chunk's
+    /// lines from 1 (the command-line tool's).
+    #[doc(hidden)]
     #[must_use]
     pub fn with_line_offset(mut self, off: u64) -> Error {
         self.shift_line(off);

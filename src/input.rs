@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use crate::diag::Error;
 use crate::encoding::{self, DecodeProblem, Detection, Encoding};
 use crate::read::{Reader, ReaderConfig};
+use crate::scan::count_breaks;
 
 /// The character encoding of an input and how it was decided (seed
 /// §3.1-§3.2).
@@ -138,9 +139,7 @@ impl<'a> Input<'a> {
 /// text: the first replacement when the input held no U+FFFD of its own.
 fn first_replacement_line(utf8: &[u8]) -> usize {
     let at = memchr::memmem::find(utf8, "\u{FFFD}".as_bytes()).unwrap_or(utf8.len());
-    let before = &utf8[..at];
-    let crlf = memchr::memmem::find_iter(before, b"\r\n").count();
-    1 + memchr::memchr2_iter(b'\n', b'\r', before).count() - crlf
+    1 + count_breaks(&utf8[..at]) as usize
 }
 
 /// Runs detection, turning an unsupported `CHAR` value into an [`Error`].

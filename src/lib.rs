@@ -13,7 +13,7 @@
 //!    order, in bounded memory);
 //! 2. `escape`, `scan`: `@` escapes, and the pure, allocation-free line
 //!    scanner over `&[u8]` ([`scan`]: line strings, seed §3.4, and the `Line`
-//!    production, §4.1);
+//!    production, §4.1, with its byte-scanning helpers);
 //! 3. `payload`, `event`: payloads that stay raw bytes until asked
 //!    ([`Payload::text`] joins, decodes and unescapes, §5, allocating only
 //!    when it must) and the [`Event`]s that carry them;

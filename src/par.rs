@@ -5,11 +5,8 @@
 //! reads, chunk by chunk, into exactly the events of the whole. [`Chunks`]
 //! finds such cuts, hands out a [`Reader`] per chunk (line numbers and byte
 //! offsets are global), and [`Chunks::map`] runs a function over every chunk
-//! on several threads, returning results, diagnostics and counters in
-//! document order, equal to a sequential read. Global line numbers cost one
-//! pass over the input before any chunk is read; work that does not need
-//! them while it reads can skip it with [`Chunks::for_each_relative`], which
-//! numbers each chunk from its own first line and renumbers at the merge.
+//! on [`jobs`](Chunks::jobs) threads, returning results, diagnostics and
+//! counters in document order, equal to a sequential read.
 //!
 //! ```
 //! use gedcom_elf::par::Chunks;
@@ -21,9 +18,9 @@
 //! }
 //! text += "0 TRLR\n";
 //! let input = Input::new(text.as_bytes())?;
-//! let chunks = Chunks::new(&input, ReaderConfig::new(), 4096)?;
+//! let chunks = Chunks::new(&input, ReaderConfig::new())?.batch_bytes(4096).jobs(2);
 //! assert!(chunks.len() > 1);
-//! let out = chunks.map(2, |reader| {
+//! let out = chunks.map(|reader| {
 //!     let mut names = 0u32;
 //!     while let Some(e) = reader.next_event()? {
 //!         if let Event::Begin(b) = e {
@@ -43,8 +40,9 @@ use std::sync::Mutex;
 use crate::diag::{Diagnostic, DiagnosticKind, Error, Position};
 use crate::input::Input;
 use crate::read::{ReadState, ReadStats, Reader, ReaderConfig};
+use crate::scan::count_breaks;
 use crate::scan::Lines;
-use crate::source::{count_breaks, next_cut, Cut};
+use crate::source::{next_cut, Cut};
 
 /// Offsets where `input` may be cut into chunks of at least `target`
 /// bytes, each starting at a well-formed level-0 line not tagged `CONT`,
@@ -79,7 +77,9 @@ pub(crate) fn first_record_reader(reader: Reader<'_>) -> Reader<'_> {
     reader.first_chunk(end)
 }
 
-/// An input split into record-aligned chunks, ready to be read in parallel.
+/// An input split into record-aligned chunks of about
+/// [`batch_bytes`](Chunks::batch_bytes), ready to be read on
+/// [`jobs`](Chunks::jobs) threads.
 #[derive(Debug)]
 pub struct Chunks<'a> {
     bytes: &'a [u8],
@@ -88,7 +88,11 @@ pub struct Chunks<'a> {
     ranges: Vec<(usize, usize, u64)>,
     /// The state every chunk but the first starts from.
     template: ReadState,
-    first: Option<Reader<'a>>,
+    /// The reader of the whole input, not started: chunk 0's reads the HEAD.
+    pub(crate) first: Reader<'a>,
+    pub(crate) jobs: usize,
+    /// As set by [`Chunks::batch_bytes`]; the default depends on `jobs`.
+    pub(crate) batch_bytes: Option<usize>,
 }
 
 /// What [`Chunks::map`] returns: per-chunk results and the merged
@@ -105,39 +109,64 @@ pub struct Output<T> {
 }
 
 impl<'a> Chunks<'a> {
-    /// Splits `input` into chunks of about `target` bytes. The HEAD is read
-    /// first (its check, its schema's escape table), so every chunk knows
-    /// them.
+    /// Splits `input` into chunks of the default size, to be read on one
+    /// thread (see [`Chunks::batch_bytes`] and [`Chunks::jobs`]). The HEAD
+    /// is read first (its check, its schema's escape table), so every chunk
+    /// knows them.
     ///
     /// # Errors
     /// As [`Reader::next_event`]: the input does not start with `0 HEAD`, or
     /// its encoding is not supported.
-    pub fn new(input: &'a Input<'_>, config: ReaderConfig, target: usize) -> Result<Self, Error> {
-        Chunks::from_reader(input.bytes(), input.reader_with_config(config), target)
+    pub fn new(input: &'a Input<'_>, config: ReaderConfig) -> Result<Self, Error> {
+        Chunks::from_reader(input.bytes(), input.reader_with_config(config))
     }
 
-    fn from_reader(bytes: &'a [u8], first: Reader<'a>, target: usize) -> Result<Self, Error> {
-        // Cut first, so that the first reader's start (which looks over its
-        // whole window once) sees only the first chunk. The first chunk
-        // holds at least the first line's record.
-        let cuts = record_boundaries(bytes, 0, target);
-        let mut ranges = Vec::with_capacity(cuts.len() + 1);
+    fn from_reader(bytes: &'a [u8], first: Reader<'a>) -> Result<Self, Error> {
+        // The HEAD alone: a reader's start looks over its whole window once.
+        let template = first_record_reader(first.clone()).template()?;
+        let mut chunks = Chunks {
+            bytes,
+            ranges: Vec::new(),
+            template,
+            first,
+            jobs: 1,
+            batch_bytes: None,
+        };
+        chunks.cut();
+        Ok(chunks)
+    }
+
+    /// Cuts chunks of about `bytes` bytes each, at least one record (the
+    /// first holds at least the HEAD). Default: the input's length over 8
+    /// chunks per job, between 64 KiB and 4 MiB. The results are the same
+    /// whatever the chunks.
+    pub fn batch_bytes(mut self, bytes: usize) -> Self {
+        self.batch_bytes = Some(bytes.max(1));
+        self.cut();
+        self
+    }
+
+    /// Reads the chunks on `jobs` threads (default 1: on the calling
+    /// thread; never more threads than chunks).
+    pub fn jobs(mut self, jobs: usize) -> Self {
+        self.jobs = jobs.max(1);
+        if self.batch_bytes.is_none() {
+            self.cut();
+        }
+        self
+    }
+
+    fn cut(&mut self) {
+        let default = || (self.bytes.len() / (8 * self.jobs)).clamp(64 << 10, 4 << 20);
+        let target = self.batch_bytes.unwrap_or_else(default);
         let mut start = 0;
-        for &cut in cuts.iter().chain(std::iter::once(&bytes.len())) {
+        self.ranges.clear();
+        let cuts = record_boundaries(self.bytes, 0, target);
+        for &cut in cuts.iter().chain(std::iter::once(&self.bytes.len())) {
             // Line numbers are counted later, on all the threads.
-            ranges.push((start, cut, 0));
+            self.ranges.push((start, cut, 0));
             start = cut;
         }
-        let first_end = ranges.first().map_or(bytes.len(), |r| r.1);
-        let mut first = first.first_chunk(first_end);
-        let template = first.template()?;
-        debug_assert!(first.position() <= first_end);
-        Ok(Chunks {
-            bytes,
-            ranges,
-            template,
-            first: Some(first),
-        })
     }
 
     /// Numbers each chunk's first line, counting line breaks on `jobs`
@@ -186,8 +215,8 @@ impl<'a> Chunks<'a> {
         Reader::resume(self.bytes, start, end, state, 0)
     }
 
-    /// Runs `work` on a reader of every chunk, on `jobs` threads (1 reads
-    /// on the calling thread), and merges what they leave in document order.
+    /// Runs `work` on a reader of every chunk, on [`jobs`](Chunks::jobs)
+    /// threads, and merges what they leave in document order.
     /// Diagnostics are those still in each reader when `work` returns (so
     /// `work` should not drain them), fixed up across chunks so that they
     /// equal a sequential read's: one `after-trlr` at the first line after
@@ -198,14 +227,14 @@ impl<'a> Chunks<'a> {
     ///
     /// # Errors
     /// The first error `work` returns, in document order.
-    pub fn map<T, F>(self, jobs: usize, work: F) -> Result<Output<T>, Error>
+    pub fn map<T, F>(self, work: F) -> Result<Output<T>, Error>
     where
         T: Send,
         F: Fn(&mut Reader<'a>) -> Result<T, Error> + Sync,
     {
         let mut results = Vec::with_capacity(self.len());
         let mut diagnostics = Vec::new();
-        let summary = self.for_each(jobs, work, |t, ds| {
+        let summary = self.for_each(work, |t, ds| {
             results.push(t);
             diagnostics.extend(ds);
             Ok(())
@@ -225,108 +254,44 @@ impl<'a> Chunks<'a> {
     ///
     /// # Errors
     /// The first error of `work` or `sink`, in document order.
-    pub fn for_each<T, F, S>(self, jobs: usize, work: F, sink: S) -> Result<Summary, Error>
+    pub fn for_each<T, F, S>(self, work: F, mut sink: S) -> Result<Summary, Error>
     where
         T: Send,
         F: Fn(&mut Reader<'a>) -> Result<T, Error> + Sync,
         S: FnMut(T, Vec<Diagnostic>) -> Result<(), Error>,
     {
-        self.for_each_indexed(jobs, |_, reader, _| work(reader), sink)
-    }
-
-    /// [`Chunks::for_each`] for a `work` that is also told the chunk's
-    /// index and may drain the reader's diagnostics as it goes into the
-    /// vector it is given (those still in the reader at the end follow
-    /// them): the chunk's diagnostics, fixed up and handed to `sink` as
-    /// `for_each` does.
-    pub(crate) fn for_each_indexed<T, F, S>(
-        self,
-        jobs: usize,
-        work: F,
-        mut sink: S,
-    ) -> Result<Summary, Error>
-    where
-        T: Send,
-        F: Fn(usize, &mut Reader<'a>, &mut Vec<Diagnostic>) -> Result<T, Error> + Sync,
-        S: FnMut(T, Vec<Diagnostic>) -> Result<(), Error>,
-    {
-        self.run(jobs, Numbering::Global, work, |t, ds, _| sink(t, ds))
+        self.run(
+            Numbering::Global,
+            |_, reader, _| work(reader),
+            |t, ds, _| sink(t, ds),
+        )
     }
 
     /// Like [`Chunks::for_each`], without the pass over all of the input
     /// that numbers each chunk's first line before any chunk is read: each
-    /// chunk is read numbered from its own first line, which is line 1, so
-    /// the line numbers `work` sees in events ([`Begin::line`](crate::Begin::line))
-    /// are relative to its chunk. `sink` gets, with each chunk's result, the
-    /// number to add to them: the lines of the chunks before it, known once
-    /// those are read. The diagnostics it is handed, an error `work` returns
-    /// and the [`Summary`] are renumbered already (global).
-    ///
-    /// For work that needs no global line numbers while it reads (counting,
-    /// tallies), or whose results can be renumbered when they are merged (an
-    /// error it carries: [`Error::with_line_offset`]). It saved about 6% of
-    /// `gedcom-elf count --jobs 2` on the 300 MB generated file.
-    ///
-    /// ```
-    /// use gedcom_elf::par::Chunks;
-    /// use gedcom_elf::{Event, Input, ReaderConfig};
-    ///
-    /// let input = Input::new(b"0 HEAD\n0 @I1@ INDI\n1 NAME a\n0 @I2@ INDI\n1 NAME b\n0 TRLR\n")?;
-    /// let chunks = Chunks::new(&input, ReaderConfig::default(), 1)?;
-    /// let mut names = Vec::new();
-    /// chunks.for_each_relative(
-    ///     2,
-    ///     |reader| {
-    ///         let mut lines = Vec::new();
-    ///         while let Some(e) = reader.next_event()? {
-    ///             if let Event::Begin(b) = e {
-    ///                 if b.tag == "NAME" {
-    ///                     lines.push(b.line); // relative to the chunk
-    ///                 }
-    ///             }
-    ///         }
-    ///         Ok(lines)
-    ///     },
-    ///     |lines, _diagnostics, offset| {
-    ///         names.extend(lines.into_iter().map(|l| l + offset));
-    ///         Ok(())
-    ///     },
-    /// )?;
-    /// assert_eq!(names, [3, 5]);
-    /// # Ok::<(), gedcom_elf::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`Chunks::for_each`].
-    pub fn for_each_relative<T, F, S>(self, jobs: usize, work: F, sink: S) -> Result<Summary, Error>
+    /// chunk is read numbered from line 1, and `sink` also gets the number
+    /// to add to the line numbers `work` saw (the lines of the chunks before
+    /// it). The diagnostics it is handed, an error `work` returns and the
+    /// [`Summary`] are renumbered already. It saved about 6% of
+    /// `gedcom-elf count --jobs 2` on the 300 MB generated file; it is the
+    /// command-line tool's, hidden from the API.
+    #[doc(hidden)]
+    pub fn for_each_relative<T, F, S>(self, work: F, sink: S) -> Result<Summary, Error>
     where
         T: Send,
         F: Fn(&mut Reader<'a>) -> Result<T, Error> + Sync,
         S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
     {
-        self.run(jobs, Numbering::Relative, |_, reader, _| work(reader), sink)
+        self.run(Numbering::Relative, |_, reader, _| work(reader), sink)
     }
 
-    /// [`Chunks::for_each_relative`] for a `work` that is also told the
-    /// chunk's index and may drain diagnostics into the vector it is given,
-    /// as [`Chunks::for_each_indexed`].
-    pub(crate) fn for_each_indexed_relative<T, F, S>(
-        self,
-        jobs: usize,
-        work: F,
-        sink: S,
-    ) -> Result<Summary, Error>
-    where
-        T: Send,
-        F: Fn(usize, &mut Reader<'a>, &mut Vec<Diagnostic>) -> Result<T, Error> + Sync,
-        S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
-    {
-        self.run(jobs, Numbering::Relative, work, sink)
-    }
-
-    fn run<T, F, S>(
+    /// Reads the chunks numbered as `numbering` says, for a `work` that is
+    /// also told the chunk's index and may drain the reader's diagnostics as
+    /// it goes into the vector it is given (those still in the reader at the
+    /// end follow them): the chunk's diagnostics, fixed up and handed to
+    /// `sink` with the chunk's line offset (0 when numbered globally).
+    pub(crate) fn run<T, F, S>(
         mut self,
-        jobs: usize,
         numbering: Numbering,
         work: F,
         mut sink: S,
@@ -337,7 +302,7 @@ impl<'a> Chunks<'a> {
         S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
     {
         let n = self.ranges.len();
-        let jobs = jobs.clamp(1, n.max(1));
+        let jobs = self.jobs.clamp(1, n.max(1));
         if numbering == Numbering::Global {
             self.number_lines(jobs);
         } else {
@@ -346,7 +311,8 @@ impl<'a> Chunks<'a> {
             }
         }
         let mut merger = Merger::new();
-        let first = Mutex::new(self.first.take());
+        let first_end = self.ranges.first().map_or(self.bytes.len(), |r| r.1);
+        let first = Mutex::new(Some(self.first.clone().first_chunk(first_end)));
         let this = &self;
         let run = |i: usize| {
             let taken = if i == 0 {
@@ -389,11 +355,7 @@ impl<'a> Chunks<'a> {
             sink(t?, ds, off)
         };
         if !crate::ordered::run_in_order(n, jobs, run, emit)? {
-            return Err(Error::new(
-                crate::ErrorKind::Limit,
-                None,
-                "a chunk was not read",
-            ));
+            return Err(Error::internal("a chunk was not read"));
         }
         Ok(merger.finish())
     }
@@ -401,7 +363,7 @@ impl<'a> Chunks<'a> {
 
 /// How the chunks' lines are numbered while they are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Numbering {
+pub(crate) enum Numbering {
     /// Globally: a pass over the input counts each chunk's first line first.
     Global,
     /// From line 1 in every chunk, renumbered as the chunks are merged.
@@ -409,7 +371,7 @@ enum Numbering {
 }
 
 /// What [`Chunks::for_each`] (and
-/// [`StreamReader::for_each_relative`](crate::stream::StreamReader::for_each_relative))
+/// [`StreamReader::for_each`](crate::stream::StreamReader::for_each))
 /// returns after the last chunk.
 #[derive(Debug)]
 pub struct Summary {
@@ -481,7 +443,7 @@ impl Merger {
         }
         // A sequential read warns once, at the first line after the first
         // TRLR; a chunk's own reader knows only its own TRLR.
-        let after = kind_index(DiagnosticKind::AfterTrlr);
+        let after = DiagnosticKind::AfterTrlr.index();
         self.stats.diagnostics[after] -= s.diagnostics[after];
         if self.warned {
             ds.retain(|d| d.kind != DiagnosticKind::AfterTrlr);
@@ -511,7 +473,7 @@ impl Merger {
     pub(crate) fn finish(mut self) -> Summary {
         let mut diagnostics = Vec::new();
         if let Some((line, byte)) = self.last.filter(|_| !self.trlr_seen) {
-            self.stats.diagnostics[kind_index(DiagnosticKind::MissingTrlr)] += 1;
+            self.stats.diagnostics[DiagnosticKind::MissingTrlr.index()] += 1;
             diagnostics.push(Diagnostic::missing_trlr(Position { line, byte }));
         }
         Summary {
@@ -519,13 +481,6 @@ impl Merger {
             stats: self.stats,
         }
     }
-}
-
-fn kind_index(kind: DiagnosticKind) -> usize {
-    DiagnosticKind::ALL
-        .iter()
-        .position(|&k| k == kind)
-        .unwrap_or(0)
 }
 
 /// Where a chunk's first line string is: the blank lines before it and
@@ -568,8 +523,10 @@ mod tests {
         config: ReaderConfig,
         jobs: usize,
     ) -> Result<(Vec<u64>, Vec<Diagnostic>, ReadStats), String> {
-        let chunks = Chunks::from_reader(input, Reader::with_config(input, config), 1)
-            .map_err(|e| e.to_string())?;
+        let chunks = Chunks::from_reader(input, Reader::with_config(input, config))
+            .map_err(|e| e.to_string())?
+            .batch_bytes(1)
+            .jobs(jobs);
         let mut lines = Vec::new();
         let mut diagnostics = Vec::new();
         let work = |_: usize, r: &mut Reader<'_>, _: &mut Vec<Diagnostic>| {
@@ -582,7 +539,7 @@ mod tests {
             Ok(begun)
         };
         let summary = chunks
-            .run(jobs, numbering, work, |begun, ds, off| {
+            .run(numbering, work, |begun, ds, off| {
                 lines.extend(begun.iter().map(|l| l + off));
                 diagnostics.extend(ds);
                 Ok(())

@@ -27,7 +27,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use crate::diag::{Diagnostic, DiagnosticKind, Error, Position};
 use crate::encoding::{DecodeProblem, Detection, Encoding, Utf16Decoder};
 use crate::read::HEAD_ASCII_WINDOW;
-use crate::scan::{parse_line, Lines};
+use crate::scan::{count_breaks, parse_line, Lines};
 
 /// How far the encoding detection scans the HEAD for its `CHAR` line
 /// (`HEAD_SCAN_LIMIT` of [`encoding::detect`](crate::encoding::detect())).
@@ -93,34 +93,6 @@ pub(crate) fn next_cut(buf: &[u8], from: usize, eof: bool) -> Cut {
     } else {
         Cut::NeedMore(buf.len().max(from))
     }
-}
-
-/// Line breaks in `bytes` as the scanner counts them (CRLF is one).
-pub(crate) fn count_breaks(bytes: &[u8]) -> u64 {
-    if memchr::memchr(b'\r', bytes).is_none() {
-        return count_lf(bytes);
-    }
-    let all = memchr::memchr2_iter(b'\n', b'\r', bytes).count();
-    let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
-    (all - crlf) as u64
-}
-
-/// The LF bytes in `bytes`, a word at a time (an iterator over every
-/// match costs several times more on text with short lines).
-fn count_lf(bytes: &[u8]) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let mut words = bytes.chunks_exact(8);
-    let mut n = 0u64;
-    for w in &mut words {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(w);
-        let x = u64::from_le_bytes(b) ^ (ONES * u64::from(b'\n'));
-        // The high bit of each byte of `x` that is zero.
-        let zero = !(((x & LOW7) + LOW7) | x) & !LOW7;
-        n += u64::from(zero.count_ones());
-    }
-    n + words.remainder().iter().filter(|&&b| b == b'\n').count() as u64
 }
 
 /// Where a [`Source`] gets its bytes.
@@ -470,24 +442,6 @@ mod tests {
         assert_eq!(next_cut(b"0 HEAD", 1, true), End);
         assert_eq!(next_cut(b"", 1, true), End);
         assert_eq!(next_cut(b"\n\n0 HEAD\n0 TRLR\n", 1, false), At(9));
-    }
-
-    #[test]
-    fn breaks_are_counted_like_the_scanner() {
-        for s in [&b"a\nb\r\nc\rd\n\re"[..], b"", b"\r\n\r\n", b"x\r"] {
-            let want = Lines::new(s).last().map_or(1, |l| l.number);
-            let breaks = count_breaks(s);
-            // The last line's number is one more than the breaks before it.
-            assert!(breaks + 1 >= want, "{s:?}");
-        }
-        assert_eq!(count_breaks(b"a\nb\r\nc\rd\n\re"), 5);
-        let text: Vec<u8> = (0..1000u32)
-            .map(|i| [b'a', b'\n', 0x8a, 0x0b, 0x09, 0xff][(i * 7 % 13 % 6) as usize])
-            .collect();
-        for len in [0, 1, 7, 8, 9, 100, 1000] {
-            let want = text[..len].iter().filter(|&&b| b == b'\n').count() as u64;
-            assert_eq!(count_breaks(&text[..len]), want);
-        }
     }
 
     /// A reader that hands out at most `step` bytes per call.

@@ -7,8 +7,9 @@
 //! reader's small carried state crosses each cut, so the events, diagnostics
 //! and line numbers are exactly those of [`Reader`] over the whole input.
 //! Memory stays at about one batch (64 KiB by default) plus the largest
-//! record. [`StreamReader::for_each_relative`] reads the batches on several
-//! threads instead (then up to `jobs + 1` batches and their outputs are held).
+//! record. [`StreamReader::for_each`] reads the batches on
+//! [`jobs`](StreamReader::jobs) threads instead (then up to `jobs + 1`
+//! batches and their outputs are held).
 //!
 //! What this layer owns: handing batches to a [`Reader`] and the reader's
 //! state from one batch to the next, and merging the batches read on
@@ -30,7 +31,7 @@
 //! let text = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ada\n0 @I2@ INDI\n1 NAME Bo\n0 TRLR\n";
 //! // Any BufRead will do: a file, stdin, a socket.
 //! let mut stream = StreamReader::new(std::io::BufReader::with_capacity(8, text.as_bytes()))
-//!     .batch_size(16);
+//!     .batch_bytes(16);
 //! let mut buf = Vec::new();
 //! let mut names = Vec::new();
 //! while let Some(mut batch) = stream.read_batch_into(&mut buf)? {
@@ -59,8 +60,8 @@ use crate::par::{first_line_string, ChunkOut, Merger, Summary};
 use crate::read::{ReadState, ReadStats, Reader, ReaderConfig};
 use crate::source::{utf16_warning, FromBufRead, Piece, Source};
 
-/// The default batch size: 64 KiB.
-pub const DEFAULT_BATCH: usize = 64 << 10;
+/// The default [`StreamReader::batch_bytes`]: 64 KiB.
+pub const DEFAULT_BATCH_BYTES: usize = 64 << 10;
 
 /// A reader over any [`BufRead`], batch by batch. See the [module
 /// docs](self).
@@ -70,6 +71,7 @@ pub struct StreamReader<R> {
     source: Source<FromBufRead<R>>,
     config: ReaderConfig,
     batch: usize,
+    jobs: usize,
     state: Option<ReadState>,
     done: bool,
     diagnostics: Vec<Diagnostic>,
@@ -86,7 +88,8 @@ impl<R: BufRead> StreamReader<R> {
         StreamReader {
             source: Source::new(FromBufRead(source), config.forced_encoding()),
             config,
-            batch: DEFAULT_BATCH,
+            batch: DEFAULT_BATCH_BYTES,
+            jobs: 1,
             state: None,
             done: false,
             diagnostics: Vec::new(),
@@ -95,9 +98,16 @@ impl<R: BufRead> StreamReader<R> {
 
     /// Sets the batch size in bytes (at least 1): a batch ends at the first
     /// record boundary at least this many bytes after its start. Default
-    /// [`DEFAULT_BATCH`].
-    pub fn batch_size(mut self, bytes: usize) -> Self {
+    /// [`DEFAULT_BATCH_BYTES`].
+    pub fn batch_bytes(mut self, bytes: usize) -> Self {
         self.batch = bytes.max(1);
+        self
+    }
+
+    /// Threads for [`StreamReader::for_each`] (default 1: on the calling
+    /// thread).
+    pub fn jobs(mut self, jobs: usize) -> Self {
+        self.jobs = jobs.max(1);
         self
     }
 
@@ -179,21 +189,22 @@ impl<R: BufRead> StreamReader<R> {
 }
 
 impl<R: BufRead> StreamReader<R> {
-    /// Reads the rest of the stream on `jobs` threads, handing each
-    /// batch's output and diagnostics to `sink` in document order.
+    /// Reads the rest of the stream on [`jobs`](StreamReader::jobs)
+    /// threads, handing each batch's output and diagnostics to `sink` in
+    /// document order.
     ///
     /// The first batch (the HEAD) is read on the calling thread, unless
     /// [`read_batch_into`](StreamReader::read_batch_into) read it already:
     /// read the HEAD that way first to look at it (its schema, its
     /// encoding) before the rest goes to the threads. The calling thread
-    /// cuts the batches and keeps up to `jobs + 1` of them in flight, each
-    /// in a buffer of its own; a thread reads a batch from the state right
-    /// after the HEAD (as [`Chunks`](crate::par::Chunks) reads a chunk),
-    /// numbering its lines from 1. `work` gets that batch's reader. `sink`
-    /// gets `work`'s result, the batch's diagnostics (global line numbers
-    /// and byte offsets) and the number of lines before the batch, which
-    /// turns the batch's line numbers into the input's. The results are
-    /// those of reading batch by batch on one thread, in the same order.
+    /// cuts the batches, counting their line breaks (a pass over the bytes
+    /// at the speed of `memchr`), and keeps up to `jobs + 1` of them in
+    /// flight, each in a buffer of its own; a thread reads a batch from the
+    /// state right after the HEAD (as [`Chunks`](crate::par::Chunks) reads a
+    /// chunk), its lines numbered as the input's. `work` gets that batch's
+    /// reader; `sink` gets `work`'s result and the batch's diagnostics. The
+    /// results are those of reading batch by batch on one thread, in the
+    /// same order.
     ///
     /// Returns the end-of-input diagnostics (an `encoding` warning for
     /// UTF-16 with unpaired surrogates, then `missing-trlr`) and the
@@ -208,10 +219,9 @@ impl<R: BufRead> StreamReader<R> {
     ///     text.push_str(&format!("0 @I{i}@ INDI\n1 NAME N{i}\n"));
     /// }
     /// text.push_str("0 TRLR\n");
-    /// let mut stream = StreamReader::new(text.as_bytes()).batch_size(256);
+    /// let mut stream = StreamReader::new(text.as_bytes()).batch_bytes(256).jobs(2);
     /// let mut names = 0;
-    /// let summary = stream.for_each_relative(
-    ///     2,
+    /// let summary = stream.for_each(
     ///     |reader| {
     ///         let mut n = 0;
     ///         while let Some(e) = reader.next_event()? {
@@ -221,7 +231,7 @@ impl<R: BufRead> StreamReader<R> {
     ///         }
     ///         Ok(n)
     ///     },
-    ///     |n, diagnostics, _lines_before| {
+    ///     |n, diagnostics| {
     ///         assert!(diagnostics.is_empty());
     ///         names += n;
     ///         Ok(())
@@ -238,41 +248,33 @@ impl<R: BufRead> StreamReader<R> {
     /// over), an I/O error of the source (after the results of the batches
     /// before it), and as [`read_batch_into`](StreamReader::read_batch_into).
     /// A panic in `work` is resumed on the calling thread.
-    pub fn for_each_relative<T, F, S>(
-        &mut self,
-        jobs: usize,
-        work: F,
-        sink: S,
-    ) -> Result<Summary, Error>
-    where
-        T: Send,
-        F: Fn(&mut Reader<'_>) -> Result<T, Error> + Sync,
-        S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
-    {
-        self.for_each_numbered(jobs, false, work, sink)
-    }
-
-    /// Like [`StreamReader::for_each_relative`], but each batch's reader
-    /// numbers its lines as the input's: the calling thread counts the line
-    /// breaks of each batch as it cuts it (a pass over the bytes, at the
-    /// speed of `memchr`). For work whose output carries line numbers.
-    ///
-    /// # Errors
-    /// As [`StreamReader::for_each_relative`].
-    pub fn for_each<T, F, S>(&mut self, jobs: usize, work: F, mut sink: S) -> Result<Summary, Error>
+    pub fn for_each<T, F, S>(&mut self, work: F, mut sink: S) -> Result<Summary, Error>
     where
         T: Send,
         F: Fn(&mut Reader<'_>) -> Result<T, Error> + Sync,
         S: FnMut(T, Vec<Diagnostic>) -> Result<(), Error>,
     {
-        self.for_each_numbered(jobs, true, work, |t, ds, _| sink(t, ds))
+        self.for_each_numbered(true, work, |t, ds, _| sink(t, ds))
     }
 
-    /// [`StreamReader::for_each`] (`global`) or
-    /// [`StreamReader::for_each_relative`].
+    /// [`StreamReader::for_each`] without counting line breaks: each batch
+    /// is read numbered from line 1, and `sink` also gets the number of
+    /// lines before the batch (diagnostics come out numbered already). For
+    /// the command-line tool's work that needs no line numbers; hidden from
+    /// the API, like [`Chunks`](crate::par::Chunks)' own.
+    #[doc(hidden)]
+    pub fn for_each_relative<T, F, S>(&mut self, work: F, sink: S) -> Result<Summary, Error>
+    where
+        T: Send,
+        F: Fn(&mut Reader<'_>) -> Result<T, Error> + Sync,
+        S: FnMut(T, Vec<Diagnostic>, u64) -> Result<(), Error>,
+    {
+        self.for_each_numbered(false, work, sink)
+    }
+
+    /// [`StreamReader::for_each`] (`global`) or `for_each_relative`.
     fn for_each_numbered<T, F, S>(
         &mut self,
-        jobs: usize,
         global: bool,
         work: F,
         mut sink: S,
@@ -319,14 +321,7 @@ impl<R: BufRead> StreamReader<R> {
             let template = state.template();
             let lines = state.next_line.saturating_sub(1);
             let numbering = (global, lines);
-            let result = self.run_batches(
-                jobs.max(1),
-                &template,
-                numbering,
-                &mut merger,
-                &work,
-                &mut sink,
-            );
+            let result = self.run_batches(&template, numbering, &mut merger, &work, &mut sink);
             self.done = true;
             result?;
         }
@@ -339,13 +334,12 @@ impl<R: BufRead> StreamReader<R> {
     }
 
     /// The batches after the HEAD for [`StreamReader::for_each_numbered`],
-    /// read on up to `jobs` threads of a [`Pool`] while this thread cuts
+    /// read on up to [`jobs`](StreamReader::jobs) threads of a [`Pool`] while this thread cuts
     /// them and merges their outputs in order: `numbering` is whether lines
     /// are numbered as the input's, and the number of lines before the
     /// batches.
     fn run_batches<T, F, S>(
         &mut self,
-        jobs: usize,
         template: &ReadState,
         (global, mut lines): (bool, u64),
         merger: &mut Merger,
@@ -387,7 +381,7 @@ impl<R: BufRead> StreamReader<R> {
             // third process busy on one core, 2.56 s and 8.2 MB against
             // 2.63 s and 7.5 MB); one per thread alone was slower (`count -`
             // 0.46 s against 0.39 s).
-            let mut pool = Pool::scoped(scope, &read, jobs, 1).with_extra(1);
+            let mut pool = Pool::scoped(scope, &read, self.jobs, 1).with_extra(1);
             let mut cut_error = None;
             let mut at_end = false;
             loop {

@@ -29,10 +29,13 @@ fn parallel(
     target: usize,
     jobs: usize,
 ) -> (Vec<Event<'static>>, Vec<Diagnostic>, ReadStats, usize) {
-    let chunks = Chunks::new(input, ReaderConfig::new(), target).expect("chunks");
+    let chunks = Chunks::new(input, ReaderConfig::new())
+        .expect("chunks")
+        .batch_bytes(target)
+        .jobs(jobs);
     let n = chunks.len();
     let out = chunks
-        .map(jobs, |reader| {
+        .map(|reader| {
             let mut events = Vec::new();
             while let Some(e) = reader.next_event()? {
                 events.push(e.into_owned());

@@ -33,7 +33,7 @@ fn slice_read(bytes: &[u8]) -> Read {
 
 fn stream_read(bytes: &[u8], capacity: usize, batch: usize) -> Read {
     let source = BufReader::with_capacity(capacity, bytes);
-    let mut stream = StreamReader::with_config(source, ReaderConfig::new()).batch_size(batch);
+    let mut stream = StreamReader::with_config(source, ReaderConfig::new()).batch_bytes(batch);
     let (mut events, mut diags) = (Vec::new(), Vec::new());
     let mut buf = Vec::new();
     loop {
@@ -120,7 +120,7 @@ fn crlf_split_between_reads_keeps_line_numbers() {
 #[test]
 fn diagnostics_survive_until_the_batch_is_drained() {
     let bytes = b"0 HEAD\n1 CHAR UTF-8\nbad\n0 @I1@ INDI\n1 NAME n\n2 NOTE a\n1 CONT x\n0 TRLR\n";
-    let mut stream = StreamReader::new(BufReader::with_capacity(4, &bytes[..])).batch_size(1);
+    let mut stream = StreamReader::new(BufReader::with_capacity(4, &bytes[..])).batch_bytes(1);
     let mut buf = Vec::new();
     let mut lines = Vec::new();
     while let Some(mut batch) = stream.read_batch_into(&mut buf).unwrap() {
@@ -204,7 +204,9 @@ fn stream_parallel(
     global: bool,
 ) -> Read {
     let source = BufReader::with_capacity(61, bytes);
-    let mut stream = StreamReader::with_config(source, ReaderConfig::new()).batch_size(batch);
+    let mut stream = StreamReader::with_config(source, ReaderConfig::new())
+        .batch_bytes(batch)
+        .jobs(jobs);
     let (mut events, mut diags) = (Vec::new(), Vec::new());
     if head_first {
         let mut buf = Vec::new();
@@ -251,9 +253,9 @@ fn stream_parallel(
         Ok(())
     };
     let summary = if global {
-        stream.for_each(jobs, drain, |out, ds| take(out, ds, 0))
+        stream.for_each(drain, |out, ds| take(out, ds, 0))
     } else {
-        stream.for_each_relative(jobs, drain, take)
+        stream.for_each_relative(drain, take)
     };
     match summary {
         Ok(s) => {
@@ -314,10 +316,9 @@ fn batches_read_on_several_threads_count_what_the_slice_reader_counts() {
         while let Ok(Some(_)) = reader.next_event() {}
         let want = reader.stats().clone();
         for jobs in [1, 2] {
-            let mut stream = StreamReader::new(&bytes[..]).batch_size(4096);
+            let mut stream = StreamReader::new(&bytes[..]).batch_bytes(4096).jobs(jobs);
             let got = stream
                 .for_each_relative(
-                    jobs,
                     |r| {
                         while r.next_event()?.is_some() {}
                         Ok(())

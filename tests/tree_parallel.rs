@@ -12,8 +12,17 @@ mod common;
 #[path = "../benches/support/generate.rs"]
 mod generate;
 
+use gedcom_elf::par::Chunks;
 use gedcom_elf::tree::{NodeRef, Records, Tree};
 use gedcom_elf::{Input, ReaderConfig};
+
+/// `input` in chunks of `bytes` on `jobs` threads.
+fn chunks<'a>(input: &'a Input<'_>, jobs: usize, bytes: usize) -> Chunks<'a> {
+    Chunks::new(input, ReaderConfig::new())
+        .unwrap()
+        .jobs(jobs)
+        .batch_bytes(bytes)
+}
 
 /// Everything observable about one node, with ids for its links.
 fn describe(n: NodeRef<'_>) -> String {
@@ -106,7 +115,8 @@ fn check_with(name: &str, bytes: &[u8], config: ReaderConfig) -> bool {
     let sequential = Tree::build(input.reader_with_config(config.clone()));
     for (chunk, jobs) in CASES {
         let what = format!("chunks of {chunk}, {jobs} jobs");
-        let parallel = Tree::build_parallel_chunked(&input, config.clone(), jobs, chunk);
+        let parallel = Chunks::new(&input, config.clone())
+            .and_then(|c| Tree::from_chunks(c.jobs(jobs).batch_bytes(chunk)));
         match (&sequential, &parallel) {
             (Ok(s), Ok(p)) => assert_same_tree(name, &what, s, p),
             (Err(s), Err(p)) => assert_eq!(s.to_string(), p.to_string(), "{name} {what}"),
@@ -118,7 +128,7 @@ fn check_with(name: &str, bytes: &[u8], config: ReaderConfig) -> bool {
         }
     }
     // The default chunking.
-    let parallel = Tree::build_parallel(&input, config, 2);
+    let parallel = Chunks::new(&input, config).and_then(|c| Tree::from_chunks(c.jobs(2)));
     match (&sequential, &parallel) {
         (Ok(s), Ok(p)) => assert_same_tree(name, "default chunks", s, p),
         (s, p) => assert_eq!(s.is_ok(), p.is_ok(), "{name}"),
@@ -157,7 +167,7 @@ fn generated_files_build_the_same_in_parallel() {
         let mut bytes = Vec::new();
         generate::generate(individuals, seed, &mut bytes).unwrap();
         let input = Input::new(&bytes).unwrap();
-        let tree = Tree::build_parallel_chunked(&input, ReaderConfig::new(), 2, 512).unwrap();
+        let tree = Tree::from_chunks(chunks(&input, 2, 512)).unwrap();
         assert!(tree.record_count() > individuals as usize);
         assert!(check(&format!("generated {individuals}/{seed}"), &bytes));
     }
@@ -222,7 +232,7 @@ fn many_diagnostics_are_capped_the_same() {
     text += "0 TRLR\n";
     assert!(check("many diagnostics", text.as_bytes()));
     let input = Input::new(text.as_bytes()).unwrap();
-    let tree = Tree::build_parallel_chunked(&input, ReaderConfig::new(), 2, 300).unwrap();
+    let tree = Tree::from_chunks(chunks(&input, 2, 300)).unwrap();
     assert_eq!(tree.diagnostics().len(), 10_000);
     assert!(tree.diagnostics_dropped() > 0);
 }
@@ -253,7 +263,7 @@ fn fuzz_tree_missing_char_warning_judged_on_the_whole_head_window() {
         assert!(check_with("fuzz-c5ca13ae", bytes, config));
     }
     let input = Input::new(bytes).unwrap();
-    let tree = Tree::build_parallel_chunked(&input, ReaderConfig::new(), 2, 10).unwrap();
+    let tree = Tree::from_chunks(chunks(&input, 2, 10)).unwrap();
     assert_eq!(
         tree.diagnostics()[0].kind,
         gedcom_elf::DiagnosticKind::Encoding

@@ -38,7 +38,7 @@ fn slice(input: &Input<'_>, config: &ReaderConfig) -> Read {
 
 fn stream(bytes: &[u8], config: &ReaderConfig, capacity: usize, batch: usize) -> Read {
     let source = BufReader::with_capacity(capacity, bytes);
-    let mut s = StreamReader::with_config(source, config.clone()).batch_size(batch);
+    let mut s = StreamReader::with_config(source, config.clone()).batch_bytes(batch);
     let (mut events, mut diags) = (Vec::new(), Vec::new());
     let mut buf = Vec::new();
     loop {
@@ -114,13 +114,14 @@ fuzz_target!(|data: &[u8]| {
 
     // Parallel chunks: only for input that reads without stopping.
     if want.2.is_none() {
-        let Ok(chunks) = Chunks::new(&input, config.clone(), 1 + usize::from(flags >> 5)) else {
+        let Ok(chunks) = Chunks::new(&input, config.clone()) else {
             panic!("chunks refused what the reader read");
         };
         // One job: worker threads trip LeakSanitizer on glibc's thread-exit
         // bookkeeping; the chunking and the merge are the same code either way.
         let out = chunks
-            .map(1, |r| {
+            .batch_bytes(1 + usize::from(flags >> 5))
+            .map(|r| {
                 let mut events = Vec::new();
                 while let Some(e) = r.next_event()? {
                     events.push(e.into_owned());
@@ -132,11 +133,12 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(out.diagnostics, want.1, "parallel diagnostics");
 
         // Each chunk numbered from its own first line, renumbered at the merge.
-        let chunks =
-            Chunks::new(&input, config.clone(), 1 + usize::from(flags >> 5)).expect("chunks again");
+        let chunks = Chunks::new(&input, config.clone())
+            .expect("chunks again")
+            .batch_bytes(1 + usize::from(flags >> 5));
         let (mut events, mut diags) = (Vec::new(), Vec::new());
         let summary = chunks
-            .for_each_relative(1, drain, |chunk, ds, offset| {
+            .for_each_relative(drain, |chunk, ds, offset| {
                 renumbered(&mut events, &mut diags, chunk, ds, offset);
                 Ok(())
             })
@@ -147,10 +149,10 @@ fuzz_target!(|data: &[u8]| {
 
         // A stream's batches on a worker thread, merged the same way.
         let source = BufReader::with_capacity(capacity, bytes);
-        let mut s = StreamReader::with_config(source, config.clone()).batch_size(batch);
+        let mut s = StreamReader::with_config(source, config.clone()).batch_bytes(batch);
         let (mut events, mut diags) = (Vec::new(), Vec::new());
         let summary = s
-            .for_each_relative(1, drain, |batch, ds, offset| {
+            .for_each_relative(drain, |batch, ds, offset| {
                 renumbered(&mut events, &mut diags, batch, ds, offset);
                 Ok(())
             })
@@ -167,10 +169,10 @@ fuzz_target!(|data: &[u8]| {
 
         // The same, numbered as the input's while read.
         let source = BufReader::with_capacity(capacity, bytes);
-        let mut s = StreamReader::with_config(source, config.clone()).batch_size(batch);
+        let mut s = StreamReader::with_config(source, config.clone()).batch_bytes(batch);
         let (mut events, mut diags) = (Vec::new(), Vec::new());
         let summary = s
-            .for_each(1, drain, |batch, ds| {
+            .for_each(drain, |batch, ds| {
                 renumbered(&mut events, &mut diags, batch, ds, 0);
                 Ok(())
             })

@@ -5,6 +5,7 @@
 //! with every string decoded, and compare the octets. Must not panic or hang.
 #![no_main]
 
+use gedcom_elf::par::Chunks;
 use gedcom_elf::tree::{Records, Step, Tree};
 use gedcom_elf::{Event, ReaderConfig, Schema, TypeResolver};
 use libfuzzer_sys::fuzz_target;
@@ -28,7 +29,8 @@ fuzz_target!(|data: &[u8]| {
     // In parallel, from chunks of 1 to 64 bytes: the same tree.
     let chunk = usize::from(flags >> 2) % 64 + 1;
     let jobs = 1 + usize::from(flags >> 1 & 1);
-    let par = Tree::build_parallel_chunked(&prepared, config.clone(), jobs, chunk)
+    let par = Chunks::new(&prepared, config.clone())
+        .and_then(|c| Tree::from_chunks(c.jobs(jobs).batch_bytes(chunk)))
         .expect("the parallel build succeeds as the sequential one did");
     assert_eq!(par.len(), tree.len());
     assert_eq!(par.record_count(), tree.record_count());

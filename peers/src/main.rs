@@ -27,7 +27,7 @@
 //! - `gedcom-elf-tree`: `gedcom_elf::tree::Tree::from_input`, the whole
 //!   file into the arena tree (xref index, pointers resolved), counting
 //!   records.
-//! - `gedcom-elf-tree-parallel`: `gedcom_elf::tree::Tree::build_parallel` on
+//! - `gedcom-elf-tree-parallel`: `gedcom_elf::tree::Tree::from_chunks` on
 //!   every core, the same tree.
 //! - `gedcom-elf-records`: `gedcom_elf::tree::Records` over the in-memory
 //!   bytes (an `io::Read`), one owned record tree at a time, each dropped
@@ -176,7 +176,8 @@ fn elf_tree_parallel(bytes: &[u8]) -> Outcome {
     let run = || -> Result<u64, gedcom_elf::Error> {
         let input = gedcom_elf::Input::new(bytes)?;
         let config = gedcom_elf::ReaderConfig::new();
-        let tree = gedcom_elf::tree::Tree::build_parallel(&input, config, jobs)?;
+        let chunks = gedcom_elf::par::Chunks::new(&input, config)?.jobs(jobs);
+        let tree = gedcom_elf::tree::Tree::from_chunks(chunks)?;
         Ok(black_box(&tree).record_count() as u64)
     };
     match run() {
@@ -236,9 +237,8 @@ fn elf_parallel(bytes: &[u8]) -> Outcome {
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let run = || -> Result<u64, gedcom_elf::Error> {
         let input = gedcom_elf::Input::new(bytes)?;
-        let chunks =
-            gedcom_elf::par::Chunks::new(&input, gedcom_elf::ReaderConfig::new(), 2 << 20)?;
-        let out = chunks.map(jobs, |r| {
+        let chunks = gedcom_elf::par::Chunks::new(&input, gedcom_elf::ReaderConfig::new())?;
+        let out = chunks.batch_bytes(2 << 20).jobs(jobs).map(|r| {
             let mut n = 0u64;
             loop {
                 match &r.next_event() {

@@ -21,14 +21,29 @@ pub(crate) fn is_head_line(text: &[u8]) -> bool {
 /// `CONC`/`CONT` lines is joined as the reader joins payloads (`trailing`:
 /// the trailing-whitespace rule), so that the table agrees with the `ESC`
 /// structures' text (a writer may split a long `ESC` line anywhere).
-pub(crate) fn escape_table(lines: Lines<'_>, trailing: TrailingWhitespace) -> EscapeTable {
+///
+/// The one parser of `ESC` lines: the reader's table and the tree's
+/// [`Schema`](crate::tree::Schema) both come from it. `rejected` is called
+/// with the line number, byte offset and joined payload of each non-empty
+/// `ESC` payload that is not a tag and escape types.
+pub(crate) fn escape_table(
+    lines: Lines<'_>,
+    trailing: TrailingWhitespace,
+    rejected: &mut dyn FnMut(u64, usize, &[u8]),
+) -> EscapeTable {
     let mut table = EscapeTable::empty();
     let mut has_schema = false;
     let mut in_schema = false;
     // Unparsable lines stay in the sequence: they end a run of additional lines.
-    let mut lines = lines.map(|raw| parse_line(raw.text).ok()).peekable();
+    let mut lines = lines
+        .map(|raw| {
+            parse_line(raw.text)
+                .ok()
+                .map(|l| (raw.number, raw.start, l))
+        })
+        .peekable();
     while let Some(item) = lines.next() {
-        let Some(line) = item else {
+        let Some((number, start, line)) = item else {
             continue;
         };
         match line.level {
@@ -44,7 +59,9 @@ pub(crate) fn escape_table(lines: Lines<'_>, trailing: TrailingWhitespace) -> Es
                     // The next line, when it is an additional line of this one:
                     // `Some(true)` for CONC, `Some(false)` for CONT.
                     let joint = match lines.peek() {
-                        Some(Some(n)) if n.level == 3 && (n.tag == b"CONC" || n.tag == b"CONT") => {
+                        Some(Some((_, _, n)))
+                            if n.level == 3 && (n.tag == b"CONC" || n.tag == b"CONT") =>
+                        {
                             Some(n.tag == b"CONC")
                         }
                         _ => None,
@@ -59,7 +76,7 @@ pub(crate) fn escape_table(lines: Lines<'_>, trailing: TrailingWhitespace) -> Es
                     let Some(conc) = joint else {
                         break;
                     };
-                    let Some(Some(next)) = lines.next() else {
+                    let Some(Some((_, _, next))) = lines.next() else {
                         break;
                     };
                     if !conc {
@@ -67,7 +84,9 @@ pub(crate) fn escape_table(lines: Lines<'_>, trailing: TrailingWhitespace) -> Es
                     }
                     current = next;
                 }
-                table.add_esc_payload(&payload);
+                if !table.add_esc_payload(&payload) && !payload.is_empty() {
+                    rejected(number, start, &payload);
+                }
             }
             _ => {}
         }
@@ -98,12 +117,14 @@ mod tests {
         let t = escape_table(
             Lines::new(b"1 CHAR UTF-8\n0 @I1@ INDI\n1 SCHMA\n2 ESC X Y"),
             TrailingWhitespace::default(),
+            &mut |_, _, _| {},
         );
         assert!(t.lookup(b"DATE").contains(b'D'));
         assert!(t.lookup(b"X").is_empty());
         let t = escape_table(
             Lines::new(b"1 SCHMA\n2 ESC _OLD QG\n1 SOUR x\n2 ESC _NOT Z\n1 SCHMA\n2 ESC _B B"),
             TrailingWhitespace::default(),
+            &mut |_, _, _| {},
         );
         assert!(t.lookup(b"DATE").is_empty());
         assert!(t.lookup(b"_OLD").contains(b'G'));
@@ -115,7 +136,8 @@ mod tests {
     /// the reader's own table looked at the first line only, so `DATE` lost its `D`.
     #[test]
     fn continued_escape_lines_are_joined_as_payloads() {
-        let table = |text: &[u8], trailing| escape_table(Lines::new(text), trailing);
+        let table =
+            |text: &[u8], trailing| escape_table(Lines::new(text), trailing, &mut |_, _, _| {});
         let keep = TrailingWhitespace::KeepBeforeConc;
         // Split inside the types, inside the tag, and right after the space.
         for text in [

@@ -7,6 +7,7 @@
 //! is written in place is far cheaper to keep than a set of slices that is
 //! built and then moved.
 
+use super::bytes::find_break;
 use super::{is_id, is_valid_xref, is_ws, trim_end, LineError};
 
 /// One non-blank line string, parsed against the `Line` production. Every
@@ -186,36 +187,6 @@ fn skip_ws(t: &[u8], i: usize, n: usize) -> usize {
     }
 }
 
-/// The first CR or LF at or after `i`.
-///
-/// Eight bytes at a time: `w - 0x0E..0E & !w & 0x80..80` flags the bytes
-/// below 0x0E (exactly, up to and including the lowest flagged byte), which
-/// are CR and LF or, rarely, another control character such as a tab.
-/// Line strings are short, so this beats a vectorised search that must be
-/// set up afresh for each line.
-#[inline(always)]
-pub(crate) fn find_break(hay: &[u8], mut i: usize) -> Option<usize> {
-    const LOW: u64 = 0x0E0E_0E0E_0E0E_0E0E;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    while let Some(chunk) = hay.get(i..i + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0xFF; 8]));
-        let m = w.wrapping_sub(LOW) & !w & HIGH;
-        if m == 0 {
-            i += 8;
-            continue;
-        }
-        let k = i + (m.trailing_zeros() / 8) as usize;
-        if matches!(hay[k], b'\n' | b'\r') {
-            return Some(k);
-        }
-        i = k + 1;
-    }
-    hay.get(i..)?
-        .iter()
-        .position(|&b| b == b'\n' || b == b'\r')
-        .map(|k| i + k)
-}
-
 /// A position in a buffer and the number of the line that starts there.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Cursor<'a> {
@@ -389,30 +360,6 @@ mod tests {
                 Err(e) => assert_eq!(s.error, Some(e)),
             }
         }
-    }
-
-    #[test]
-    fn find_break_finds_the_first_cr_or_lf() {
-        let mut hay = vec![b'a'; 40];
-        assert_eq!(find_break(&hay, 0), None);
-        for at in 0..40 {
-            for brk in [b'\n', b'\r'] {
-                let mut h = hay.clone();
-                h[at] = brk;
-                // Control bytes and high bytes before it are not breaks.
-                if at > 2 {
-                    h[at - 1] = b'\t';
-                    h[at - 2] = 0x8D;
-                    h[at - 3] = 0x0B;
-                }
-                for from in 0..=at {
-                    assert_eq!(find_break(&h, from), Some(at), "at {at} from {from}");
-                }
-                assert_eq!(find_break(&h, at + 1), None);
-            }
-        }
-        hay[39] = 0;
-        assert_eq!(find_break(&hay, 0), None);
     }
 
     #[test]

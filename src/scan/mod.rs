@@ -16,9 +16,11 @@
 //! assert_eq!((line.level, line.tag, line.payload), (1, &b"CHAR"[..], Some(&b"UTF-8"[..])));
 //! ```
 
+mod bytes;
 mod cursor;
 mod line;
 
+pub(crate) use bytes::{ascii_prefix, count_breaks};
 pub(crate) use cursor::{Cursor, Scanned, TagKind};
 
 pub use line::{is_pointer, is_valid_xref, parse_line, Line, LineError};

@@ -49,14 +49,14 @@ pub use arena::{Children, NodeId, NodeRef, PathIter, Step, Walk};
 pub(crate) use arena::{RawStep, RawValue, RawWalk};
 pub use iri::StructureType;
 pub use records::{RecordTree, Records};
-pub use schema::{Schema, SchemaBuilder, SchemaSource};
+pub use schema::{Schema, SchemaSource};
 pub use types::TypeResolver;
 
 use crate::diag::{Diagnostic, Error};
 use crate::escape::EscapeTable;
 use crate::event::Event;
-use crate::par::{first_record_reader, Chunks};
-use crate::read::{Reader, ReaderConfig};
+use crate::par::{first_record_reader, Chunks, Numbering};
+use crate::read::Reader;
 use crate::Input;
 use arena::{Builder, Core, Diagnostics, Joiner, Shared, Src};
 
@@ -159,22 +159,22 @@ impl<'a> Tree<'a> {
         })
     }
 
-    /// Builds the tree of `input` on `jobs` threads: the same tree as
-    /// [`Tree::build`] of `input.reader_with_config(config)`, node for
-    /// node, with the same diagnostics in the same order, faster on large
-    /// inputs when there are cores to spare. With `jobs` of 0 or 1 it is
-    /// [`Tree::build`].
+    /// Builds the tree of the input of `chunks` on its
+    /// [`jobs`](Chunks::jobs) threads: the same tree as [`Tree::build`] of
+    /// `input.reader_with_config(config)`, node for node, with the same
+    /// diagnostics in the same order, faster on large inputs when there are
+    /// cores to spare. With one job and no
+    /// [`batch_bytes`](Chunks::batch_bytes) set it is [`Tree::build`];
+    /// with `batch_bytes` set, the input is cut and merged even with one
+    /// job: the result is the same whatever the chunks.
     ///
-    /// The input is cut into chunks of whole records (see
-    /// [`Chunks`]); each thread builds the arena of
-    /// one chunk after another, while the calling thread appends finished
-    /// arenas, in document order, to the whole's; the xref_ids are then
-    /// indexed and the pointers resolved on `jobs` threads, each taking
-    /// its share of the index. Chunks are about 4 MiB (less for small
-    /// inputs, so that every thread gets several); see
-    /// [`Tree::build_parallel_chunked`] to choose.
+    /// Each thread builds the arena of one chunk after another, while the
+    /// calling thread appends finished arenas, in document order, to the
+    /// whole's; the xref_ids are then indexed and the pointers resolved on
+    /// `jobs` threads, each taking its share of the index.
     ///
     /// ```
+    /// use gedcom_elf::par::Chunks;
     /// use gedcom_elf::tree::Tree;
     /// use gedcom_elf::{Input, ReaderConfig};
     ///
@@ -184,7 +184,7 @@ impl<'a> Tree<'a> {
     /// }
     /// text += "0 @F0@ FAM\n1 CHIL @I0@\n0 TRLR\n";
     /// let input = Input::new(text.as_bytes())?;
-    /// let tree = Tree::build_parallel(&input, ReaderConfig::new(), 2)?;
+    /// let tree = Tree::from_chunks(Chunks::new(&input, ReaderConfig::new())?.jobs(2))?;
     /// assert_eq!(tree.record_count(), 2003);
     /// let family = tree.find("@I1@").unwrap().child("FAMC").unwrap().target().unwrap();
     /// assert_eq!(family.xref().unwrap().as_bytes(), b"@F0@");
@@ -201,49 +201,25 @@ impl<'a> Tree<'a> {
     ///
     /// # Errors
     /// As [`Tree::build`] (the first error in document order).
-    pub fn build_parallel(
-        input: &'a Input<'_>,
-        config: ReaderConfig,
-        jobs: usize,
-    ) -> Result<Tree<'a>, Error> {
-        if jobs <= 1 {
-            return Tree::build(input.reader_with_config(config));
+    pub fn from_chunks(chunks: Chunks<'a>) -> Result<Tree<'a>, Error> {
+        let jobs = chunks.jobs;
+        if jobs <= 1 && chunks.batch_bytes.is_none() {
+            return Tree::build(chunks.first);
         }
-        let len = input.bytes().len();
-        let chunk = (len / (jobs * 8)).clamp(64 << 10, 4 << 20);
-        Tree::build_parallel_chunked(input, config, jobs, chunk)
-    }
-
-    /// [`Tree::build_parallel`] with chunks of about `chunk_bytes` bytes
-    /// (at least one record each), cut and merged even with one job: the
-    /// result is the same whatever the chunks.
-    ///
-    /// # Errors
-    /// As [`Tree::build`].
-    pub fn build_parallel_chunked(
-        input: &'a Input<'_>,
-        config: ReaderConfig,
-        jobs: usize,
-        chunk_bytes: usize,
-    ) -> Result<Tree<'a>, Error> {
-        let bytes: &'a [u8] = input.bytes();
-        let jobs = jobs.max(1);
-        let schema = Schema::from_reader(first_record_reader(
-            input.reader_with_config(config.clone()),
-        ))?;
+        let bytes: &'a [u8] = chunks.first.input();
+        let schema = Schema::from_reader(first_record_reader(chunks.first.clone()))?;
         let shared = Arc::new(Shared {
             schema: schema.clone(),
             escapes: EscapeTable::default(),
         });
         let mut whole = Joiner::new(bytes, shared.clone(), bytes.len() / 16 + 16)?;
-        let chunks = Chunks::new(input, config, chunk_bytes)?;
         let sizes: Vec<usize> = (0..chunks.len()).map(|i| chunks.range(i).len()).collect();
         let mut diagnostics = Diagnostics::default();
         let mut escapes = None;
         // Chunks are read numbered from line 1 and their nodes renumbered as
         // they are joined: no pass to number the chunks' first lines.
-        let summary = chunks.for_each_indexed_relative(
-            jobs,
+        let summary = chunks.run(
+            Numbering::Relative,
             |i, reader, ds| {
                 let mut builder = Builder::new(bytes, shared.clone(), sizes[i] / 16 + 16, true)?;
                 if i > 0 {

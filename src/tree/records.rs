@@ -363,21 +363,13 @@ impl<R: Read> Records<R> {
             // byte-order mark gone, so offsets are `Input::bytes`' and a
             // second mark (a U+FEFF beginning the first line) is kept.
             let Some(info) = self.info.clone() else {
-                return Err(Error::new(
-                    crate::diag::ErrorKind::Limit,
-                    None,
-                    "internal: no encoding before the first record",
-                ));
+                return Err(Error::internal("no encoding before the first record"));
             };
             Reader::prepared(&bytes, self.config.clone(), info, self.encoding)
                 .first_chunk(bytes.len())
         } else {
             let Some(mut state) = self.state.take() else {
-                return Err(Error::new(
-                    crate::diag::ErrorKind::Limit,
-                    None,
-                    "internal: no reader state to resume",
-                ));
+                return Err(Error::internal("no reader state to resume"));
             };
             state.next_line = 1;
             Reader::resume(&bytes, 0, bytes.len(), state, byte_base)
@@ -433,11 +425,7 @@ impl<R: Read> Records<R> {
     fn build_parallel(&mut self) -> Result<bool, Error> {
         if self.pool.is_none() {
             let (Some(shared), Some(state)) = (self.shared.clone(), self.state.as_ref()) else {
-                return Err(Error::new(
-                    crate::diag::ErrorKind::Limit,
-                    None,
-                    "internal: no reader state for parallel batches",
-                ));
+                return Err(Error::internal("no reader state for parallel batches"));
             };
             // The HEAD's own state: a TRLR read (headless input), a warning
             // after it given.

@@ -147,33 +147,10 @@ enum L1 {
     Other,
 }
 
-/// Builds a [`Schema`] from the Begin events of a document's HEAD.
-///
-/// Feed it every Begin event from the start of the input; it returns
-/// `false` from [`SchemaBuilder::begin`] once the HEAD is over.
-///
-/// ```
-/// use gedcom_elf::{Event, Reader};
-/// use gedcom_elf::tree::{SchemaBuilder, SchemaSource};
-///
-/// let input = b"0 HEAD\n1 SCHMA\n2 PRFX ex https://example.com/\n\
-///               2 IRI ex:NICKNAME\n3 TAG _NICK elf:INDIVIDUAL_RECORD\n0 TRLR\n";
-/// let mut builder = SchemaBuilder::new();
-/// for event in Reader::from_slice(input) {
-///     if let Event::Begin(b) = event? {
-///         if !builder.begin(&b) {
-///             break;
-///         }
-///     }
-/// }
-/// let schema = builder.finish();
-/// assert_eq!(schema.source(), SchemaSource::Document);
-/// let t = schema.type_of("https://terms.fhiso.org/elf/INDIVIDUAL_RECORD", "_NICK").unwrap();
-/// assert_eq!(t.to_string(), "https://example.com/NICKNAME");
-/// # Ok::<(), gedcom_elf::Error>(())
-/// ```
+/// Builds a [`Schema`] from the Begin events of a document's HEAD, with
+/// the escape table of its `ESC` lines from the reader's own parser.
 #[derive(Default)]
-pub struct SchemaBuilder {
+pub(crate) struct SchemaBuilder {
     records: u32,
     in_head: bool,
     done: bool,
@@ -182,7 +159,9 @@ pub struct SchemaBuilder {
     has_schma: bool,
     prfx: Vec<(String, Position)>,
     iris: Vec<RawIri>,
-    esc: Vec<(String, Position)>,
+    escapes: EscapeTable,
+    /// `ESC` payloads the reader's parser rejected.
+    bad_escapes: Vec<(String, Position)>,
     external: Vec<String>,
     old_prfx: Vec<(String, Position)>,
     old_defn: Vec<(String, Position)>,
@@ -217,15 +196,31 @@ fn is_tag(s: &str) -> bool {
 }
 
 impl SchemaBuilder {
-    /// An empty builder.
-    pub fn new() -> Self {
-        SchemaBuilder::default()
+    /// Reads the HEAD of the input `reader` is about to read.
+    fn read(mut reader: Reader<'_>) -> Result<SchemaBuilder, Error> {
+        let mut b = SchemaBuilder::default();
+        b.escapes = reader.head_escapes(&mut |line, byte, payload| {
+            let text = String::from_utf8_lossy(payload).into_owned();
+            let at = Position {
+                line,
+                byte: byte as u64,
+            };
+            b.bad_escapes.push((text, at));
+        });
+        while let Some(e) = reader.next_event()? {
+            if let Event::Begin(begin) = e {
+                if !b.begin(&begin) {
+                    break;
+                }
+            }
+        }
+        Ok(b)
     }
 
     /// Feeds one Begin event. Returns `false` when `begin` is not part of
     /// the HEAD (the first record, when tagged `HEAD`): the HEAD is over and
     /// further events change nothing.
-    pub fn begin(&mut self, b: &Begin<'_>) -> bool {
+    fn begin(&mut self, b: &Begin<'_>) -> bool {
         if self.done {
             return false;
         }
@@ -274,7 +269,8 @@ impl SchemaBuilder {
                 let text = payload_text(b);
                 match (b.tag.as_ref(), text) {
                     ("PRFX", Some(t)) => self.prfx.push((t, pos(b))),
-                    ("ESC", Some(t)) => self.esc.push((t, pos(b))),
+                    // Its table is the reader's (`SchemaBuilder::read`).
+                    ("ESC", Some(_)) => {}
                     ("SCHMA", Some(t)) => self.external.push(t.trim().to_string()),
                     ("IRI", Some(t)) => {
                         self.iri = Some(self.iris.len());
@@ -313,7 +309,7 @@ impl SchemaBuilder {
 
     /// The schema: the document's `SCHMA`s when there were any, else its
     /// older-draft dictionary when it had one, else the default schema.
-    pub fn finish(self) -> Arc<Schema> {
+    fn finish(self) -> Arc<Schema> {
         if self.has_schma {
             Arc::new(self.build_schema(SchemaSource::Document))
         } else if !self.old_prfx.is_empty() || !self.old_defn.is_empty() {
@@ -422,13 +418,12 @@ impl SchemaBuilder {
             s.prefixes.retain(|(k, _)| &**k != p);
             s.prefixes.push((p.into(), iri.into()));
         }
-        for (text, at) in &self.esc {
-            if !s.escapes.add_esc_payload(text.as_bytes()) {
-                s.diagnostics.push(diag(
-                    *at,
-                    format!("esc payload {text:?} is not a tag and escape types; ignored"),
-                ));
-            }
+        s.escapes = self.escapes;
+        for (text, at) in &self.bad_escapes {
+            s.diagnostics.push(diag(
+                *at,
+                format!("esc payload {text:?} is not a tag and escape types; ignored"),
+            ));
         }
         for x in &self.external {
             let e = s.expand(x).into_owned();
@@ -613,15 +608,8 @@ impl Schema {
         static DEFAULT: OnceLock<Arc<Schema>> = OnceLock::new();
         DEFAULT
             .get_or_init(|| {
-                let mut b = SchemaBuilder::new();
-                let mut reader = Reader::from_slice(DEFAULT_SCHEMA_GED.as_bytes());
-                while let Ok(Some(e)) = reader.next_event() {
-                    if let Event::Begin(begin) = e {
-                        if !b.begin(&begin) {
-                            break;
-                        }
-                    }
-                }
+                let reader = Reader::from_slice(DEFAULT_SCHEMA_GED.as_bytes());
+                let b = SchemaBuilder::read(reader).unwrap_or_default();
                 let mut s = b.build_schema(SchemaSource::Default);
                 s.diagnostics.clear();
                 Arc::new(s)
@@ -635,16 +623,8 @@ impl Schema {
     ///
     /// # Errors
     /// The reader's errors (not GEDCOM, unsupported encoding, strict mode).
-    pub fn from_reader(mut reader: Reader<'_>) -> Result<Arc<Schema>, Error> {
-        let mut b = SchemaBuilder::new();
-        while let Some(e) = reader.next_event()? {
-            if let Event::Begin(begin) = e {
-                if !b.begin(&begin) {
-                    break;
-                }
-            }
-        }
-        Ok(b.finish())
+    pub fn from_reader(reader: Reader<'_>) -> Result<Arc<Schema>, Error> {
+        Ok(SchemaBuilder::read(reader)?.finish())
     }
 
     /// Reads the schema from the HEAD of `input`.
@@ -924,5 +904,18 @@ mod tests {
             .type_of(&format!("{ELF_NS}INDIVIDUAL_RECORD"), "BURI")
             .unwrap();
         assert_eq!(buri.to_string(), format!("{ELF_NS}BURIAL"));
+    }
+
+    /// The `ESC` lines are the reader's (one parser): a continued one is
+    /// joined, a malformed one reported with its position.
+    #[test]
+    fn escape_lines_come_from_the_reader() {
+        let input = b"0 HEAD\n1 SCHMA\n2 ESC _A\n3 CONC  Q\n2 ESC _B\n2 IRI elf:X\n0 TRLR\n";
+        let s = Schema::from_reader(Reader::from_slice(input)).unwrap();
+        assert!(s.escapes().lookup(b"_A").contains(b'Q'));
+        assert!(s.escapes().lookup(b"DATE").is_empty());
+        let d = &s.diagnostics()[0];
+        assert_eq!((d.position.line, d.position.byte), (5, 34));
+        assert!(d.message.starts_with("esc payload \"_B\""), "{}", d.message);
     }
 }

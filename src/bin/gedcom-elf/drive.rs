@@ -191,7 +191,7 @@ where
     let config = settings.config();
     work.prepare(&input.reader_with_config(config.clone()))?;
     let work = &*work;
-    let chunks = Chunks::new(&input, config, settings.chunk.unwrap_or(CHUNK))?;
+    let chunks = Chunks::new(&input, config)?.batch_bytes(settings.chunk.unwrap_or(CHUNK));
     let jobs = settings.jobs.clamp(1, chunks.len().max(1));
     let progress = Progress::new(Some(input.bytes().len() as u64));
     let ranges: Vec<_> = (0..chunks.len()).map(|i| chunks.range(i)).collect();
@@ -203,11 +203,11 @@ where
     };
     let chunk = |r: &mut Reader<'_>| Ok(work.run(r));
     let summary = if work.needs_line_numbers() {
-        chunks.for_each(jobs, chunk, done)
+        chunks.jobs(jobs).for_each(chunk, done)
     } else {
-        chunks.for_each_relative(jobs, chunk, |out, ds, off| {
-            done(W::shift_lines(out, off), ds)
-        })
+        chunks
+            .jobs(jobs)
+            .for_each_relative(chunk, |out, ds, off| done(W::shift_lines(out, off), ds))
     };
     progress.finish();
     let summary = summary?;
@@ -232,8 +232,9 @@ where
         progress: &progress,
     };
     let config = settings.config().encoding(settings.encoding);
-    let mut stream =
-        StreamReader::with_config(source, config).batch_size(settings.chunk.unwrap_or(BATCH));
+    let mut stream = StreamReader::with_config(source, config)
+        .batch_bytes(settings.chunk.unwrap_or(BATCH))
+        .jobs(settings.jobs);
     // The HEAD's batch here, `prepare`d first; the rest on --jobs threads,
     // numbered as the input's when the work needs it (the calling thread
     // counts each batch's lines as it cuts it), else each from its first
@@ -251,11 +252,9 @@ where
     let work = &*work;
     let run = |r: &mut Reader<'_>| Ok(work.run(r));
     let summary = if work.needs_line_numbers() {
-        stream.for_each(settings.jobs, run, &mut sink)?
+        stream.for_each(run, &mut sink)?
     } else {
-        stream.for_each_relative(settings.jobs, run, |out, ds, off| {
-            sink(W::shift_lines(out, off), ds)
-        })?
+        stream.for_each_relative(run, |out, ds, off| sink(W::shift_lines(out, off), ds))?
     };
     Ok(Done {
         stats: summary.stats,

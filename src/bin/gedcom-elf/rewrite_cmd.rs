@@ -139,7 +139,7 @@ fn stream<W: Write>(
         progress: &progress,
     };
     let config = settings.config().encoding(settings.encoding);
-    let mut stream = StreamReader::with_config(source, config).batch_size(BATCH);
+    let mut stream = StreamReader::with_config(source, config).batch_bytes(BATCH);
     let mut buf = Vec::new();
     while let Some(mut batch) = stream.read_batch_into(&mut buf)? {
         if let Some(reader) = batch.reader_mut() {

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::time::Instant;
 
+use gedcom_elf::par::Chunks;
 use gedcom_elf::tree::Tree;
 use gedcom_elf::{Error, Input, ReaderConfig};
 
@@ -34,8 +35,9 @@ pub fn build_tree<'a>(
     ));
     // Record-aligned chunks on `jobs` threads; identical to `Tree::build`.
     let tree = match chunk {
-        Some(bytes) => Tree::build_parallel_chunked(input, config, jobs, bytes),
-        None => Tree::build_parallel(input, config, jobs),
+        Some(bytes) => Chunks::new(input, config)
+            .and_then(|c| Tree::from_chunks(c.jobs(jobs).batch_bytes(bytes))),
+        None => Chunks::new(input, config).and_then(|c| Tree::from_chunks(c.jobs(jobs))),
     };
     progress.finish();
     tree

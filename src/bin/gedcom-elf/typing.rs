@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use gedcom_elf::tree::{Schema, SchemaBuilder, TypeResolver};
+use gedcom_elf::tree::{Schema, TypeResolver};
 use gedcom_elf::{Error, Event, Reader};
 
 /// The document's schema and where its first record begins.
@@ -19,7 +19,7 @@ impl Typing {
     /// The default schema, until [`Typing::prepare`] reads the HEAD's.
     pub fn new() -> Typing {
         Typing {
-            schema: SchemaBuilder::new().finish(),
+            schema: Schema::default_schema(),
             first_line: 1,
         }
     }
