@@ -631,6 +631,29 @@ fn get_exits_3_for_nothing_found_and_shows_only_its_records_diagnostics() {
     }
 }
 
+/// `get` prints a record as it stands in the document, even where `fmt`'s
+/// writer must refuse: substructures under an `ERROR` the reader made from a
+/// too-deep line (which is why `get` keeps its own line writer).
+#[test]
+fn get_prints_what_the_rewriting_writer_would_refuse_as_it_stands() {
+    let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME A\n3 DEEP x\n4 DEEPER y\n1 NOTE\n2 CONT b\n0 TRLR\n";
+    let o = run(&["get", "-", "I1"], Some(input));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "0 @I1@ INDI\n1 NAME A\n2 ERROR 3 DEEP x\n3 DEEPER y\n1 NOTE\n2 CONT b\n"
+    );
+    assert!(
+        stderr(&o).contains("<stdin>:5: error: too-deep line"),
+        "{}",
+        stderr(&o)
+    );
+    // fmt cannot write it back so that it reads the same, and says where.
+    let o = run(&["fmt", "-"], Some(input));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("<stdin>:6: error:"), "{}", stderr(&o));
+}
+
 #[test]
 fn completions_for_each_shell() {
     for shell in ["bash", "zsh", "fish"] {
