@@ -1,5 +1,5 @@
 //! The writer's `HEAD`: [`Writer::begin_head`], the `CHAR` rule of
-//! [`WriterConfig::set_head_char`] and what it leaves out ([`Writer::dropped`]).
+//! [`WriterConfig::set_head_char`](crate::write::WriterConfig::set_head_char) and what it leaves out ([`Writer::dropped`]).
 
 use std::io::Write;
 
@@ -9,7 +9,7 @@ use super::value::{HeadOptions, WriteValue};
 use super::writer::{CharState, HeadChar, Writer};
 
 impl<W: Write> Writer<W> {
-    /// The `CHAR` rule (see [`WriterConfig::set_head_char`]) for a structure to begin at
+    /// The `CHAR` rule (see [`WriterConfig::set_head_char`](crate::write::WriterConfig::set_head_char)) for a structure to begin at
     /// `depth` (1 to 3) in a `HEAD` with the writer's `CHAR` line: returns `true` when it
     /// took the structure (one that is not written: the caller's `CHAR` or a `VERS` under
     /// it, whose substructures are, or a structure left out), `false` for one to write

@@ -1,4 +1,4 @@
-//! [`plan`]: the tags, xref ids and schema lines a [`TypedDocument`] is written with.
+//! [`plan()`]: the tags, xref ids and schema lines a [`TypedDocument`] is written with.
 
 use std::collections::{HashMap, HashSet};
 
@@ -23,7 +23,7 @@ pub enum SchemaLines {
     Minimal,
 }
 
-/// How a [`TypedDocument`] is written: from [`plan`].
+/// How a [`TypedDocument`] is written: from [`plan()`].
 #[derive(Clone, Debug)]
 pub struct Plan {
     /// Per document type id: the expanded IRI.
