@@ -1,0 +1,28 @@
+//! Typed values of payloads.
+//!
+//! So far: [`date`], the `DATE` payloads of GEDCOM 5.5.1 as clarified by
+//! FHISO's ELF *Date, Age and Time Microformats* draft, and of GEDCOM 7, in
+//! one typed [`Date`] that borrows from its input, with Julian day numbers
+//! for every standard calendar and printing back in either form.
+//!
+//! ```
+//! use gedcom_elf::value::{Calendar, Date};
+//!
+//! let date = Date::parse("BET @#DJULIAN@ 1 MAR 1700 AND 1701")?;
+//! let Date::Between(from, to) = &date else { unreachable!() };
+//! assert_eq!(from.calendar, Calendar::Julian);
+//! assert_eq!(to.calendar, Calendar::Gregorian);
+//! assert_eq!(date.jdn_range(), Some((2_342_043, 2_342_702)));
+//! assert_eq!(date.gedcom7().unwrap().payload, "BET JULIAN 1 MAR 1700 AND 1701");
+//! # Ok::<(), gedcom_elf::value::DateError>(())
+//! ```
+
+mod calendar;
+pub mod date;
+mod parse;
+mod print;
+
+pub use date::{
+    Approximation, Calendar, Date, DateError, DateErrorKind, Epoch, Month, SimpleDate, Year,
+};
+pub use print::{Gedcom7Date, NotGedcom7};
