@@ -121,6 +121,28 @@ impl<'a> Parser<'a> {
         p.peek_word()
     }
 
+    /// Whether the word after the one just taken is a month, making that one
+    /// a day: a month-shaped word, unless it is a GEDCOM 7 extension tag with
+    /// no year after it (then it is an epoch, as in `1900 _ERA`).
+    fn day_follows(&self) -> bool {
+        let next = self.peek_next_word();
+        if !month_shaped(next) {
+            return false;
+        }
+        if !next.starts_with('_') {
+            return true;
+        }
+        let mut p = Parser {
+            s: self.s,
+            pos: self.pos,
+            end: self.end,
+        };
+        p.skip_space();
+        p.pos += next.len();
+        let b = p.peek_next_word().as_bytes();
+        b.first().is_some_and(|c| c.is_ascii_digit() || *c == b'-')
+    }
+
     /// Requires white space, then something (`what`).
     fn space(&mut self, what: &'static str) -> Result<(), DateError> {
         if self.pos >= self.end {
@@ -344,9 +366,7 @@ impl<'a> Parser<'a> {
         let mut day = None;
         let mut month = None;
         let year_word;
-        if w.as_bytes().first().is_some_and(u8::is_ascii_digit)
-            && month_shaped(self.peek_next_word())
-        {
+        if w.as_bytes().first().is_some_and(u8::is_ascii_digit) && self.day_follows() {
             if !w.bytes().all(|c| c.is_ascii_digit()) {
                 return Err(DateError::new(DateErrorKind::Syntax, at, "a day"));
             }
