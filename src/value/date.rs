@@ -380,10 +380,17 @@ impl SimpleDate<'_> {
 
     /// The first and last Julian day numbers this date can mean: the day,
     /// the whole month or the whole year. `None` for calendars this crate
-    /// does not compute with and French Republican years after XVIII.
+    /// does not compute with, French Republican years after XVIII, and a
+    /// month number outside the calendar.
     pub fn jdn_range(&self) -> Option<(i64, i64)> {
         let y = self.astronomical_year();
         let month = match self.month {
+            // A month number outside the calendar (only built by hand).
+            Some(Month::Known(m))
+                if m == 0 || usize::from(m) > self.calendar.month_names().len() =>
+            {
+                return None
+            }
             Some(Month::Known(m)) => Some(m),
             Some(Month::Other(_)) => return None,
             None => None,

@@ -16,6 +16,21 @@
 //! assert_eq!(date.gedcom7().unwrap().payload, "BET JULIAN 1 MAR 1700 AND 1701");
 //! # Ok::<(), gedcom_elf::value::DateError>(())
 //! ```
+//!
+//! The README's example: a dual year, which GEDCOM 7 dropped, goes to its
+//! `PHRASE`.
+//!
+//! ```
+//! use gedcom_elf::value::Date;
+//!
+//! let d = Date::parse("ABT @#DJULIAN@ 1 MAR 1700/01")?;
+//! assert_eq!(d.to_string(), "ABT @#DJULIAN@ 1 MAR 1700/01");
+//! let g7 = d.gedcom7().unwrap();
+//! assert_eq!(g7.payload, "ABT JULIAN 1 MAR 1701");
+//! assert_eq!(g7.phrase.as_deref(), Some("ABT @#DJULIAN@ 1 MAR 1700/01"));
+//! assert_eq!(d.jdn_range(), Some((2_342_408, 2_342_408))); // 12 MAR 1701 Gregorian
+//! # Ok::<(), gedcom_elf::value::DateError>(())
+//! ```
 
 mod calendar;
 pub mod date;

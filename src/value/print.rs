@@ -93,12 +93,16 @@ impl SimpleDate<'_> {
         }
         match &self.month {
             Some(Month::Known(m)) => {
-                let name = self
+                match self
                     .calendar
                     .month_names()
                     .get(usize::from(*m).wrapping_sub(1))
-                    .ok_or(fmt::Error)?;
-                write!(f, "{name} ")?;
+                {
+                    Some(name) => write!(f, "{name} ")?,
+                    // Only a value built by hand has a month number outside
+                    // its calendar: printed as the number, never a panic.
+                    None => write!(f, "{m} ")?,
+                }
             }
             Some(Month::Other(m)) => write!(f, "{m} ")?,
             None => {}
