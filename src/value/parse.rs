@@ -4,16 +4,60 @@
 
 use std::borrow::Cow;
 
+use super::calendar::{
+    gregorian_leap, solar_month_days, FRENCH_MONTHS, GREGORIAN_MONTHS, HEBREW_MONTHS,
+};
 use super::date::{
     Approximation, Calendar, Date, DateError, DateErrorKind, Epoch, Month, SimpleDate, Year,
 };
 
+/// A word of up to 8 bytes as one integer, upper-cased, for comparing with
+/// the keys below in one instruction; 0 (no key) for longer or empty words.
+fn key(w: &str) -> u64 {
+    let b = w.as_bytes();
+    if b.is_empty() || b.len() > 8 {
+        return 0;
+    }
+    let mut k = 0;
+    for (i, c) in b.iter().enumerate() {
+        k |= u64::from(c.to_ascii_uppercase()) << (8 * i);
+    }
+    k
+}
+
+/// [`key`] of an upper-case constant.
+const fn ck(s: &str) -> u64 {
+    let b = s.as_bytes();
+    let mut k = 0;
+    let mut i = 0;
+    while i < b.len() {
+        k |= (b[i] as u64) << (8 * i);
+        i += 1;
+    }
+    k
+}
+
+/// [`ck`] of each of `names`.
+const fn keys<const N: usize>(names: [&str; N]) -> [u64; N] {
+    let mut out = [0; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = ck(names[i]);
+        i += 1;
+    }
+    out
+}
+
+const GREGORIAN_KEYS: [u64; 12] = keys(GREGORIAN_MONTHS);
+const HEBREW_KEYS: [u64; 13] = keys(HEBREW_MONTHS);
+const FRENCH_KEYS: [u64; 13] = keys(FRENCH_MONTHS);
+
 /// The words that are never months (ELF's reserved words and GEDCOM 7's
 /// `dateRestrict`).
-const RESERVED: [&str; 18] = [
+const RESERVED: [u64; 18] = keys([
     "ABT", "AFT", "AND", "BCE", "BEF", "BET", "CAL", "EST", "EVERY", "FOR", "FROM", "INT", "POS",
     "REP", "TIME", "UNCERT", "UNK", "ZONE",
-];
+]);
 
 fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
@@ -28,7 +72,7 @@ fn month_shaped(w: &str) -> bool {
     } else {
         b.len() >= 3 && b[0].is_ascii_alphabetic() && b.iter().all(u8::is_ascii_alphanumeric)
     };
-    shaped && !RESERVED.iter().any(|r| r.eq_ignore_ascii_case(w))
+    shaped && !RESERVED.contains(&key(w))
 }
 
 /// ELF's `Epoch` production (any case here), a GEDCOM 7 `BCE` or extension
@@ -41,11 +85,11 @@ fn epoch_shaped(w: &str) -> bool {
     if first == b'$' {
         return b.len() > 1;
     }
-    if w.eq_ignore_ascii_case("BCE") || (first == b'_' && month_shaped(w)) {
+    let k = key(w);
+    if k == ck("BCE") || (first == b'_' && month_shaped(w)) {
         return true;
     }
-    if !first.is_ascii_alphabetic() || w.eq_ignore_ascii_case("TO") || w.eq_ignore_ascii_case("AT")
-    {
+    if !first.is_ascii_alphabetic() || k == ck("TO") || k == ck("AT") {
         return false;
     }
     let rest = &b[1..];
@@ -159,7 +203,7 @@ impl<'a> Parser<'a> {
             return Err(DateError::new(DateErrorKind::End, self.pos, what));
         }
         let (w, at) = self.take_word();
-        if !w.eq_ignore_ascii_case(kw) {
+        if key(w) != ck(kw) {
             return Err(DateError::new(DateErrorKind::Syntax, at, what));
         }
         Ok(())
@@ -170,7 +214,8 @@ impl<'a> Parser<'a> {
             return Ok(Date::Empty);
         }
         let word = self.peek_word();
-        let upper = |k: &str| word.eq_ignore_ascii_case(k);
+        let word_key = key(word);
+        let upper = |k: &str| word_key == ck(k);
         let keyword_then_date = |p: &mut Self| -> Result<SimpleDate<'a>, DateError> {
             p.pos += word.len();
             p.space("a date")?;
@@ -180,7 +225,7 @@ impl<'a> Parser<'a> {
             Date::Phrase(self.phrase()?)
         } else if upper("FROM") {
             let from = keyword_then_date(self)?;
-            if self.peek_next_word().eq_ignore_ascii_case("TO") {
+            if key(self.peek_next_word()) == ck("TO") {
                 self.skip_space();
                 self.pos += 2;
                 self.space("a date")?;
@@ -315,6 +360,12 @@ impl<'a> Parser<'a> {
             }
         } else {
             let w = self.peek_word();
+            if !matches!(
+                w.as_bytes().first().map(u8::to_ascii_uppercase),
+                Some(b'G' | b'J' | b'H' | b'F' | b'_')
+            ) {
+                return Ok(None);
+            }
             let is = |k: &str| w.eq_ignore_ascii_case(k);
             let cal = if is("GREGORIAN") {
                 Calendar::Gregorian
@@ -344,18 +395,19 @@ impl<'a> Parser<'a> {
         let calendar = self.calendar()?;
         let raw = self.raw()?;
         // Numbers that do not fit are errors in every calendar.
-        year_of(&raw)?;
-        if let Some((d, at)) = raw.day {
-            d.parse::<u32>().map_err(|_| {
+        let year = year_of(&raw)?;
+        let day = match raw.day {
+            Some((d, at)) => Some(d.parse::<u32>().map_err(|_| {
                 DateError::new(DateErrorKind::Day, at, "a day that fits in 32 bits")
-            })?;
-        }
+            })?),
+            None => None,
+        };
         match calendar {
-            Some(cal) => check(cal, &raw),
-            None => match check(Calendar::Gregorian, &raw) {
+            Some(cal) => check(cal, &raw, year, day),
+            None => match check(Calendar::Gregorian, &raw, year, day) {
                 Ok(d) => Ok(d),
                 Err(e) if e.kind() == DateErrorKind::Syntax => Err(e),
-                Err(_) => Ok(as_written(Calendar::NotGregorian, &raw)),
+                Err(_) => Ok(as_written(Calendar::NotGregorian, &raw, year, day)),
             },
         }
     }
@@ -497,31 +549,40 @@ fn year_of(raw: &Raw<'_>) -> Result<Year, DateError> {
 }
 
 /// A date in a calendar this crate does not compute with: its parts kept as
-/// written (ELF: assumed well-formed). Its numbers were checked to fit.
-fn as_written<'a>(calendar: Calendar<'a>, raw: &Raw<'a>) -> SimpleDate<'a> {
-    let year = year_of(raw).unwrap_or(Year {
-        logical: 0,
-        historical: None,
-    });
+/// written (ELF: assumed well-formed).
+fn as_written<'a>(
+    calendar: Calendar<'a>,
+    raw: &Raw<'a>,
+    year: Year,
+    day: Option<u32>,
+) -> SimpleDate<'a> {
     SimpleDate {
         calendar,
-        day: raw.day.and_then(|(d, _)| d.parse().ok()),
+        day,
         month: raw.month.map(|(m, _)| Month::Other(Cow::Borrowed(m))),
         year,
         epoch: raw.epoch.map(|(e, _)| Epoch::Other(Cow::Borrowed(e))),
     }
 }
 
-/// Checks `raw` against `calendar`'s months, days, years and epochs.
-fn check<'a>(calendar: Calendar<'a>, raw: &Raw<'a>) -> Result<SimpleDate<'a>, DateError> {
-    let year = year_of(raw)?;
-    let day = raw.day.and_then(|(d, _)| d.parse::<u32>().ok());
+/// Checks `raw` (with its `year` and `day`) against `calendar`'s months,
+/// days, years and epochs.
+fn check<'a>(
+    calendar: Calendar<'a>,
+    raw: &Raw<'a>,
+    year: Year,
+    day: Option<u32>,
+) -> Result<SimpleDate<'a>, DateError> {
     if !calendar.is_known() {
-        return Ok(as_written(calendar, raw));
+        return Ok(as_written(calendar, raw, year, day));
     }
-    let names = calendar.month_names();
+    let names: &[u64] = match calendar {
+        Calendar::Hebrew => &HEBREW_KEYS,
+        Calendar::FrenchRepublican => &FRENCH_KEYS,
+        _ => &GREGORIAN_KEYS,
+    };
     let month = match raw.month {
-        Some((m, at)) => match names.iter().position(|n| n.eq_ignore_ascii_case(m)) {
+        Some((m, at)) => match names.iter().position(|&n| n == key(m)) {
             // At most 13 months: the index fits.
             Some(i) => Some(i as u8 + 1),
             None => {
@@ -542,7 +603,8 @@ fn check<'a>(calendar: Calendar<'a>, raw: &Raw<'a>) -> Result<SimpleDate<'a>, Da
     let epoch = match raw.epoch {
         None => None,
         Some((e, at)) => {
-            let is = |k: &str| e.eq_ignore_ascii_case(k);
+            let k = key(e);
+            let is = |name: &str| k == ck(name);
             if solar && (is("B.C.") || is("BC") || is("BCE")) {
                 Some(Epoch::BeforeChrist)
             } else if (solar && (is("A.D.") || is("AD")))
@@ -622,21 +684,106 @@ impl<'a> Date<'a> {
     /// # Ok::<(), gedcom_elf::value::DateError>(())
     /// ```
     pub fn parse(payload: &'a str) -> Result<Date<'a>, DateError> {
-        let b = payload.as_bytes();
-        let start = b.iter().take_while(|&&c| is_space(c)).count();
-        let end = b.len()
-            - b[start..]
-                .iter()
-                .rev()
-                .take_while(|&&c| is_space(c))
-                .count();
-        let mut p = Parser {
-            s: payload,
-            pos: start,
-            end,
-        };
-        p.date_value()
+        if let Some(date) = fast(payload.as_bytes()) {
+            return Ok(date);
+        }
+        general(payload)
     }
+}
+
+/// The general parser, for any payload.
+fn general(payload: &str) -> Result<Date<'_>, DateError> {
+    let b = payload.as_bytes();
+    let start = b.iter().take_while(|&&c| is_space(c)).count();
+    let trailing = b[start..].iter().rev().take_while(|&&c| is_space(c));
+    let mut p = Parser {
+        s: payload,
+        pos: start,
+        end: b.len() - trailing.count(),
+    };
+    p.date_value()
+}
+
+/// The commonest payloads, read without the general parser: upper-case
+/// `[ABT |CAL |EST |BEF |AFT ][[D ]MON ]YYYY` with single spaces, a Gregorian
+/// month, a day of one or two digits within the month and a year of one to
+/// four digits above 0. `None` for anything else, which [`general`] reads;
+/// where this gives a date, it is the one [`general`] gives (a unit test
+/// compares the two).
+fn fast(b: &[u8]) -> Option<Date<'static>> {
+    let (modifier, rest) = match b {
+        [a, b_, c, b' ', rest @ ..] => (ck_bytes([*a, *b_, *c]), rest),
+        _ => (0, b),
+    };
+    let wrap: fn(SimpleDate<'static>) -> Date<'static> = match modifier {
+        m if m == ck("ABT") => |d| Date::Approximate(Approximation::About, d),
+        m if m == ck("CAL") => |d| Date::Approximate(Approximation::Calculated, d),
+        m if m == ck("EST") => |d| Date::Approximate(Approximation::Estimated, d),
+        m if m == ck("BEF") => Date::Before,
+        m if m == ck("AFT") => Date::After,
+        _ => return fast_date(b).map(Date::Exact),
+    };
+    fast_date(rest).map(wrap)
+}
+
+/// The key of three upper-case bytes (as [`ck`]).
+fn ck_bytes(b: [u8; 3]) -> u64 {
+    u64::from(b[0]) | u64::from(b[1]) << 8 | u64::from(b[2]) << 16
+}
+
+/// `[[D ]MON ]YYYY` as [`fast`] reads it.
+fn fast_date(b: &[u8]) -> Option<SimpleDate<'static>> {
+    let number = |digits: &[u8], max_len: usize| -> Option<u32> {
+        if digits.is_empty() || digits.len() > max_len {
+            return None;
+        }
+        let mut n = 0;
+        for &c in digits {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            n = n * 10 + u32::from(c - b'0');
+        }
+        (n > 0).then_some(n)
+    };
+    let mut parts = b.split(|&c| c == b' ');
+    let first = parts.next()?;
+    let (day, month, year) = match (parts.next(), parts.next(), parts.next()) {
+        (None, _, _) => (None, None, first),
+        (Some(y), None, _) => (None, Some(first), y),
+        (Some(m), Some(y), None) => (Some(number(first, 2)?), Some(m), y),
+        _ => return None,
+    };
+    let year = number(year, 4)?;
+    let month = match month {
+        None => None,
+        Some(m) => {
+            let [a, b_, c] = <[u8; 3]>::try_from(m).ok()?;
+            if !(a.is_ascii_uppercase() && b_.is_ascii_uppercase() && c.is_ascii_uppercase()) {
+                return None;
+            }
+            let k = ck_bytes([a, b_, c]);
+            // At most 12 months: the number fits.
+            Some(GREGORIAN_KEYS.iter().position(|&n| n == k)? as u8 + 1)
+        }
+    };
+    // Four digits at most: the year fits.
+    let logical = year as i32;
+    if let (Some(d), Some(m)) = (day, month) {
+        if d > solar_month_days(m, gregorian_leap(i64::from(logical))) {
+            return None;
+        }
+    }
+    Some(SimpleDate {
+        calendar: Calendar::Gregorian,
+        day,
+        month: month.map(Month::Known),
+        year: Year {
+            logical,
+            historical: None,
+        },
+        epoch: None,
+    })
 }
 
 #[cfg(test)]
@@ -861,6 +1008,46 @@ mod tests {
         let owned: Date<'static> = d.clone().into_owned();
         drop(text);
         assert_eq!(owned.phrase(), Some("ante diem V Kal. Sept."));
+    }
+
+    #[test]
+    fn the_fast_path_reads_as_the_general_parser_does() {
+        let mut taken = 0;
+        let days = [
+            "", "0", "1", "07", "28", "29", "30", "31", "32", "001", "1x",
+        ];
+        let months = [
+            "", "JAN", "FEB", "APR", "DEC", "Jan", "JUNE", "AND", "BCE", "TSH", "A1C", "B.C",
+        ];
+        let years = [
+            "0", "1", "99", "0800", "1900", "2000", "2001", "9999", "12345", "-5", "1648/49",
+        ];
+        let prefixes = [
+            "", "ABT ", "CAL ", "EST ", "BEF ", "AFT ", "BET ", "TO ", "abt ", "ABT  ",
+        ];
+        for prefix in prefixes {
+            for day in days {
+                for month in months {
+                    for year in years {
+                        let mut s = prefix.to_string();
+                        for part in [day, month] {
+                            if !part.is_empty() {
+                                s += part;
+                                s.push(' ');
+                            }
+                        }
+                        s += year;
+                        for text in [s.clone(), format!("{s} "), format!("{s} B.C.")] {
+                            if let Some(d) = fast(text.as_bytes()) {
+                                taken += 1;
+                                assert_eq!(Ok(d), general(&text), "{text:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(taken > 1000, "{taken}");
     }
 
     #[test]
