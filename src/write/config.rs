@@ -229,7 +229,7 @@ impl WriterConfig {
     /// default: `"a\r\nb"` and `"a\rb"` give a `CONT` line like `"a\nb"`), or (`false`)
     /// only LF, a CR being written as the unicode escape `@#UD@ ` so that it reads back as
     /// a CR. Texts from a reader hold LF as their only line break, so
-    /// [`rewrite`](crate::write::rewrite) uses `false`.
+    /// [`rewrite`](crate::write::rewrite()) uses `false`.
     #[must_use]
     pub fn cr_is_line_break(mut self, yes: bool) -> Self {
         self.cr_is_line_break = yes;

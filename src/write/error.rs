@@ -32,7 +32,7 @@ pub enum WriteErrorKind {
     /// The first structure is not a bare `HEAD` (see
     /// [`WriterConfig::headless`](crate::write::WriterConfig::headless)).
     MissingHead,
-    /// [`rewrite`](crate::write::rewrite) could not read its input (not GEDCOM, unsupported
+    /// [`rewrite`](crate::write::rewrite()) could not read its input (not GEDCOM, unsupported
     /// encoding).
     Read,
     /// A handle of a [`TypedDocument`](crate::write::typed::TypedDocument) that is not from that
@@ -83,9 +83,9 @@ impl WriteError {
 
     /// The input line of the structure the error is about: for an error of
     /// [`Writer::write_event`](crate::write::Writer::write_event) (and so of
-    /// [`rewrite`](crate::write::rewrite)) the [`Begin::line`](crate::Begin) of the event
+    /// [`rewrite`](crate::write::rewrite())) the [`Begin::line`](crate::Begin) of the event
     /// that failed, for a [`WriteErrorKind::Read`] error of
-    /// [`rewrite`](crate::write::rewrite) the line the reader stopped at, for an error of
+    /// [`rewrite`](crate::write::rewrite()) the line the reader stopped at, for an error of
     /// [`bridge::write_tree`](crate::bridge::write_tree) the tree node's line. `None` for
     /// an error of a call that takes no line
     /// ([`Writer::begin`](crate::write::Writer::begin) ...), and for a failing

@@ -115,7 +115,7 @@ impl<W: Write> Writer<W> {
     /// decodes the structure and calls [`Writer::begin`]).
     ///
     /// What the reader guarantees is not checked again: `tag` matches `Tag` (the caller
-    /// has checked it with [`raw_tag_ok`]), an xref matches `XRefID` and a pointer
+    /// has checked it with [`raw_tag_ok`](super::octets::raw_tag_ok)), an xref matches `XRefID` and a pointer
     /// `Pointer`. What is checked: the state, ASCII xref and pointer octets (others are
     /// decoded on their own), and a text that is ASCII, or (with `utf8`, the caller
     /// knowing the octets are valid UTF-8) UTF-8 for UTF-8 output, with no `@`, control

@@ -1,5 +1,5 @@
 //! The writer's `HEAD`: [`Writer::begin_head`], the `CHAR` rule of
-//! [`WriterConfig::set_head_char`] and what it leaves out ([`Writer::dropped`]).
+//! [`WriterConfig::set_head_char`](super::config::WriterConfig::set_head_char) and what it leaves out ([`Writer::dropped`]).
 
 use std::io::Write;
 
@@ -9,7 +9,7 @@ use super::value::{HeadOptions, WriteValue};
 use super::writer::{CharState, HeadChar, Writer};
 
 impl<W: Write> Writer<W> {
-    /// The `CHAR` rule (see [`WriterConfig::set_head_char`]) for a structure to begin at
+    /// The `CHAR` rule (see [`WriterConfig::set_head_char`](super::config::WriterConfig::set_head_char)) for a structure to begin at
     /// `depth` (1 to 3) in a `HEAD` with the writer's `CHAR` line: returns `true` when it
     /// took the structure (one that is not written: the caller's `CHAR` or a `VERS` under
     /// it, whose substructures are, or a structure left out), `false` for one to write
@@ -129,7 +129,7 @@ impl<W: Write> Writer<W> {
     /// far, in the order met, each with its tag, input line (when it came through
     /// [`Writer::write_event`] or from a tree) and [`DropReason`];
     /// [`Writer::dropped_count`] counts them all. Only the `CHAR` rule of
-    /// [`WriterConfig::set_head_char`](crate::write::WriterConfig::set_head_char) leaves
+    /// [`WriterConfig::set_head_char`](super::config::WriterConfig::set_head_char)(crate::write::WriterConfig::set_head_char) leaves
     /// anything out: a writer writes everything else it is given, or refuses it with an
     /// error.
     ///
@@ -244,7 +244,7 @@ impl<W: Write> Writer<W> {
 
     /// Writes a `HEAD` record per seed §6 and leaves it open for more substructures:
     /// `0 HEAD`, `1 CHAR` naming the output encoding (see
-    /// [`WriterConfig::set_head_char`](crate::write::WriterConfig::set_head_char)),
+    /// [`WriterConfig::set_head_char`](super::config::WriterConfig::set_head_char)(crate::write::WriterConfig::set_head_char)),
     /// `1 GEDC` (with `2 VERS 5.5.1`, `2 FORM LINEAGE-LINKED`, `2 ELF`), and the schema as
     /// `1 SCHMA`, whose `ESC` lines become the writer's escape table.
     ///

@@ -230,7 +230,7 @@ pub(super) fn fast_tag(t: &[u8]) -> bool {
     }
 }
 
-/// `true` for a tag that [`Writer::begin_raw`] may take: one the fast path writes.
+/// `true` for a tag that [`Writer::begin_raw`](super::writer::Writer::begin_raw) may take: one the fast path writes.
 pub(crate) fn raw_tag_ok(t: &[u8]) -> bool {
     fast_tag(t)
 }

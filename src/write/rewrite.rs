@@ -1,4 +1,4 @@
-//! [`rewrite`]: a whole read and write, and [`decode_xref`].
+//! [`rewrite`]: a whole read and write, and [`decode_xref`](super::writer::decode_xref).
 
 use std::io::Write;
 

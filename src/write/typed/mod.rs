@@ -4,7 +4,7 @@
 //! A [`TypedDocument`] holds records, `HEAD` substructures (serialisation
 //! metadata, superstructure type `elf:Metadata`) and their substructures, each
 //! with a structure type IRI, an optional payload and substructures in order.
-//! Pointers name their target by [`RecordId`], never by xref. [`plan`] decides how
+//! Pointers name their target by [`RecordId`], never by xref. [`plan`](fn@plan) decides how
 //! to write it under a [`Schema`] (by default the built-in
 //! default schema) and [`write_typed`] writes it:
 //!
@@ -108,13 +108,13 @@ impl TypedOptions {
     }
 }
 
-/// Writes `doc` under `schema` with `opts`: plans it (see [`plan`]), then writes
+/// Writes `doc` under `schema` with `opts`: plans it (see [`plan`](fn@plan)), then writes
 /// `HEAD` (with `CHAR`, `GEDC` per `opts.head`, the `SCHMA` when one is needed, and
 /// the metadata structures), the records and `TRLR`. Returns the plan (tags, xref
 /// ids, new tags). Nothing is written when planning fails.
 ///
 /// # Errors
-/// As [`plan`] and [`Writer::begin`] (for instance a fixed xref with a character the
+/// As [`plan`](fn@plan) and [`Writer::begin`] (for instance a fixed xref with a character the
 /// output encoding lacks).
 pub fn write_typed<W: Write>(
     doc: &TypedDocument,
