@@ -295,8 +295,18 @@ fn julian_day_numbers_of_known_days() {
     let epoch = jdn("@#DHEBREW@ 1 TSH 1");
     assert_eq!(jdn("@#DGREGORIAN@ 7 SEP 3761 B.C."), epoch);
     assert_eq!(jdn("@#DJULIAN@ 7 OCT 3761 B.C."), epoch);
-    // In a common year ADR and ADS are the same month (Adar).
+    // In a common year ADR and ADS are the same month (Adar): ELF writes
+    // ADR, GEDCOM 7 recommends ADS.
     assert_eq!(jdn("@#DHEBREW@ 1 ADR 5780"), jdn("@#DHEBREW@ 1 ADS 5780"));
+    let adar = Date::parse("@#DHEBREW@ 1 ADS 5780").unwrap();
+    assert_eq!(adar, Date::parse("HEBREW 1 ADR 5780").unwrap());
+    assert_eq!(adar.to_string(), "@#DHEBREW@ 1 ADR 5780");
+    assert_eq!(adar.gedcom7().unwrap().payload, "HEBREW 1 ADS 5780");
+    let adar2 = Date::parse("@#DHEBREW@ 1 ADS 5779").unwrap();
+    assert_eq!(adar2.gedcom7().unwrap().payload, "HEBREW 1 ADS 5779");
+    assert_eq!(adar2.to_string(), "@#DHEBREW@ 1 ADS 5779");
+    let adar1 = Date::parse("@#DHEBREW@ 1 ADR 5779").unwrap();
+    assert_eq!(adar1.gedcom7().unwrap().payload, "HEBREW 1 ADR 5779");
     // 5779 is a leap year: Adar I precedes Adar II by 30 days.
     assert_eq!(
         jdn("@#DHEBREW@ 1 ADS 5779") - jdn("@#DHEBREW@ 1 ADR 5779"),
@@ -436,7 +446,12 @@ fn gen_date(rng: &mut Rng) -> SimpleDate<'static> {
             date.month = Some(Month::Other("KSEP".into()));
             date.day = (rng.below(2) == 0).then(|| 1 + rng.below(31) as u32);
         } else {
-            date.month = Some(Month::Known(1 + rng.below(months) as u8));
+            let mut m = 1 + rng.below(months) as u8;
+            // Adar of a common Hebrew year is ADR (6), however written.
+            if date.calendar == Calendar::Hebrew && m == 7 && (7 * logical + 1) % 19 >= 7 {
+                m = 6;
+            }
+            date.month = Some(Month::Known(m));
             if rng.below(3) != 0 {
                 let max = date.month_days().unwrap();
                 date.day = Some(1 + rng.below(u64::from(max)) as u32);

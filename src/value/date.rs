@@ -117,6 +117,10 @@ impl Calendar<'_> {
 }
 
 /// A month: its number in a known calendar, or its name in another.
+///
+/// Adar of a common Hebrew year is `ADR` (number 6), as ELF writes it; `ADS`
+/// (7), which GEDCOM 7 recommends for it, is read as 6 in a common year, and
+/// [`Date::gedcom7`] writes it back as `ADS`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Month<'a> {
     /// The month's number (from 1) in [`Calendar::month_names`].

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::calendar::{
-    gregorian_leap, solar_month_days, FRENCH_MONTHS, GREGORIAN_MONTHS, HEBREW_MONTHS,
+    gregorian_leap, hebrew_leap, solar_month_days, FRENCH_MONTHS, GREGORIAN_MONTHS, HEBREW_MONTHS,
 };
 use super::date::{
     Approximation, Calendar, Date, DateError, DateErrorKind, Epoch, Month, SimpleDate, Year,
@@ -648,6 +648,12 @@ fn check<'a>(
             "a dual year whose two years are one apart",
         ));
     }
+    // Adar of a common Hebrew year is `ADR` (ELF); `ADS`, which GEDCOM 7
+    // prefers for it, is read as the same month.
+    let month = match month {
+        Some(7) if calendar == Calendar::Hebrew && !hebrew_leap(i64::from(year.logical)) => Some(6),
+        m => m,
+    };
     let date = SimpleDate {
         calendar,
         day,

@@ -9,6 +9,7 @@
 
 use std::fmt;
 
+use super::calendar::hebrew_leap;
 use super::date::{Calendar, Date, Epoch, Month, SimpleDate, Year};
 use super::parse::dual_logical;
 
@@ -87,11 +88,20 @@ fn g7_tag(w: &str) -> bool {
 impl SimpleDate<'_> {
     /// Writes the parts after the calendar: `[[day] month] year [epoch]`,
     /// with `bce` as the word for [`Epoch::BeforeChrist`].
-    fn write_parts(&self, f: &mut fmt::Formatter<'_>, bce: &str, dual: bool) -> fmt::Result {
+    /// `gedcom7` writes GEDCOM 7's words: `BCE`, and `ADS` for Adar in a
+    /// common Hebrew year (7.0's recommendation; ELF's is `ADR`).
+    fn write_parts(&self, f: &mut fmt::Formatter<'_>, gedcom7: bool) -> fmt::Result {
         if let Some(d) = self.day {
             write!(f, "{d} ")?;
         }
         match &self.month {
+            Some(Month::Known(6))
+                if gedcom7
+                    && self.calendar == Calendar::Hebrew
+                    && !hebrew_leap(i64::from(self.year.logical)) =>
+            {
+                f.write_str("ADS ")?
+            }
             Some(Month::Known(m)) => {
                 match self
                     .calendar
@@ -107,13 +117,14 @@ impl SimpleDate<'_> {
             Some(Month::Other(m)) => write!(f, "{m} ")?,
             None => {}
         }
-        if dual {
+        if !gedcom7 {
             write_year(f, self.year)?;
         } else {
             write!(f, "{}", self.year.logical)?;
         }
         match &self.epoch {
-            Some(Epoch::BeforeChrist) => write!(f, " {bce}"),
+            Some(Epoch::BeforeChrist) if gedcom7 => f.write_str(" BCE"),
+            Some(Epoch::BeforeChrist) => f.write_str(" B.C."),
             Some(Epoch::Other(e)) => write!(f, " {e}"),
             None => Ok(()),
         }
@@ -133,7 +144,7 @@ impl fmt::Display for SimpleDate<'_> {
             Calendar::Other(name) if name.starts_with('_') => write!(f, "{name} ")?,
             Calendar::Other(name) => write!(f, "@#D{name}@ ")?,
         }
-        self.write_parts(f, "B.C.", true)
+        self.write_parts(f, false)
     }
 }
 
@@ -177,7 +188,7 @@ impl fmt::Display for G7<'_, '_> {
             Calendar::Other(name) => write!(f, "{name} ")?,
             _ => {}
         }
-        self.0.write_parts(f, "BCE", false)
+        self.0.write_parts(f, true)
     }
 }
 
