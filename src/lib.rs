@@ -11,9 +11,11 @@
 //!    ([`Diagnostic`], [`Error`]), character encodings ([`encoding`]), and
 //!    the ordered worker pool (numbered work on several threads, results in
 //!    order, in bounded memory);
-//! 2. `escape`, `scan`: `@` escapes, and the pure, allocation-free line
+//! 2. `escape`, `scan`, `value`: `@` escapes, the pure, allocation-free line
 //!    scanner over `&[u8]` ([`scan`]: line strings, seed §3.4, and the `Line`
-//!    production, §4.1, with its byte-scanning helpers);
+//!    production, §4.1, with its byte-scanning helpers), and typed payload
+//!    values ([`value`]: `DATE` payloads of 5.5.1/ELF and GEDCOM 7, Julian
+//!    day numbers for their calendars);
 //! 3. `payload`, `event`: payloads that stay raw bytes until asked
 //!    ([`Payload::text`] joins, decodes and unescapes, §5, allocating only
 //!    when it must) and the [`Event`]s that carry them;
@@ -150,6 +152,7 @@ pub mod scan;
 mod source;
 pub mod stream;
 pub mod tree;
+pub mod value;
 pub mod write;
 
 pub use diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};

@@ -1,0 +1,43 @@
+//! Typed values of payloads.
+//!
+//! So far: [`date`], the `DATE` payloads of GEDCOM 5.5.1 as clarified by
+//! FHISO's ELF *Date, Age and Time Microformats* draft, and of GEDCOM 7, in
+//! one typed [`Date`] that borrows from its input, with Julian day numbers
+//! for every standard calendar and printing back in either form.
+//!
+//! ```
+//! use gedcom_elf::value::{Calendar, Date};
+//!
+//! let date = Date::parse("BET @#DJULIAN@ 1 MAR 1700 AND 1701")?;
+//! let Date::Between(from, to) = &date else { unreachable!() };
+//! assert_eq!(from.calendar, Calendar::Julian);
+//! assert_eq!(to.calendar, Calendar::Gregorian);
+//! assert_eq!(date.jdn_range(), Some((2_342_043, 2_342_702)));
+//! assert_eq!(date.gedcom7().unwrap().payload, "BET JULIAN 1 MAR 1700 AND 1701");
+//! # Ok::<(), gedcom_elf::value::DateError>(())
+//! ```
+//!
+//! The README's example: a dual year, which GEDCOM 7 dropped, goes to its
+//! `PHRASE`.
+//!
+//! ```
+//! use gedcom_elf::value::Date;
+//!
+//! let d = Date::parse("ABT @#DJULIAN@ 1 MAR 1700/01")?;
+//! assert_eq!(d.to_string(), "ABT @#DJULIAN@ 1 MAR 1700/01");
+//! let g7 = d.gedcom7().unwrap();
+//! assert_eq!(g7.payload, "ABT JULIAN 1 MAR 1701");
+//! assert_eq!(g7.phrase.as_deref(), Some("ABT @#DJULIAN@ 1 MAR 1700/01"));
+//! assert_eq!(d.jdn_range(), Some((2_342_408, 2_342_408))); // 12 MAR 1701 Gregorian
+//! # Ok::<(), gedcom_elf::value::DateError>(())
+//! ```
+
+mod calendar;
+pub mod date;
+mod parse;
+mod print;
+
+pub use date::{
+    Approximation, Calendar, Date, DateError, DateErrorKind, Epoch, Month, SimpleDate, Year,
+};
+pub use print::{Gedcom7Date, NotGedcom7};
