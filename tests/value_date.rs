@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::Rng;
+
 use gedcom_elf::value::{Calendar, Date, DateErrorKind as K, Epoch, Month, SimpleDate, Year};
 use gedcom_elf::{Event, Input, Value};
 
@@ -394,21 +396,6 @@ fn hebrew_years_agree_with_the_table_of_four_gates() {
     }
 }
 
-/// A small xorshift generator (the project's habit: no proptest).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// A well-formed date in any calendar.
 fn gen_date(rng: &mut Rng) -> SimpleDate<'static> {
     let (calendar, months) = match rng.below(6) {
@@ -454,7 +441,7 @@ fn gen_date(rng: &mut Rng) -> SimpleDate<'static> {
             date.month = Some(Month::Known(m));
             if rng.below(3) != 0 {
                 let max = date.month_days().unwrap();
-                date.day = Some(1 + rng.below(u64::from(max)) as u32);
+                date.day = Some(1 + rng.below(max as usize) as u32);
             }
         }
     }
@@ -463,7 +450,7 @@ fn gen_date(rng: &mut Rng) -> SimpleDate<'static> {
 
 fn gen(rng: &mut Rng) -> Date<'static> {
     let phrases = ["", "Feast of St John", "l'an X", "ça & là; 1/2"];
-    let phrase = phrases[rng.below(4) as usize];
+    let phrase = phrases[rng.below(4)];
     loop {
         let d = match rng.below(11) {
             0 => Date::Empty,
@@ -479,7 +466,7 @@ fn gen(rng: &mut Rng) -> Date<'static> {
                     gedcom_elf::value::Approximation::About,
                     gedcom_elf::value::Approximation::Calculated,
                     gedcom_elf::value::Approximation::Estimated,
-                ][rng.below(3) as usize],
+                ][rng.below(3)],
                 gen_date(rng),
             ),
             9 => Date::Interpreted(gen_date(rng), phrase.into()),
@@ -536,9 +523,7 @@ fn random_text_never_panics_and_what_parses_prints_stably() {
     let mut parsed = 0;
     for _ in 0..50_000 {
         let n = rng.below(9);
-        let s: String = (0..n)
-            .map(|_| alphabet[rng.below(alphabet.len() as u64) as usize])
-            .collect();
+        let s: String = (0..n).map(|_| *rng.pick(&alphabet)).collect();
         if let Ok(d) = Date::parse(&s) {
             parsed += 1;
             let printed = d.to_string();

@@ -9,8 +9,10 @@
 //!   x`, the `CHAR`'s substructures under the writer's `CHAR`), and the writer reports
 //!   what its `CHAR` rule leaves out.
 
+mod common;
 mod write_common;
 
+use common::Rng;
 use gedcom_elf::write::{
     rewrite, DropReason, LineEnding, Node, WriteErrorKind, Writer, WriterConfig,
 };
@@ -157,24 +159,6 @@ fn corpus_fmt_and_convert_keep_the_events() {
         "{checked} corpus files round-tripped through {} targets",
         TARGETS.len()
     );
-}
-
-/// A small deterministic generator (no dependency needed: see README).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
 }
 
 const TAGS: &[&str] = &[

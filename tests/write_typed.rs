@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::Rng;
+
 use std::collections::{HashMap, HashSet};
 
 use gedcom_elf::bridge::typed_document;
@@ -592,24 +594,6 @@ fn deep_documents_are_written_without_recursion() {
 
 // ---------------------------------------------------------------------------
 // Property test.
-
-/// A small deterministic generator (as in write_roundtrip.rs).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 const PIECES: &[&str] = &[
     "a",

@@ -83,3 +83,26 @@ pub fn project_corpus() -> Vec<(String, Vec<u8>)> {
     assert!(files.len() > 40, "corpus/ has only {} files", files.len());
     files
 }
+
+/// A small deterministic xorshift generator for generated test cases (the
+/// project's habit: no proptest dependency, see README).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// One of `items`.
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
