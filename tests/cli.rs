@@ -1,32 +1,9 @@
 //! The command-line tool: exit statuses, stdin vs file, --jobs, and the
 //! memory-mapped input path (the CLI's one `unsafe` block).
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod cli_support;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_gedcom-elf"))
-}
-
-fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let bytes = stdin.unwrap_or_default().to_vec();
-    // Feed stdin from a thread: the child may fill its stdout pipe first.
-    let feeder = std::thread::spawn(move || {
-        // The child may not read its stdin at all.
-        let _ = pipe.write_all(&bytes);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    out
-}
+use cli_support::run;
 
 fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("gedcom-elf-cli-{}", std::process::id()));

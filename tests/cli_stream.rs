@@ -9,31 +9,15 @@ mod generate;
 
 mod common;
 
-use std::io::Write;
+mod cli_support;
+
+use cli_support::run;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use gedcom_elf::tree::{NodeRef, Schema, Step, Tree, TypeResolver};
 use gedcom_elf::write::{rewrite, WriterConfig};
 use gedcom_elf::{Encoding, Input, Value};
-
-fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gedcom-elf"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let bytes = stdin.unwrap_or_default().to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = pipe.write_all(&bytes);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    out
-}
 
 fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_stream");

@@ -1,0 +1,30 @@
+//! Running the built binary, for the tests of the command line.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// The binary, as a command to add arguments to.
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_gedcom-elf"))
+}
+
+/// Runs the binary with `args`, `stdin` fed from a thread (the child may
+/// fill its stdout pipe first, or never read its stdin), and waits.
+pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let bytes = stdin.unwrap_or_default().to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = pipe.write_all(&bytes);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
