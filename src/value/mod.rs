@@ -32,11 +32,15 @@
 //! # Ok::<(), gedcom_elf::value::DateError>(())
 //! ```
 
+pub mod age;
 mod calendar;
 pub mod date;
 mod parse;
 mod print;
 
+pub use age::{
+    Age, AgeBound, AgeError, AgeErrorKind, AgeNotGedcom7, AgeWord, Duration, Gedcom7Age,
+};
 pub use date::{
     Approximation, Calendar, Date, DateError, DateErrorKind, Epoch, Month, SimpleDate, Year,
 };

@@ -59,7 +59,9 @@ const RESERVED: [u64; 18] = keys([
     "REP", "TIME", "UNCERT", "UNK", "ZONE",
 ]);
 
-fn is_space(b: u8) -> bool {
+/// ELF's white space characters (space, tab, CR, LF), which every value
+/// parser of this module reads where its grammar has a space.
+pub(super) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
