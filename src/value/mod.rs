@@ -3,7 +3,8 @@
 //! So far: [`date`], the `DATE` payloads of GEDCOM 5.5.1 as clarified by
 //! FHISO's ELF *Date, Age and Time Microformats* draft, and of GEDCOM 7, in
 //! one typed [`Date`] that borrows from its input, with Julian day numbers
-//! for every standard calendar and printing back in either form.
+//! for every standard calendar and printing back in either form; and
+//! [`age`], the `AGE` payloads of both, in one typed [`Age`].
 //!
 //! ```
 //! use gedcom_elf::value::{Calendar, Date};
@@ -30,6 +31,21 @@
 //! assert_eq!(g7.phrase.as_deref(), Some("ABT @#DJULIAN@ 1 MAR 1700/01"));
 //! assert_eq!(d.jdn_range(), Some((2_342_408, 2_342_408))); // 12 MAR 1701 Gregorian
 //! # Ok::<(), gedcom_elf::value::DateError>(())
+//! ```
+//!
+//! The README's age example: a bound with no space and an upper-case unit
+//! read leniently, and a 5.5.1 age word in its GEDCOM 7 form.
+//!
+//! ```
+//! use gedcom_elf::value::Age;
+//!
+//! let age = Age::parse(">21Y 6m")?;
+//! assert_eq!(age.to_string(), "> 21y 6m");
+//! assert_eq!(age.days_range(), Some((7_833, None))); // 21 x 365 + 6 x 28, no end
+//! let child = Age::parse("CHILD")?.gedcom7().unwrap();
+//! assert_eq!((child.payload.as_str(), child.phrase.as_deref()), ("< 8y", Some("Child")));
+//! assert_eq!(Age::parse("3 months").unwrap_err().to_string(), "byte 1: expected `y`, `m`, `w` or `d`");
+//! # Ok::<(), gedcom_elf::value::AgeError>(())
 //! ```
 
 pub mod age;
