@@ -48,7 +48,7 @@
 
 use std::fmt;
 
-use super::parse::is_space;
+use super::parse::{is_space, trim_space};
 
 /// The bound of an age: `<` or `>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -235,13 +235,7 @@ impl Age {
     /// ```
     pub fn parse(payload: &str) -> Result<Age, AgeError> {
         let b = payload.as_bytes();
-        let start = b.iter().take_while(|&&c| is_space(c)).count();
-        let end = b.len()
-            - b[start..]
-                .iter()
-                .rev()
-                .take_while(|&&c| is_space(c))
-                .count();
+        let (start, end) = trim_space(b);
         if start == end {
             return Ok(Age::Empty);
         }

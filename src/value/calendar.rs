@@ -127,13 +127,18 @@ pub(crate) fn hebrew_year_days(y: i64) -> i64 {
 /// Days in Hebrew month `m` (1–13, see [`HEBREW_MONTHS`]) of year `y`; in a
 /// common year `ADR` and `ADS` both name Adar, of 29 days.
 pub(crate) fn hebrew_month_days(y: i64, m: u8) -> u32 {
-    let len = hebrew_year_days(y);
+    hebrew_month_days_in(hebrew_year_days(y), hebrew_leap(y), m)
+}
+
+/// [`hebrew_month_days`] of month `m` of a year of `len` days, a leap year
+/// or not (`leap`).
+fn hebrew_month_days_in(len: i64, leap: bool, m: u8) -> u32 {
     match m {
         2 if len % 10 == 5 => 30,
         2 => 29,
         3 if len % 10 == 3 => 29,
         3 => 30,
-        ADR if hebrew_leap(y) => 30,
+        ADR if leap => 30,
         4 | ADR | ADS | 9 | 11 | 13 => 29,
         _ => 30,
     }
@@ -144,10 +149,13 @@ pub(crate) fn hebrew_jdn(y: i64, m: u8, d: u32) -> i64 {
     let leap = hebrew_leap(y);
     // In a common year ADR and ADS are one month, the one in ADS's place.
     let m = if !leap && m == ADR { ADS } else { m };
-    let mut days = hebrew_new_year(y);
+    let new_year = hebrew_new_year(y);
+    // The year's length once, not once a month.
+    let len = hebrew_new_year(y + 1) - new_year;
+    let mut days = new_year;
     for before in 1..m {
         if leap || before != ADR {
-            days += i64::from(hebrew_month_days(y, before));
+            days += i64::from(hebrew_month_days_in(len, leap, before));
         }
     }
     days + i64::from(d) - 1

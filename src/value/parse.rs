@@ -65,6 +65,14 @@ pub(super) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
+/// The bounds of `b` without its leading and trailing white space
+/// ([`is_space`]): `start == end` when it is all white space.
+pub(super) fn trim_space(b: &[u8]) -> (usize, usize) {
+    let start = b.iter().take_while(|&&c| is_space(c)).count();
+    let trailing = b[start..].iter().rev().take_while(|&&c| is_space(c));
+    (start, b.len() - trailing.count())
+}
+
 /// ELF's `Month` production (`[A-Z] [A-Z0-9] [A-Z0-9]+`, any case here) or a
 /// GEDCOM 7 extension tag (`_` then letters, digits, `_`), and no reserved word.
 fn month_shaped(w: &str) -> bool {
@@ -701,13 +709,11 @@ impl<'a> Date<'a> {
 
 /// The general parser, for any payload.
 fn general(payload: &str) -> Result<Date<'_>, DateError> {
-    let b = payload.as_bytes();
-    let start = b.iter().take_while(|&&c| is_space(c)).count();
-    let trailing = b[start..].iter().rev().take_while(|&&c| is_space(c));
+    let (start, end) = trim_space(payload.as_bytes());
     let mut p = Parser {
         s: payload,
         pos: start,
-        end: b.len() - trailing.count(),
+        end,
     };
     p.date_value()
 }
