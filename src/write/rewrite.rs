@@ -74,7 +74,6 @@ pub fn rewrite<W: Write>(
     };
     let prepared = crate::Input::with_encoding(input, input_encoding).map_err(read_error)?;
     let enc = prepared.encoding_info().encoding;
-    let source = if enc.is_utf16() { Encoding::Utf8 } else { enc };
     let mut reader = prepared.reader();
     let mut stats = RewriteStats {
         input_encoding: Some(enc),
@@ -108,7 +107,7 @@ pub fn rewrite<W: Write>(
         if matches!(event, Event::Begin(_)) {
             stats.structures += 1;
         }
-        w.write_event(&event, source)?;
+        w.write_event(&event, enc)?;
     }
     if let Some(mut w) = writer {
         (stats.dropped_count, stats.dropped) = w.take_dropped();

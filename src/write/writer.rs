@@ -591,9 +591,8 @@ impl<W: Write> Writer<W> {
 
     /// Writes one reader event: the way to copy (re-serialise) a file. Text payloads are
     /// written from [`Payload::text`](crate::Payload::text); xrefs and pointers, which
-    /// the reader hands over as raw octets, are decoded from `source` (the reader's
-    /// [`Reader::encoding`](crate::Reader::encoding); UTF-8 for UTF-16 input, which
-    /// [`Input`](crate::Input) transcodes). The [`Begin::line`](crate::Begin) of a
+    /// the reader hands over as raw octets, are decoded from `source`, the reader's
+    /// [`Reader::encoding`](crate::Reader::encoding) (as [`decode_xref`]). The [`Begin::line`](crate::Begin) of a
     /// structure goes into [`Writer::dropped`] if it is left out, and into
     /// [`WriteError::line`] if it is refused.
     ///
@@ -739,7 +738,9 @@ impl<W: Write> Drop for Writer<W> {
 }
 
 /// An xref or pointer as the reader hands it over (raw octets, `@` signs included) as
-/// text: as it is when it is UTF-8 (or ASCII), else decoded from `source`. The part
+/// text: as it is when it is UTF-8 (or ASCII), else decoded from `source`, the reader's
+/// [`Reader::encoding`](crate::Reader::encoding) (a reader of UTF-16 input reads it
+/// transcoded, so its octets are UTF-8 then). The part
 /// between the `@` signs is decoded on its own and without normalisation, so that ANSEL
 /// combining marks can neither move past the closing `@` nor compose into the first
 /// character: what matched `XRefID` or `Pointer` as octets still matches as text.
@@ -751,9 +752,15 @@ impl<W: Write> Drop for Writer<W> {
 /// assert_eq!(decode_xref(b"@I1@", Encoding::Ansel), "@I1@");
 /// assert_eq!(decode_xref(b"@I\xE2e@", Encoding::Ansel), "@Ie\u{301}@");
 /// assert_eq!(decode_xref(b"@I1\xE2@", Encoding::Ansel), "@I1\u{301}@");
+/// assert_eq!(decode_xref("@Ié@".as_bytes(), Encoding::Utf16Le), "@Ié@");
 /// ```
 #[must_use]
 pub fn decode_xref(bytes: &[u8], source: Encoding) -> Cow<'_, str> {
+    let source = if source.is_utf16() {
+        Encoding::Utf8
+    } else {
+        source
+    };
     if let Ok(s) = std::str::from_utf8(bytes) {
         if s.is_ascii() || matches!(source, Encoding::Utf8) {
             return Cow::Borrowed(s);

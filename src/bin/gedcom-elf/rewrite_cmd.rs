@@ -18,7 +18,7 @@ use crate::report::{Fail, Report};
 /// piece, so that standard input streams through it in bounded memory: each
 /// event is written as it is read, the writer's escape table is the input's
 /// (complete once the first event was read), and xrefs are decoded from the
-/// reader's encoding (UTF-8 for UTF-16, which is read transcoded).
+/// reader's encoding (see `decode_xref`).
 struct Rewriter<W: Write> {
     config: WriterConfig,
     out: Option<W>,
@@ -57,8 +57,7 @@ impl<W: Write> Rewriter<W> {
             let (w, source) = match self.writer.as_mut() {
                 Some(w) => w,
                 None => {
-                    let enc = events.encoding();
-                    let source = if enc.is_utf16() { Encoding::Utf8 } else { enc };
+                    let source = events.encoding();
                     let config = self.config.clone();
                     let config = config
                         .escapes(events.escape_table().clone())
