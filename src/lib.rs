@@ -34,8 +34,9 @@
 //!    document's schema ([`tree`]);
 //! 8. `write`: a push-style writer (escaping, `CONT`/`CONC` splitting, every
 //!    output encoding; [`write`](mod@write));
-//! 9. `edit`, `bridge`: a byte-exact editor ([`edit`]), and writing trees
-//!    ([`bridge`]).
+//! 9. `edit`, `bridge`, `check`: a byte-exact editor ([`edit`]), writing
+//!    trees ([`bridge`]), and validating a document record by record
+//!    ([`check`]).
 //!
 //! [`Input`] detects the character encoding (byte-order mark, UTF-16
 //! sniffing, the HEAD's `CHAR` line) and transcodes UTF-16 once;
@@ -138,6 +139,7 @@
 #![deny(missing_docs)]
 
 pub mod bridge;
+pub mod check;
 pub mod diag;
 pub mod edit;
 pub mod encoding;

@@ -1,0 +1,108 @@
+//! Validation of a whole document, record by record: `check`.
+//!
+//! A [`Finding`] is one problem at one line: which [`Rule`] found it, how
+//! severe it is, the record it is in, the path of tags that leads to it
+//! (`INDI.BIRT.DATE`) and the text that offends. Rules are of five kinds,
+//! each rule with a stable id (`group.name`) and a one-line description in
+//! [`RULES`]:
+//!
+//! - `read.*`: the reader's diagnostics (line-level problems);
+//! - `structure.*`: substructures and their cardinality, per the ELF data
+//!   model for 5.5.1 files and per GEDCOM 7's cardinality table for 7.0
+//!   files (custom `_` tags are always allowed);
+//! - `link.*`: pointers to nothing, to the wrong record type, one-sided
+//!   family links, duplicate xref_ids;
+//! - `value.*`: payload grammar (dates, ages, enumerations, coordinates);
+//! - `plausible.*`: dates that cannot all be true, with thresholds in
+//!   [`Thresholds`].
+//!
+//! Records are checked one at a time as they come (a [`RecordTree`] from
+//! [`Records`](crate::tree::Records), or any record [`NodeRef`]); what
+//! needs more than one record (links, family ages) is kept as small facts
+//! and judged at the end.
+//!
+//! [`RecordTree`]: crate::tree::RecordTree
+
+mod structure;
+
+use crate::tree::NodeRef;
+use crate::Severity;
+
+/// Which grammar and structure rules a document is checked against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Version {
+    /// GEDCOM 5.5.1 as clarified by ELF (and every file that does not say
+    /// it is 7.0).
+    Gedcom551,
+    /// GEDCOM 7.0 (`HEAD.GEDC.VERS` 7.x).
+    Gedcom7,
+}
+
+/// One rule: a stable id, how severe what it finds is, and what it checks.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// `group.name`, e.g. `link.missing-target`.
+    pub id: &'static str,
+    /// The severity of its findings.
+    pub severity: Severity,
+    /// One line: what it checks.
+    pub description: &'static str,
+}
+
+/// One problem found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The rule that found it.
+    pub rule: &'static Rule,
+    /// The 1-based line of the structure it is about (0: the document as a
+    /// whole).
+    pub line: u64,
+    /// The xref_id of the record it is in, if that record has one.
+    pub record: Option<String>,
+    /// The tags from the record down to the structure, joined by `.`
+    /// (`INDI.BIRT.DATE`).
+    pub path: String,
+    /// What is wrong, in lower case.
+    pub message: String,
+    /// The text that offends (a payload, a pointer), if any.
+    pub text: Option<String>,
+}
+
+impl Finding {
+    /// A finding about `node`: its line, record and path, and its payload
+    /// (or pointer) as the text.
+    pub fn at(rule: &'static Rule, node: NodeRef<'_>, message: impl Into<String>) -> Finding {
+        let text = match node.pointer() {
+            Some(p) => Some(p.to_string()),
+            None => node.text().map(|t| t.into_owned()),
+        };
+        Finding {
+            rule,
+            line: node.line(),
+            record: node.record().xref().map(|x| x.to_string()),
+            path: path_of(node),
+            message: message.into(),
+            text,
+        }
+    }
+
+    /// The severity (the rule's).
+    pub fn severity(&self) -> Severity {
+        self.rule.severity
+    }
+}
+
+/// The tags from `node`'s record down to it, joined by `.`.
+pub fn path_of(node: NodeRef<'_>) -> String {
+    let mut tags = vec![node.tag()];
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        tags.push(p.tag());
+        n = p;
+    }
+    tags.reverse();
+    tags.join(".")
+}
+
+/// Every rule, in the order `check --list-rules` prints them.
+pub static RULES: &[&Rule] = &[];
