@@ -4,7 +4,7 @@
 //! severe it is, the record it is in, the path of tags that leads to it
 //! (`INDI.BIRT.DATE`) and the text that offends. Rules are of five kinds,
 //! each rule with a stable id (`group.name`) and a one-line description in
-//! [`RULES`]:
+//! [`rules`]:
 //!
 //! - `read.*`: the reader's diagnostics (line-level problems);
 //! - `structure.*`: substructures and their cardinality, per the ELF data
@@ -23,10 +23,21 @@
 //!
 //! [`RecordTree`]: crate::tree::RecordTree
 
+mod checker;
+mod config;
+mod links;
+mod plausible;
+mod read;
 mod structure;
+mod values;
+
+use std::sync::OnceLock;
 
 use crate::tree::NodeRef;
 use crate::Severity;
+
+pub use checker::{Checker, Inspection, RunError, Summary};
+pub use config::{CheckConfig, Thresholds, UnknownRule};
 
 /// Which grammar and structure rules a document is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,5 +115,29 @@ pub fn path_of(node: NodeRef<'_>) -> String {
     tags.join(".")
 }
 
-/// Every rule, in the order `check --list-rules` prints them.
-pub static RULES: &[&Rule] = &[];
+/// Every rule, in the order `check --list-rules` prints them: `read`,
+/// `structure`, `link`, `value`, `plausible`.
+///
+/// ```
+/// use gedcom_elf::check::rules;
+///
+/// let ids: Vec<&str> = rules().iter().map(|r| r.id).collect();
+/// assert!(ids.contains(&"read.too-deep"));
+/// assert!(ids.contains(&"link.missing-target"));
+/// assert!(ids.contains(&"value.date"));
+/// ```
+pub fn rules() -> &'static [&'static Rule] {
+    static ALL: OnceLock<Vec<&'static Rule>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut all: Vec<&'static Rule> = read::rules().iter().collect();
+        for group in [
+            structure::RULES,
+            links::RULES,
+            values::RULES,
+            plausible::RULES,
+        ] {
+            all.extend(group.iter().copied());
+        }
+        all
+    })
+}

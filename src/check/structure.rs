@@ -1,6 +1,4 @@
 //! `structure.*`: substructures and their cardinality.
-// Wired into `Checker` in the commit that adds it.
-#![allow(dead_code)]
 
 use super::{Finding, Rule, Version};
 use crate::tree::NodeRef;

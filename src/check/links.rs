@@ -1,0 +1,73 @@
+//! `link.*`: pointers and the records they name, judged once every record
+//! has been seen.
+
+use super::Rule;
+use crate::Severity;
+
+/// `link.missing-target`.
+pub(crate) static MISSING_TARGET: Rule = Rule {
+    id: "link.missing-target",
+    severity: Severity::Error,
+    description: "a pointer to an xref_id that no record has",
+};
+
+/// `link.wrong-type`.
+pub(crate) static WRONG_TYPE: Rule = Rule {
+    id: "link.wrong-type",
+    severity: Severity::Error,
+    description:
+        "a pointer to a record of a type the structure may not point to (FAMC to an INDI, ...)",
+};
+
+/// `link.one-sided`.
+pub(crate) static ONE_SIDED: Rule = Rule {
+    id: "link.one-sided",
+    severity: Severity::Warning,
+    description:
+        "a family link without its counterpart (FAMS and the family's HUSB/WIFE, FAMC and its CHIL)",
+};
+
+/// `link.duplicate-xref`.
+pub(crate) static DUPLICATE_XREF: Rule = Rule {
+    id: "link.duplicate-xref",
+    severity: Severity::Error,
+    description: "an xref_id that more than one record has",
+};
+
+/// The rules of this file.
+pub(crate) static RULES: &[&Rule] = &[&MISSING_TARGET, &WRONG_TYPE, &ONE_SIDED, &DUPLICATE_XREF];
+
+/// What a pointer says about the family links.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Any other pointer.
+    Other,
+    /// `INDI.FAMS`: the individual is a spouse in the family.
+    Spouse,
+    /// `INDI.FAMC`: the individual is a child of the family; `true` when
+    /// its `PEDI` says adopted or foster.
+    Child(bool),
+    /// `FAM.HUSB`.
+    Husband,
+    /// `FAM.WIFE`.
+    Wife,
+    /// `FAM.CHIL`.
+    HasChild,
+}
+
+impl Role {
+    /// The role of a pointer with `tag` at level 1 of a record tagged
+    /// `record`; `pedigree` is the payload of its `PEDI`.
+    pub(crate) fn of(record: &str, tag: &str, pedigree: Option<&str>) -> Role {
+        match (record, tag) {
+            ("INDI", "FAMS") => Role::Spouse,
+            ("INDI", "FAMC") => Role::Child(pedigree.is_some_and(|p| {
+                p.eq_ignore_ascii_case("adopted") || p.eq_ignore_ascii_case("foster")
+            })),
+            ("FAM", "HUSB") => Role::Husband,
+            ("FAM", "WIFE") => Role::Wife,
+            ("FAM", "CHIL") => Role::HasChild,
+            _ => Role::Other,
+        }
+    }
+}

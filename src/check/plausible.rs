@@ -1,0 +1,202 @@
+//! `plausible.*`: dates that cannot all be true.
+//!
+//! A date is the span of Julian day numbers it can mean
+//! ([`Date::jdn_range`]): a rule fires only when every day of the spans
+//! breaks it, so a vague date (`BEF 1900`, `1850`) fires less often than an
+//! exact one, and never wrongly.
+
+use super::{Finding, Rule, Thresholds};
+use crate::tree::NodeRef;
+use crate::value::{Age, Date};
+use crate::Severity;
+
+/// Days in a mean Gregorian year.
+pub(crate) const YEAR: f64 = 365.2425;
+
+/// `plausible.death-before-birth`.
+pub(crate) static DEATH_BEFORE_BIRTH: Rule = Rule {
+    id: "plausible.death-before-birth",
+    severity: Severity::Warning,
+    description: "a death dated before the birth",
+};
+
+/// `plausible.after-death`.
+pub(crate) static AFTER_DEATH: Rule = Rule {
+    id: "plausible.after-death",
+    severity: Severity::Warning,
+    description: "an event dated after the person's death or burial (burial, probate and posthumous LDS ordinances excepted)",
+};
+
+/// `plausible.too-old`.
+pub(crate) static TOO_OLD: Rule = Rule {
+    id: "plausible.too-old",
+    severity: Severity::Warning,
+    description:
+        "a person older than --max-age (120) at death, at a dated event or in an AGE payload",
+};
+
+/// `plausible.parent-too-young`.
+pub(crate) static PARENT_TOO_YOUNG: Rule = Rule {
+    id: "plausible.parent-too-young",
+    severity: Severity::Warning,
+    description: "a parent younger than --min-parent-age (12) at a child's birth (PEDI adopted or foster exempts)",
+};
+
+/// `plausible.parent-too-old`.
+pub(crate) static PARENT_TOO_OLD: Rule = Rule {
+    id: "plausible.parent-too-old",
+    severity: Severity::Warning,
+    description: "a father (HUSB) older than --max-parent-age (70) at a child's birth (PEDI adopted or foster exempts)",
+};
+
+/// `plausible.mother-too-old`.
+pub(crate) static MOTHER_TOO_OLD: Rule = Rule {
+    id: "plausible.mother-too-old",
+    severity: Severity::Warning,
+    description: "a mother (WIFE) older than --max-mother-age (55) at a child's birth (PEDI adopted or foster exempts)",
+};
+
+/// `plausible.married-too-young`.
+pub(crate) static MARRIED_TOO_YOUNG: Rule = Rule {
+    id: "plausible.married-too-young",
+    severity: Severity::Warning,
+    description: "a spouse younger than --min-marriage-age (12) at the family's marriage",
+};
+
+/// The rules of this file.
+pub(crate) static RULES: &[&Rule] = &[
+    &DEATH_BEFORE_BIRTH,
+    &AFTER_DEATH,
+    &TOO_OLD,
+    &PARENT_TOO_YOUNG,
+    &PARENT_TOO_OLD,
+    &MOTHER_TOO_OLD,
+    &MARRIED_TOO_YOUNG,
+];
+
+/// Individual events and attributes whose date says the person was alive.
+const LIFE_EVENTS: &[&str] = &[
+    "ADOP", "BAPM", "BARM", "BASM", "BLES", "CAST", "CENS", "CHR", "CHRA", "CONF", "DSCR", "EDUC",
+    "EMIG", "EVEN", "FACT", "FCOM", "GRAD", "IDNO", "IMMI", "NATI", "NATU", "NCHI", "NMR", "OCCU",
+    "ORDN", "PROP", "RELI", "RESI", "RETI", "SSN", "TITL",
+];
+
+/// The span of days a DATE node can mean, if it is a date with one.
+pub(crate) fn span(date: Option<NodeRef<'_>>) -> Option<(i64, i64)> {
+    let text = date?.text()?;
+    Date::parse(&text).ok()?.jdn_range()
+}
+
+/// Whole years from `days` (rounded toward zero), for messages.
+fn years(days: f64) -> i64 {
+    (days / YEAR) as i64
+}
+
+/// The fewest and most years between two spans: from `a` to `b`.
+pub(crate) fn age_range(a: (i64, i64), b: (i64, i64)) -> (f64, f64) {
+    let least = b.0.saturating_sub(a.1) as f64 / YEAR;
+    let most = b.1.saturating_sub(a.0) as f64 / YEAR;
+    (least, most)
+}
+
+/// Judges one individual record by its own dates; gives its birth's span.
+pub(crate) fn person(
+    record: NodeRef<'_>,
+    limits: &Thresholds,
+    out: &mut Vec<Finding>,
+) -> Option<(i64, i64)> {
+    let dated = |tag: &str| {
+        record
+            .children_with_tag(tag)
+            .find_map(|e| e.child("DATE").and_then(|d| Some((span(Some(d))?, d))))
+    };
+    let birth = dated("BIRT");
+    let death = dated("DEAT");
+    let buried = dated("BURI").or_else(|| dated("CREM"));
+    if let (Some((b, _)), Some((d, node))) = (birth, death) {
+        if d.1 < b.0 {
+            out.push(Finding::at(
+                &DEATH_BEFORE_BIRTH,
+                node,
+                format!(
+                    "death dated before the birth (line {})",
+                    birth.map_or(0, |b| b.1.line())
+                ),
+            ));
+        } else {
+            let (least, _) = age_range(b, d);
+            if least > limits.max_age {
+                out.push(Finding::at(
+                    &TOO_OLD,
+                    node,
+                    format!("died at {} or older", years(least * YEAR)),
+                ));
+            }
+        }
+    }
+    let end = [death, buried]
+        .into_iter()
+        .flatten()
+        .min_by_key(|(s, _)| s.1);
+    let mut oldest: Option<(f64, NodeRef<'_>)> = None;
+    for event in record.children() {
+        if !LIFE_EVENTS.contains(&event.tag()) {
+            continue;
+        }
+        let Some(date) = event.child("DATE") else {
+            continue;
+        };
+        let Some(s) = span(Some(date)) else { continue };
+        if let Some((e, node)) = end {
+            if s.0 > e.1 {
+                let what = if node.parent().is_some_and(|p| p.tag() == "DEAT") {
+                    "death"
+                } else {
+                    "burial"
+                };
+                out.push(Finding::at(
+                    &AFTER_DEATH,
+                    date,
+                    format!(
+                        "{} dated after the {what} (line {})",
+                        event.tag(),
+                        node.line()
+                    ),
+                ));
+                continue;
+            }
+        }
+        if let Some((b, _)) = birth {
+            let (least, _) = age_range(b, s);
+            if least > limits.max_age && oldest.is_none_or(|(o, _)| least > o) {
+                oldest = Some((least, date));
+            }
+        }
+    }
+    if death.is_none() {
+        if let Some((least, node)) = oldest {
+            let tag = node.parent().map_or("", |p| p.tag());
+            out.push(Finding::at(
+                &TOO_OLD,
+                node,
+                format!("{} at the age of {} or more", tag, years(least * YEAR)),
+            ));
+        }
+    }
+    birth.map(|b| b.0)
+}
+
+/// Judges an `AGE` payload against the greatest age.
+pub(crate) fn age(node: NodeRef<'_>, limits: &Thresholds, out: &mut Vec<Finding>) {
+    let Some(text) = node.text() else { return };
+    let Some((least, _)) = Age::parse(&text).ok().and_then(|a| a.days_range()) else {
+        return;
+    };
+    if least as f64 > limits.max_age * YEAR {
+        out.push(Finding::at(
+            &TOO_OLD,
+            node,
+            format!("an age of {} years or more", years(least as f64)),
+        ));
+    }
+}

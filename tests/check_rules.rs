@@ -1,0 +1,259 @@
+//! The `check` rules: each with an input that triggers it and one that
+//! does not; the same findings at every number of jobs; the shared corpus
+//! checked without a panic.
+
+use std::convert::Infallible;
+
+use gedcom_elf::check::{rules, CheckConfig, Checker, Finding, Thresholds};
+use gedcom_elf::tree::Records;
+
+const HEAD: &str = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
+
+/// Every finding of `body` (after a 5.5.1 HEAD, before the TRLR), checked
+/// with `config`.
+fn findings_with(body: &str, config: CheckConfig) -> Vec<Finding> {
+    let text = format!("{HEAD}{body}0 TRLR\n");
+    let mut out = Vec::new();
+    Checker::new(config)
+        .run(&mut Records::new(text.as_bytes()), |f| {
+            out.push(f.clone());
+            Ok::<(), Infallible>(())
+        })
+        .unwrap();
+    out
+}
+
+/// `(line, rule id)` of each finding of the rule's group.
+fn found(body: &str, group: &str) -> Vec<(u64, &'static str)> {
+    let config = CheckConfig::new().only([group]).unwrap();
+    findings_with(body, config)
+        .iter()
+        .map(|f| (f.line, f.rule.id))
+        .collect()
+}
+
+/// Lines are counted from the HEAD's 5 lines.
+const L: u64 = 5;
+
+#[test]
+fn every_rule_has_a_unique_id_in_a_known_group_and_a_description() {
+    let mut ids: Vec<&str> = rules().iter().map(|r| r.id).collect();
+    let n = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "duplicate rule ids");
+    for r in rules() {
+        let group = r.id.split('.').next().unwrap();
+        assert!(
+            ["read", "structure", "link", "value", "plausible"].contains(&group),
+            "{}",
+            r.id
+        );
+        assert!(!r.description.is_empty() && !r.description.contains('\n'));
+    }
+}
+
+#[test]
+fn read_rules_are_the_readers_diagnostics() {
+    let body = "0 @I1@ INDI\n2 PLAC Deep\n1 NAME A /B/\nnot a line\n";
+    assert_eq!(
+        found(body, "read"),
+        [(L + 2, "read.too-deep"), (L + 4, "read.unparsable-line")]
+    );
+    assert_eq!(found("0 @I1@ INDI\n1 NAME A /B/\n", "read"), []);
+    // The missing TRLR comes at the end.
+    let text = format!("{HEAD}0 @I1@ INDI\n");
+    let mut ids = Vec::new();
+    Checker::new(CheckConfig::new())
+        .run(&mut Records::new(text.as_bytes()), |f| {
+            ids.push(f.rule.id);
+            Ok::<(), Infallible>(())
+        })
+        .unwrap();
+    assert_eq!(ids, ["read.missing-trlr"]);
+}
+
+#[test]
+fn link_missing_target() {
+    let body = "0 @I1@ INDI\n1 FAMS @F1@\n1 SOUR @S9@\n0 @F1@ FAM\n1 HUSB @I1@\n";
+    assert_eq!(found(body, "link"), [(L + 3, "link.missing-target")]);
+    let f = &findings_with(body, CheckConfig::new().only(["link"]).unwrap())[0];
+    assert_eq!(f.record.as_deref(), Some("@I1@"));
+    assert_eq!(f.path, "INDI.SOUR");
+    assert_eq!(f.text.as_deref(), Some("@S9@"));
+    assert_eq!(f.message, "@S9@ names no record");
+    let fixed = format!("{body}0 @S9@ SOUR\n1 TITL Parish register\n");
+    assert_eq!(found(&fixed, "link"), []);
+}
+
+#[test]
+fn link_one_sided_both_ways() {
+    // FAMS without the family's HUSB/WIFE, CHIL without the child's FAMC.
+    let body = "0 @I1@ INDI\n1 FAMS @F1@\n0 @I2@ INDI\n0 @F1@ FAM\n1 CHIL @I2@\n";
+    assert_eq!(
+        found(body, "link.one-sided"),
+        [(L + 2, "link.one-sided"), (L + 5, "link.one-sided")]
+    );
+    let body = "0 @I1@ INDI\n1 FAMS @F1@\n0 @I2@ INDI\n1 FAMC @F1@\n0 @F1@ FAM\n1 WIFE @I1@\n1 CHIL @I2@\n";
+    assert_eq!(found(body, "link"), []);
+}
+
+#[test]
+fn link_duplicate_xref() {
+    let body = "0 @I1@ INDI\n0 @I1@ INDI\n";
+    assert_eq!(found(body, "link"), [(L + 2, "link.duplicate-xref")]);
+    assert_eq!(found("0 @I1@ INDI\n0 @I2@ INDI\n", "link"), []);
+}
+
+#[test]
+fn value_date_and_age() {
+    let body = "0 @I1@ INDI\n1 BIRT\n2 DATE 1 JAN 1900\n1 DEAT\n2 DATE BET 1950\n2 AGE 50 years\n";
+    assert_eq!(
+        found(body, "value"),
+        [(L + 5, "value.date"), (L + 6, "value.age")]
+    );
+    let body = "0 @I1@ INDI\n1 DEAT\n2 DATE BET 1950 AND 1951\n2 AGE 50y\n";
+    assert_eq!(found(body, "value"), []);
+    // Nothing under an extension is judged.
+    assert_eq!(found("0 @I1@ INDI\n1 _X\n2 DATE whenever\n", "value"), []);
+}
+
+#[test]
+fn plausible_dates_of_one_person() {
+    let body = "0 @I1@ INDI\n1 BIRT\n2 DATE 1900\n1 DEAT\n2 DATE 1890\n";
+    assert_eq!(
+        found(body, "plausible"),
+        [(L + 5, "plausible.death-before-birth")]
+    );
+    let body = "0 @I1@ INDI\n1 BIRT\n2 DATE 1900\n1 DEAT\n2 DATE 1950\n1 RESI\n2 DATE 1960\n1 BURI\n2 DATE 1950\n1 PROB\n2 DATE 1951\n";
+    assert_eq!(found(body, "plausible"), [(L + 7, "plausible.after-death")]);
+    let body = "0 @I1@ INDI\n1 BIRT\n2 DATE 1800\n1 DEAT\n2 DATE 1930\n";
+    assert_eq!(found(body, "plausible"), [(L + 5, "plausible.too-old")]);
+    let body = "0 @I1@ INDI\n1 CENS\n2 AGE 130y\n";
+    assert_eq!(found(body, "plausible"), [(L + 3, "plausible.too-old")]);
+    // Vague dates that may be right are not judged.
+    let body =
+        "0 @I1@ INDI\n1 BIRT\n2 DATE BEF 1900\n1 DEAT\n2 DATE 1890\n1 RESI\n2 DATE AFT 1880\n";
+    assert_eq!(found(body, "plausible"), []);
+}
+
+fn family(father: &str, mother: &str, child: &str, pedigree: &str, married: &str) -> String {
+    format!(
+        "0 @I1@ INDI\n1 BIRT\n2 DATE {father}\n1 FAMS @F1@\n\
+         0 @I2@ INDI\n1 BIRT\n2 DATE {mother}\n1 FAMS @F1@\n\
+         0 @I3@ INDI\n1 BIRT\n2 DATE {child}\n1 FAMC @F1@\n{pedigree}\
+         0 @F1@ FAM\n1 HUSB @I1@\n1 WIFE @I2@\n1 MARR\n2 DATE {married}\n1 CHIL @I3@\n"
+    )
+}
+
+#[test]
+fn plausible_ages_in_a_family() {
+    let fine = family("1900", "1905", "1930", "", "1928");
+    assert_eq!(found(&fine, "plausible"), []);
+    let chil = L + 18;
+    assert_eq!(
+        found(&family("1925", "1905", "1930", "", "1928"), "plausible"),
+        [
+            (L + 17, "plausible.married-too-young"),
+            (chil, "plausible.parent-too-young")
+        ]
+    );
+    assert_eq!(
+        found(&family("1850", "1905", "1930", "", "1928"), "plausible"),
+        [(chil, "plausible.parent-too-old")]
+    );
+    assert_eq!(
+        found(&family("1900", "1870", "1930", "", "1928"), "plausible"),
+        [(chil, "plausible.mother-too-old")]
+    );
+    // An adopted or foster child exempts the parents' ages.
+    let adopted = family("1850", "1870", "1930", "2 PEDI adopted\n", "1928");
+    assert_eq!(found(&adopted, "plausible"), []);
+    // Thresholds are options.
+    let t = Thresholds {
+        max_parent_age: 90.0,
+        ..Thresholds::default()
+    };
+    let config = CheckConfig::new()
+        .only(["plausible"])
+        .unwrap()
+        .thresholds(t);
+    let body = family("1850", "1905", "1930", "", "1928");
+    assert!(findings_with(&body, config).is_empty());
+}
+
+#[test]
+fn rules_and_skip_select() {
+    let body = "0 @I1@ INDI\n1 FAMS @F9@\n1 BIRT\n2 DATE BET 1900\n";
+    let all = findings_with(body, CheckConfig::new());
+    assert!(all.iter().any(|f| f.rule.id == "link.missing-target"));
+    assert!(all.iter().any(|f| f.rule.id == "value.date"));
+    let skipped = findings_with(body, CheckConfig::new().skip(["value.date"]).unwrap());
+    assert!(skipped.iter().all(|f| f.rule.id != "value.date"));
+    assert_eq!(skipped.len(), all.len() - 1);
+    assert!(CheckConfig::new().only(["nonsense"]).is_err());
+}
+
+/// The shared corpus, if it is there.
+fn corpus() -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for dir in [
+        "../shared/corpus",
+        "../shared/corpus7/gedcom70",
+        "../shared/corpus7/gedcom71",
+        "corpus",
+    ] {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("ged")) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn check_file(path: &std::path::Path, jobs: usize, batch: usize) -> Result<Vec<String>, String> {
+    let file = std::fs::File::open(path).unwrap();
+    let mut records = Records::new(std::io::BufReader::new(file))
+        .jobs(jobs)
+        .batch_bytes(batch);
+    let mut out = Vec::new();
+    let r = Checker::new(CheckConfig::new()).run(&mut records, |f| {
+        out.push(format!(
+            "{}:{}:{}:{:?}",
+            f.line, f.rule.id, f.message, f.record
+        ));
+        Ok::<(), Infallible>(())
+    });
+    match r {
+        Ok(_) => Ok(out),
+        Err(e) => Err(format!("{e} after {out:?}")),
+    }
+}
+
+#[test]
+fn the_corpus_is_checked_alike_at_every_job_count() {
+    let files = corpus();
+    let mut counts = std::collections::BTreeMap::new();
+    for path in &files {
+        let one = check_file(path, 1, 64 << 10);
+        for (jobs, batch) in [(2, 1), (3, 4096), (8, 64 << 10)] {
+            assert_eq!(
+                one,
+                check_file(path, jobs, batch),
+                "{} at {jobs} jobs",
+                path.display()
+            );
+        }
+        for line in one.iter().flatten() {
+            let rule = line.split(':').nth(1).unwrap().to_string();
+            *counts.entry(rule).or_insert(0u64) += 1;
+        }
+    }
+    eprintln!("{} files; findings per rule: {counts:#?}", files.len());
+}
