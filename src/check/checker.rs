@@ -1,13 +1,17 @@
 //! The [`Checker`]: records in, findings out, facts kept for the end.
 
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::Read;
 
+use super::config::Groups;
 use super::links::{self, Role};
 use super::plausible::{self, age_range};
 use super::{read, structure, values, CheckConfig, Finding, Rule, Version};
-use crate::tree::{NodeRef, Records, Step};
+use crate::tree::hash::{BuildWordHasher, FastMap as HashMap};
+
+type HashSet<K> = std::collections::HashSet<K, BuildWordHasher>;
+use crate::ordered::Pool;
+use crate::tree::{NodeRef, RecordTree, Records, Step};
 use crate::{Diagnostic, Error, Severity};
 
 /// No record: the pointer's record has no xref_id.
@@ -36,12 +40,13 @@ impl Interner {
     }
 }
 
-/// A pointer as a record's inspection found it.
+/// A pointer as a record's inspection found it: its target and path are
+/// ranges of the inspection's `strings`.
 #[derive(Debug)]
 struct PointerFact {
-    target: Box<str>,
+    target: (u32, u32),
     line: u64,
-    path: Box<str>,
+    path: (u32, u32),
     expected: Option<&'static [&'static str]>,
     role: Role,
 }
@@ -72,8 +77,11 @@ struct Marriage {
 #[derive(Debug)]
 pub struct Inspection {
     findings: Vec<Finding>,
-    xref: Option<Box<str>>,
-    tag: Box<str>,
+    /// The record's xref_id and tag, then its pointers' targets and
+    /// paths: one allocation per record.
+    strings: String,
+    xref: Option<(u32, u32)>,
+    tag: (u32, u32),
     line: u64,
     pointers: Vec<PointerFact>,
     birth: Option<(i64, i64)>,
@@ -152,6 +160,8 @@ impl<E: fmt::Debug + fmt::Display> std::error::Error for RunError<E> {}
 /// ```
 pub struct Checker {
     config: CheckConfig,
+    groups: Groups,
+    jobs: usize,
     version: Version,
     started: bool,
     xrefs: Interner,
@@ -169,6 +179,8 @@ impl Checker {
     /// A checker running `config`'s rules.
     pub fn new(config: CheckConfig) -> Checker {
         Checker {
+            groups: config.groups(),
+            jobs: 1,
             config,
             version: Version::Gedcom551,
             started: false,
@@ -177,7 +189,7 @@ impl Checker {
             tags: Interner::default(),
             defined: Vec::new(),
             pointers: Vec::new(),
-            births: HashMap::new(),
+            births: HashMap::default(),
             marriages: Vec::new(),
             records: 0,
         }
@@ -200,93 +212,8 @@ impl Checker {
     /// any thread): the first record given must be absorbed before the
     /// others are inspected, since the HEAD decides the version.
     pub fn inspect(&self, record: NodeRef<'_>) -> Inspection {
-        let head_version = (!self.started && record.tag() == "HEAD").then(|| version_of(record));
-        let version = head_version.unwrap_or(self.version);
-        let config = &self.config;
-        let mut findings = Vec::new();
-        if config.has_group("structure") {
-            structure::check(record, version, &mut findings);
-        }
-        let (want_values, want_links, want_plausible) = (
-            config.has_group("value"),
-            config.has_group("link"),
-            config.has_group("plausible"),
-        );
-        let limits = config.limits();
-        let record_tag = record.tag();
-        let mut pointers = Vec::new();
-        let mut path: Vec<&str> = Vec::new();
-        // The depth of an extension's structure being skipped.
-        let mut skip: Option<usize> = None;
-        for step in record.walk() {
-            let node = match step {
-                Step::Enter(n) => n,
-                Step::Leave(_) => {
-                    path.pop();
-                    if skip.is_some_and(|d| path.len() < d) {
-                        skip = None;
-                    }
-                    continue;
-                }
-            };
-            path.push(node.tag());
-            if skip.is_some() {
-                continue;
-            }
-            if node.tag().starts_with('_') {
-                skip = Some(path.len());
-                continue;
-            }
-            if want_values {
-                values::check(node, &mut findings);
-            }
-            if want_plausible && node.tag() == "AGE" {
-                plausible::age(node, limits, &mut findings);
-            }
-            if let Some(p) = node.pointer() {
-                if want_links || want_plausible {
-                    let role = if path.len() == 2 {
-                        let pedigree = node.child("PEDI").and_then(|p| p.text());
-                        Role::of(record_tag, node.tag(), pedigree.as_deref())
-                    } else {
-                        Role::Other
-                    };
-                    pointers.push(PointerFact {
-                        target: p.to_string().into(),
-                        line: node.line(),
-                        path: path.join(".").into(),
-                        expected: structure::pointer_target(node, version),
-                        role,
-                    });
-                }
-            }
-        }
-        let mut birth = None;
-        let mut marriage = None;
-        if want_plausible && record_tag == "INDI" {
-            birth = plausible::person(record, limits, &mut findings);
-        }
-        if want_plausible && record_tag == "FAM" {
-            marriage = record
-                .children_with_tag("MARR")
-                .filter_map(|m| m.child("DATE"))
-                .find_map(|d| {
-                    let span = plausible::span(Some(d))?;
-                    Some((span, d.line(), d.text()?.into()))
-                });
-        }
-        findings.retain(|f| config.has(f.rule));
-        findings.sort_by_key(|f| f.line);
-        Inspection {
-            findings,
-            xref: record.xref().map(|x| x.to_string().into()),
-            tag: record_tag.into(),
-            line: record.line(),
-            pointers,
-            birth,
-            marriage,
-            head_version,
-        }
+        let first = !self.started;
+        inspect(&self.config, self.groups, self.version, first, record)
     }
 
     /// Keeps the facts of a record's inspection and pushes its findings to
@@ -294,6 +221,7 @@ impl Checker {
     pub fn absorb(&mut self, inspection: Inspection, out: &mut Vec<Finding>) {
         let Inspection {
             findings,
+            strings,
             xref,
             tag,
             line,
@@ -307,8 +235,10 @@ impl Checker {
             self.version = head_version.unwrap_or(self.version);
         }
         self.records += 1;
+        let text = |(a, b): (u32, u32)| strings.get(a as usize..b as usize).unwrap_or("");
+        let tag = text(tag);
         let mut from = NONE;
-        if let Some(x) = &xref {
+        if let Some(x) = xref.map(text) {
             from = self.xrefs.id(x);
             let i = from as usize;
             if self.defined.len() <= i {
@@ -329,13 +259,13 @@ impl Checker {
                         });
                     }
                 }
-                None => self.defined[i] = Some((self.tags.id(&tag), line)),
+                None => self.defined[i] = Some((self.tags.id(tag), line)),
             }
         }
         out.extend(findings);
         for p in pointers {
-            let target = self.xrefs.id(&p.target);
-            let path = self.paths.id(&p.path);
+            let target = self.xrefs.id(text(p.target));
+            let path = self.paths.id(text(p.path));
             self.pointers.push(Pointer {
                 target,
                 from,
@@ -412,11 +342,11 @@ impl Checker {
             }
         }
         // The family links, both ways.
-        let mut spouse_of = HashSet::new();
-        let mut has_spouse = HashSet::new();
-        let mut child_of = HashMap::new();
-        let mut has_child = HashSet::new();
-        let mut parents: HashMap<u32, Vec<(u32, bool)>> = HashMap::new();
+        let mut spouse_of = HashSet::default();
+        let mut has_spouse = HashSet::default();
+        let mut child_of = HashMap::default();
+        let mut has_child = HashSet::default();
+        let mut parents: HashMap<u32, Vec<(u32, bool)>> = HashMap::default();
         for p in self.pointers.iter().filter(|p| p.from != NONE) {
             let pair = (p.from, p.target);
             match p.role {
@@ -539,12 +469,22 @@ impl Checker {
         out.extend(found);
     }
 
+    /// Inspects the records after the HEAD on `jobs` threads in
+    /// [`Checker::run`] (default 1: on the calling thread), in groups of
+    /// about 64 KiB of records; what they find is absorbed in document
+    /// order, so the findings are the same at every number of jobs.
+    pub fn jobs(mut self, jobs: usize) -> Checker {
+        self.jobs = jobs.max(1);
+        self
+    }
+
     /// Checks every record of `records` and gives every finding to `sink`
     /// in line order: each record's findings and the reader's diagnostics
     /// as the records come (one record behind, so that the diagnostics of
     /// a record's lines come with it), then those of [`Checker::finish`].
     /// The same findings in the same order at every number of
-    /// [`jobs`](Records::jobs) and [`batch_bytes`](Records::batch_bytes).
+    /// [`jobs`](Checker::jobs), of the records' [`jobs`](Records::jobs) and
+    /// of their [`batch_bytes`](Records::batch_bytes).
     ///
     /// # Errors
     /// [`RunError::Read`]: reading failed (the findings of what was read
@@ -559,53 +499,272 @@ impl Checker {
         S: FnMut(&Finding) -> Result<(), E>,
     {
         let mut summary = Summary::default();
-        let mut held = Vec::new();
-        let mut pending = Vec::new();
-        let mut give = |list: &mut Vec<Finding>, summary: &mut Summary| {
-            list.sort_by_key(|f| f.line);
-            for f in list.drain(..) {
-                summary.count(&f);
-                sink(&f).map_err(RunError::Sink)?;
-            }
-            Ok(())
+        let mut out = Out {
+            held: Vec::new(),
+            pending: Vec::new(),
         };
         let mut failed = None;
-        while let Some(next) = records.next() {
-            pending.extend(
-                records
-                    .drain_diagnostics()
-                    .filter_map(|d| self.diagnostic(&d)),
-            );
-            let record = match next {
-                Ok(r) => r,
-                Err(e) => {
-                    failed = Some(e);
+        let next = |records: &mut Records<R>, out: &mut Out, checker: &Checker| {
+            let next = records.next();
+            let ds = records.drain_diagnostics();
+            out.pending
+                .extend(ds.filter_map(|d| checker.diagnostic(&d)));
+            next
+        };
+        // The HEAD (or whatever comes first) here: it decides the version.
+        match next(records, &mut out, &self) {
+            Some(Ok(head)) => {
+                let inspection = self.inspect(head.root());
+                out.absorb(&mut self, inspection, &mut summary, &mut sink)?;
+            }
+            Some(Err(e)) => failed = Some(e),
+            None => {}
+        }
+        let (config, groups, version) = (self.config.clone(), self.groups, self.version);
+        let work = move |group: Vec<RecordTree>| -> Vec<Inspection> {
+            group
+                .iter()
+                .map(|r| inspect(&config, groups, version, false, r.root()))
+                .collect()
+        };
+        let jobs = self.jobs;
+        std::thread::scope(|scope| {
+            let mut pool = (jobs > 1).then(|| Pool::scoped(scope, &work, jobs, 2));
+            let mut group = Vec::new();
+            let mut bytes = 0;
+            while failed.is_none() {
+                let record = match next(records, &mut out, &self) {
+                    Some(Ok(r)) => Some(r),
+                    Some(Err(e)) => {
+                        failed = Some(e);
+                        None
+                    }
+                    None => None,
+                };
+                let end = record.is_none();
+                if let Some(r) = record {
+                    bytes += r.bytes().len();
+                    group.push(r);
+                }
+                if group.is_empty() || (!end && bytes < GROUP && pool.is_some()) {
+                    if end {
+                        break;
+                    }
+                    continue;
+                }
+                bytes = 0;
+                let group = std::mem::take(&mut group);
+                match pool.as_mut() {
+                    Some(pool) => {
+                        pool.submit(group);
+                        while !pool.has_room() || (end && pool.in_flight() > 0) {
+                            for i in pool.next().into_iter().flatten() {
+                                out.absorb(&mut self, i, &mut summary, &mut sink)?;
+                            }
+                        }
+                    }
+                    None => {
+                        for i in work(group) {
+                            out.absorb(&mut self, i, &mut summary, &mut sink)?;
+                        }
+                    }
+                }
+                if end {
                     break;
                 }
-            };
-            let line = record.root().line();
-            let (mut now, later): (Vec<_>, Vec<_>) =
-                pending.drain(..).partition(|f: &Finding| f.line < line);
-            pending = later;
-            now.append(&mut held);
-            give(&mut now, &mut summary)?;
-            self.record(record.root(), &mut held);
-        }
-        pending.extend(
+            }
+            if let Some(pool) = pool.as_mut() {
+                while let Some(is) = pool.next() {
+                    for i in is {
+                        out.absorb(&mut self, i, &mut summary, &mut sink)?;
+                    }
+                }
+            }
+            Ok::<(), RunError<E>>(())
+        })?;
+        out.pending.extend(
             records
                 .drain_diagnostics()
                 .filter_map(|d| self.diagnostic(&d)),
         );
         summary.records = self.records;
-        held.append(&mut pending);
-        if let Some(e) = failed {
-            give(&mut held, &mut summary)?;
-            return Err(RunError::Read(e));
+        let mut rest = std::mem::take(&mut out.held);
+        rest.append(&mut out.pending);
+        if failed.is_none() {
+            self.finish(&mut rest);
         }
-        self.finish(&mut held);
-        give(&mut held, &mut summary)?;
-        Ok(summary)
+        give(&mut rest, &mut summary, &mut sink)?;
+        match failed {
+            Some(e) => Err(RunError::Read(e)),
+            None => Ok(summary),
+        }
     }
+}
+
+/// Checks one record: see [`Checker::inspect`]. `first`: the first record
+/// of the document (a HEAD there decides the version).
+fn inspect(
+    config: &CheckConfig,
+    g: Groups,
+    version: Version,
+    first: bool,
+    record: NodeRef<'_>,
+) -> Inspection {
+    let head_version = (first && record.tag() == "HEAD").then(|| version_of(record));
+    let version = head_version.unwrap_or(version);
+    let mut findings = Vec::new();
+    if g.structure {
+        structure::check(record, version, &mut findings);
+    }
+    let (want_values, want_links, want_plausible) = (g.value, g.link, g.plausible);
+    let limits = config.limits();
+    let record_tag = record.tag();
+    let mut strings = String::new();
+    let put = |strings: &mut String, s: &str| {
+        let start = strings.len() as u32;
+        strings.push_str(s);
+        (start, strings.len() as u32)
+    };
+    let xref = record.xref().map(|x| put(&mut strings, &x.to_str_lossy()));
+    let tag = put(&mut strings, record_tag);
+    let mut pointers = Vec::new();
+    // The tags from the record down, and the same joined by dots.
+    let mut path: Vec<&str> = Vec::new();
+    let mut joined = String::new();
+    let mut ends: Vec<usize> = Vec::new();
+    // The depth of an extension's structure being skipped.
+    let mut skip: Option<usize> = None;
+    for step in record.walk() {
+        let node = match step {
+            Step::Enter(n) => n,
+            Step::Leave(_) => {
+                path.pop();
+                joined.truncate(ends.pop().unwrap_or(0));
+                if skip.is_some_and(|d| path.len() < d) {
+                    skip = None;
+                }
+                continue;
+            }
+        };
+        path.push(node.tag());
+        ends.push(joined.len());
+        if !joined.is_empty() {
+            joined.push('.');
+        }
+        joined.push_str(node.tag());
+        if skip.is_some() {
+            continue;
+        }
+        if node.tag().starts_with('_') {
+            skip = Some(path.len());
+            continue;
+        }
+        if want_values {
+            values::check(node, &mut findings);
+        }
+        if want_plausible && node.tag() == "AGE" {
+            plausible::age(node, limits, &mut findings);
+        }
+        if let Some(p) = node.pointer() {
+            if want_links || want_plausible {
+                let role = if path.len() == 2 {
+                    let pedigree = node.child("PEDI").and_then(|p| p.text());
+                    Role::of(record_tag, node.tag(), pedigree.as_deref())
+                } else {
+                    Role::Other
+                };
+                pointers.push(PointerFact {
+                    target: put(&mut strings, &p.to_str_lossy()),
+                    line: node.line(),
+                    path: put(&mut strings, &joined),
+                    expected: structure::pointer_target(node, version),
+                    role,
+                });
+            }
+        }
+    }
+    let mut birth = None;
+    let mut marriage = None;
+    if want_plausible && record_tag == "INDI" {
+        birth = plausible::person(record, limits, &mut findings);
+    }
+    if want_plausible && record_tag == "FAM" {
+        marriage = record
+            .children_with_tag("MARR")
+            .filter_map(|m| m.child("DATE"))
+            .find_map(|d| {
+                let span = plausible::span(Some(d))?;
+                Some((span, d.line(), d.text()?.into()))
+            });
+    }
+    findings.retain(|f| config.has(f.rule));
+    findings.sort_by_key(|f| f.line);
+    Inspection {
+        findings,
+        strings,
+        xref,
+        tag,
+        line: record.line(),
+        pointers,
+        birth,
+        marriage,
+        head_version,
+    }
+}
+
+/// Bytes of records inspected together on a thread.
+const GROUP: usize = 64 << 10;
+
+/// The findings on their way to the sink in [`Checker::run`].
+struct Out {
+    /// The last record's findings, held until the next record comes.
+    held: Vec<Finding>,
+    /// The reader's diagnostics not given yet.
+    pending: Vec<Finding>,
+}
+
+impl Out {
+    /// Gives the held findings and the diagnostics before the record
+    /// `inspection` is about, then absorbs it (its findings held).
+    fn absorb<E, S>(
+        &mut self,
+        checker: &mut Checker,
+        inspection: Inspection,
+        summary: &mut Summary,
+        sink: &mut S,
+    ) -> Result<(), RunError<E>>
+    where
+        S: FnMut(&Finding) -> Result<(), E>,
+    {
+        let line = inspection.line;
+        let (mut now, later): (Vec<_>, Vec<_>) = self
+            .pending
+            .drain(..)
+            .partition(|f: &Finding| f.line < line);
+        self.pending = later;
+        now.append(&mut self.held);
+        give(&mut now, summary, sink)?;
+        checker.absorb(inspection, &mut self.held);
+        Ok(())
+    }
+}
+
+/// Gives `list`'s findings to `sink` in line order (stable: a diagnostic
+/// before a finding of the same line), counting them.
+fn give<E, S>(
+    list: &mut Vec<Finding>,
+    summary: &mut Summary,
+    sink: &mut S,
+) -> Result<(), RunError<E>>
+where
+    S: FnMut(&Finding) -> Result<(), E>,
+{
+    list.sort_by_key(|f| f.line);
+    for f in list.drain(..) {
+        summary.count(&f);
+        sink(&f).map_err(RunError::Sink)?;
+    }
+    Ok(())
 }
 
 /// The version a HEAD says: 7.0 when `GEDC.VERS` begins with `7`.

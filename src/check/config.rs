@@ -177,4 +177,24 @@ impl CheckConfig {
             .zip(&self.on)
             .any(|(r, &on)| on && r.id.split('.').next() == Some(group))
     }
+
+    /// Whether any rule of each group runs: structure, value, link,
+    /// plausible.
+    pub(crate) fn groups(&self) -> Groups {
+        Groups {
+            structure: self.has_group("structure"),
+            value: self.has_group("value"),
+            link: self.has_group("link"),
+            plausible: self.has_group("plausible"),
+        }
+    }
+}
+
+/// Which groups of rules run (worked out once per check, not per record).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Groups {
+    pub(crate) structure: bool,
+    pub(crate) value: bool,
+    pub(crate) link: bool,
+    pub(crate) plausible: bool,
 }

@@ -14,7 +14,7 @@
 //!   family links, duplicate xref_ids;
 //! - `value.*`: payload grammar (dates, ages, enumerations, coordinates);
 //! - `plausible.*`: dates that cannot all be true, with thresholds in
-//!   [`Thresholds`].
+//!   [`Thresholds`](config::Thresholds).
 //!
 //! Records are checked one at a time as they come (a [`RecordTree`] from
 //! [`Records`](crate::tree::Records), or any record [`NodeRef`]); what

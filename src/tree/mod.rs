@@ -36,7 +36,7 @@
 //! ```
 
 mod arena;
-mod hash;
+pub(crate) mod hash;
 mod index;
 mod iri;
 mod records;

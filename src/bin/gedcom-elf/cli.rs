@@ -121,11 +121,64 @@ pub enum Command {
         #[command(flatten)]
         w: Rewriting,
     },
+    /// Validate: findings as JSON Lines on stdout, a summary per file on stderr
+    #[command(
+        after_help = "Exit status 0 when no file has an error finding, 1 when one has, \
+                            2 when a file could not be read."
+    )]
+    Check(CheckArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_name = "SHELL")]
         shell: clap_complete::Shell,
     },
+}
+
+/// `check`'s options.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Print `FILE:LINE: severity: [rule] message` lines instead of JSON Lines
+    #[arg(long, value_name = "jsonl|text", default_value = "jsonl",
+          value_parser = ["jsonl", "text"])]
+    pub format: String,
+    /// Run only these rules (ids or groups: link, value.date, ...)
+    #[arg(long, value_name = "ID,...", value_delimiter = ',')]
+    pub rules: Vec<String>,
+    /// Do not run these rules (ids or groups)
+    #[arg(long, value_name = "ID,...", value_delimiter = ',')]
+    pub skip: Vec<String>,
+    /// List the rules (id, severity, what each checks) and exit
+    #[arg(long)]
+    pub list_rules: bool,
+    /// A parent younger than this at a child's birth is reported [default: 12]
+    #[arg(long, value_name = "YEARS")]
+    pub min_parent_age: Option<f64>,
+    /// A father older than this at a child's birth is reported [default: 70]
+    #[arg(long, value_name = "YEARS")]
+    pub max_parent_age: Option<f64>,
+    /// A mother older than this at a child's birth is reported [default: 55]
+    #[arg(long, value_name = "YEARS")]
+    pub max_mother_age: Option<f64>,
+    /// A person older than this is reported [default: 120]
+    #[arg(long, value_name = "YEARS")]
+    pub max_age: Option<f64>,
+    /// A spouse younger than this at the marriage is reported [default: 12]
+    #[arg(long, value_name = "YEARS")]
+    pub min_marriage_age: Option<f64>,
+    /// Print no summary
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Threads for reading [default: every core]
+    #[arg(long, short = 'j', value_name = "N", value_parser = positive)]
+    pub jobs: Option<usize>,
+    /// Read in batches of about N bytes (default 64 KiB); the output does not depend on it
+    #[arg(long, value_name = "N", value_parser = positive)]
+    pub chunk_bytes: Option<usize>,
+    #[command(flatten)]
+    pub encoding: EncodingOpt,
+    /// The GEDCOM files, or - for standard input
+    #[arg(value_name = "FILE", required_unless_present = "list_rules")]
+    pub files: Vec<String>,
 }
 
 /// The options of the commands that read and print.
@@ -363,7 +416,7 @@ impl Command {
                 s.encoding = encoding.encoding;
                 (input.file.as_str(), s)
             }
-            Command::Completions { .. } => return None,
+            Command::Completions { .. } | Command::Check(_) => return None,
         })
     }
 }

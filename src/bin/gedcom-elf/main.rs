@@ -8,6 +8,7 @@
 //! at an error, 2 could not read or write (not GEDCOM, unsupported
 //! encoding, i/o, usage), 3 `get` found nothing.
 
+mod check_cmd;
 mod cli;
 mod count_cmd;
 mod drive;
@@ -111,6 +112,10 @@ fn arg(e: &clap::Error) -> String {
 }
 
 fn run(command: Command) -> ExitCode {
+    if let Command::Check(args) = &command {
+        let jobs = args.jobs.unwrap_or_else(|| Settings::new().jobs);
+        return check_cmd::run(args, jobs);
+    }
     let Some((file, settings)) = command.settings() else {
         let mut text = Vec::new();
         if let Command::Completions { shell } = command {
@@ -159,7 +164,7 @@ fn run(command: Command) -> ExitCode {
                 .line_ending(line_ending);
             rewrite_cmd::run(s, &source, config, w.output.output.as_deref(), r)
         }
-        Command::Completions { .. } => Ok(()),
+        Command::Completions { .. } | Command::Check(_) => Ok(()),
     };
     report.finish(result)
 }
