@@ -29,7 +29,11 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(GedcomxDate::parse(&printed).as_ref(), Ok(&gx), "{text:?}");
             let date = gx.to_date();
             let payload = date.to_string();
-            assert_eq!(Date::parse(&payload).as_ref(), Ok(&date), "{text:?} -> {payload:?}");
+            assert_eq!(
+                Date::parse(&payload).as_ref(),
+                Ok(&date),
+                "{text:?} -> {payload:?}"
+            );
             assert!(date.gedcomx().is_ok(), "{text:?} -> {payload:?}");
         }
         Err(e) => assert!(e.offset() <= text.len(), "{text:?}: {e}"),

@@ -446,7 +446,7 @@ impl GedcomxDuration {
             let year = i32::try_from(y + years + months / 12).ok()?;
             return (year <= MAX_YEAR).then(|| GedcomxSimple::year(year));
         };
-        let total = 12 * (y + years) + i64::from(m - 1) + months;
+        let total = 12 * (y + years) + i64::from(m) - 1 + months;
         let (ey, em) = (total.div_euclid(12), (total.rem_euclid(12) + 1) as u8);
         let Some(d) = start.day else {
             let year = i32::try_from(ey).ok()?;
