@@ -47,10 +47,24 @@
 //! assert_eq!(Age::parse("3 months").unwrap_err().to_string(), "byte 1: expected `y`, `m`, `w` or `d`");
 //! # Ok::<(), gedcom_elf::value::AgeError>(())
 //! ```
+//!
+//! And [`gedcomx`]: a date as a GEDCOM X formal date ([`Date::gedcomx`],
+//! proleptic Gregorian), and a formal date read back ([`GedcomxDate`]).
+//!
+//! ```
+//! use gedcom_elf::value::{Date, GedcomxDate};
+//!
+//! let gx = Date::parse("ABT @#DJULIAN@ 4 OCT 1582")?.gedcomx().unwrap();
+//! assert_eq!(gx.to_string(), "A+1582-10-14");
+//! let back = GedcomxDate::parse("/-0043")?.to_date();
+//! assert_eq!(back.to_string(), "BEF 44 B.C.");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod age;
 mod calendar;
 pub mod date;
+pub mod gedcomx;
 mod parse;
 mod print;
 
@@ -59,5 +73,9 @@ pub use age::{
 };
 pub use date::{
     Approximation, Calendar, Date, DateError, DateErrorKind, Epoch, Month, SimpleDate, Year,
+};
+pub use gedcomx::{
+    GedcomxDate, GedcomxDuration, GedcomxError, GedcomxErrorKind, GedcomxForm, GedcomxSimple,
+    GedcomxTime, GedcomxZone, NotGedcomx,
 };
 pub use print::{Gedcom7Date, NotGedcom7};
