@@ -162,6 +162,8 @@ struct Type {
 /// A substructure a type allows.
 #[derive(Debug)]
 struct Sub {
+    /// The tag as a number ([`key`]).
+    key: u64,
     /// The tag.
     tag: &'static str,
     /// Its type there.
@@ -224,6 +226,8 @@ impl Table {
                 (
                     id(parent),
                     Sub {
+                        key: key(tag.as_bytes())
+                            .unwrap_or_else(|| panic!("structure table: long tag {tag}")),
                         tag,
                         child: id(child),
                         slot: 0,
@@ -278,10 +282,7 @@ impl Table {
 
     /// The substructure with tag `tag` of type `ty`.
     fn lookup(&self, ty: u16, tag: &str) -> Option<&Sub> {
-        let subs = self.subs(ty);
-        subs.binary_search_by(|s| s.tag.cmp(tag))
-            .ok()
-            .map(|i| &subs[i])
+        find(self.subs(ty), tag)
     }
 
     /// The type of `node` (`None`: not a standard structure where it is).
@@ -295,6 +296,27 @@ impl Table {
         }
         self.lookup(parent, node.tag()).map(|s| s.child)
     }
+}
+
+/// A tag of at most 8 octets as a number, its octets big-endian from the
+/// top, so that keys sort as the tags do (`None`: a longer tag, which no
+/// table has).
+fn key(tag: &[u8]) -> Option<u64> {
+    if tag.len() > 8 {
+        return None;
+    }
+    let mut k = [0u8; 8];
+    k[..tag.len()].copy_from_slice(tag);
+    Some(u64::from_be_bytes(k))
+}
+
+/// The entry for `tag` in `subs` (sorted by tag, so by key).
+#[inline]
+fn find<'s>(subs: &'s [Sub], tag: &str) -> Option<&'s Sub> {
+    let k = key(tag.as_bytes())?;
+    subs.binary_search_by(|s| s.key.cmp(&k))
+        .ok()
+        .map(|i| &subs[i])
 }
 
 /// A payload column: the kind and the pointer's target.
@@ -379,7 +401,7 @@ fn check_node(table: &Table, version: Version, node: NodeRef<'_>, ty: u16, out: 
         if unchecked_tag(tag) {
             continue;
         }
-        let Ok(i) = subs.binary_search_by(|s| s.tag.cmp(tag)) else {
+        let Some(sub) = find(subs, tag) else {
             out.push(Finding::at(
                 &UNEXPECTED,
                 child,
@@ -390,7 +412,6 @@ fn check_node(table: &Table, version: Version, node: NodeRef<'_>, ty: u16, out: 
             ));
             continue;
         };
-        let sub = &subs[i];
         let n = &mut counts[sub.slot as usize];
         *n = n.saturating_add(1);
         if sub.max != 0 && *n > sub.max {
@@ -446,36 +467,46 @@ fn old_multimedia_form(version: Version, node: NodeRef<'_>, tag: &str) -> bool {
 /// Checks `node`'s payload against its type's `kind`.
 fn check_payload(kind: PayloadKind, version: Version, node: NodeRef<'_>, out: &mut Vec<Finding>) {
     use PayloadKind::*;
-    let pointer = node.pointer().is_some();
-    let text = !pointer
-        && node
-            .payload()
-            .is_some_and(|p| !p.first_line().is_empty() || p.is_continued());
-    let problem = match (kind, pointer, text) {
-        (Unchecked, _, _) => None,
-        (Nothing, true, _) => Some("a pointer where no payload is allowed"),
-        (Nothing, _, true) => Some("a payload where none is allowed"),
-        (Text | NonEmpty | YOrNothing, true, _) => Some("a pointer where text is expected"),
-        (NonEmpty, false, false) => Some("no payload where one is required"),
-        (Pointer, _, true) => Some("text where a pointer is expected"),
-        (Pointer, false, false) => Some("no pointer where one is required"),
-        (PointerOrNothing, _, true) => Some("text where a pointer (or nothing) is expected"),
-        _ => None,
+    // Whether there is a non-empty string payload: asked only when it
+    // matters (most structures take text, and a pointer is cheap to see).
+    let text = || {
+        node.payload()
+            .is_some_and(|p| !p.first_line().is_empty() || p.is_continued())
+    };
+    let problem = if node.pointer().is_some() {
+        match kind {
+            Nothing => Some("a pointer where no payload is allowed"),
+            Text | NonEmpty | YOrNothing => Some("a pointer where text is expected"),
+            _ => None,
+        }
+    } else {
+        let need = match kind {
+            Unchecked => return,
+            Text | YOrNothing | PointerOrText => {
+                version == Version::Gedcom7 && node.parent().is_some() && !node.has_children()
+            }
+            Nothing | NonEmpty | Pointer | PointerOrNothing => true,
+        };
+        match (kind, need && text()) {
+            (_, _) if !need => None,
+            (Nothing, true) => Some("a payload where none is allowed"),
+            (NonEmpty, false) => Some("no payload where one is required"),
+            (Pointer, true) => Some("text where a pointer is expected"),
+            (Pointer, false) => Some("no pointer where one is required"),
+            (PointerOrNothing, true) => Some("text where a pointer (or nothing) is expected"),
+            // 7.0: every structure needs a payload or a substructure.
+            (_, false)
+                if version == Version::Gedcom7
+                    && node.parent().is_some()
+                    && !node.has_children() =>
+            {
+                Some("neither a payload nor substructures")
+            }
+            _ => None,
+        }
     };
     if let Some(message) = problem {
         out.push(Finding::at(&PAYLOAD, node, message));
-    } else if version == Version::Gedcom7
-        && !pointer
-        && !text
-        && kind != Unchecked
-        && node.parent().is_some()
-        && !node.has_children()
-    {
-        out.push(Finding::at(
-            &PAYLOAD,
-            node,
-            "neither a payload nor substructures",
-        ));
     }
 }
 
