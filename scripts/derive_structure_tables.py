@@ -43,12 +43,15 @@ ELF 5.5.1 (`elf/data-model.md` + the default schema):
   line for a supertype applies to its subtypes); a schema tag in a context
   the data model does not list is allowed too, {0:M}.
 * `HEAD` is `elf:Metadata`, `TRLR` has no type: both are level-0 rows.
-* Two departures, where the data model is narrower than GEDCOM 5.5.1 and
-  would call common, conformant 5.5.1 data an error (RELAXED below): a
-  `RESI` need not have an `ADDR` (5.5.1's INDIVIDUAL_ATTRIBUTE_STRUCTURE
-  has none required; a RESI with a date and place is the usual form), and
-  attributes may have an `AGE` (5.5.1's INDIVIDUAL_EVENT_DETAIL is part of
-  every attribute too).
+* Departures where the data model is narrower than GEDCOM 5.5.1 and would
+  call common, conformant 5.5.1 data wrong (RELAXED below): a `RESI` need
+  not have an `ADDR` (5.5.1's INDIVIDUAL_ATTRIBUTE_STRUCTURE requires none;
+  a RESI with a date and place is the usual form); attributes may have an
+  `AGE` (5.5.1's INDIVIDUAL_EVENT_DETAIL is part of every attribute too);
+  note and multimedia records may have source citations (`SOUR`), as in
+  5.5.1's NOTE_RECORD and MULTIMEDIA_RECORD. What ELF leaves out on
+  purpose (LDS ordinances, `RFN`, `AFN`, `SUBN`, contact details in events)
+  stays out.
 * Payloads: `None` is none, a pointer is a pointer, everything else is a
   string; a type without a `Payload` entry has its supertype's.
 
@@ -143,8 +146,16 @@ def parse_schema(path):
 
 # (parent, child): (min, max) overriding the data model, and the tag
 # definitions that go with them; see the header.
-RELAXED = {("RESIDES_AT", "ADDRESS"): (0, "1"), ("IndividualAttribute", "AGE_AT_EVENT"): (0, "M")}
-RELAXED_TAGS = [("AGE_AT_EVENT", "AGE", ["IndividualAttribute"])]
+RELAXED = {
+    ("RESIDES_AT", "ADDRESS"): (0, "1"),
+    ("IndividualAttribute", "AGE_AT_EVENT"): (0, "M"),
+    ("NOTE_RECORD", "SOURCE_CITATION"): (0, "M"),
+    ("MULTIMEDIA_RECORD", "SOURCE_CITATION"): (0, "M"),
+}
+RELAXED_TAGS = [
+    ("AGE_AT_EVENT", "AGE", ["IndividualAttribute"]),
+    ("SOURCE_CITATION", "SOUR", ["NOTE_RECORD", "MULTIMEDIA_RECORD"]),
+]
 
 
 def elf_tables(dm_path, schema_path):
