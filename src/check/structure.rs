@@ -15,7 +15,8 @@
 //! everything under them are never checked; so are `ERROR` and `UNDEF`
 //! structures, which the reader and the link rules report. A structure the
 //! tables do not allow where it stands is reported once and not looked
-//! into: with no known type, nothing under it can be judged.
+//! into: with no known type, nothing under it can be judged. (So the walk
+//! goes no deeper than the data models do, however deep the input.)
 //!
 //! # Severities
 //!
@@ -107,8 +108,8 @@ const ELF551: &str = include_str!("tables/elf551.tsv");
 /// The 7.0 tables.
 const GEDCOM70: &str = include_str!("tables/gedcom70.tsv");
 
-/// The most substructure tags any one type allows (the tables have at most
-/// 88): the size of the per-structure counters.
+/// The most substructure tags any one type may allow (the tables have at
+/// most 62, 7.0's `INDI` record): the size of the per-structure counters.
 const MAX_SUBS: usize = 128;
 
 /// The pointer targets there are, each a one-tag slice to hand out.
@@ -423,7 +424,7 @@ fn check_node(table: &Table, version: Version, node: NodeRef<'_>, ty: u16, out: 
                 &TOO_MANY,
                 child,
                 format!(
-                    "more than {what} {}{} in {}{}",
+                    "more than {what} {tag} ({}{}) in {}{}",
                     table.prefix, table.types[sub.child as usize].name, table.prefix, info.name
                 ),
             ));
@@ -516,9 +517,21 @@ pub(crate) fn pointer_target(
     node: NodeRef<'_>,
     version: Version,
 ) -> Option<&'static [&'static str]> {
-    let table = Table::of(version);
-    let ty = table.type_of(node)?;
-    table.types[ty as usize].target
+    // No standard structure is this deep: a deeper one is under something
+    // unknown, and the walk up stays short whatever the input.
+    const MAX_DEPTH: usize = 16;
+    let mut up = node;
+    for _ in 0..=MAX_DEPTH {
+        match up.parent() {
+            Some(p) => up = p,
+            None => {
+                let table = Table::of(version);
+                let ty = table.type_of(node)?;
+                return table.types[ty as usize].target;
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -815,6 +828,21 @@ mod tests {
         let tree = Tree::from_slice(d7.as_bytes()).unwrap();
         let head = tree.records().next().unwrap();
         assert_eq!(pointer_target(head, Version::Gedcom7), None);
+        // Under a custom tag, or deeper than any standard structure: none.
+        let mut deep = String::from("0 @I1@ INDI\n");
+        for l in 1..30 {
+            deep.push_str(&format!("{l} _X\n"));
+        }
+        deep.push_str("30 FAMC @F1@\n");
+        let d = doc551(&deep);
+        let t = Tree::from_slice(d.as_bytes()).unwrap();
+        let indi = t.records().nth(1).unwrap();
+        let famc = indi.descendants().find(|n| n.tag() == "FAMC").unwrap();
+        assert_eq!(pointer_target(famc, Version::Gedcom551), None);
+        let d = doc551("0 @I1@ INDI\n1 _X\n2 FAMC @F1@\n");
+        let t = Tree::from_slice(d.as_bytes()).unwrap();
+        let famc = t.records().nth(1).unwrap().first("_X.FAMC").unwrap();
+        assert_eq!(pointer_target(famc, Version::Gedcom551), None);
         let t = Tree::from_slice(b"0 HEAD\n1 SUBM @U1@\n0 TRLR\n").unwrap();
         let subm = t.records().next().unwrap().child("SUBM").unwrap();
         assert_eq!(
