@@ -610,7 +610,7 @@ fn inspect(
     first: bool,
     record: NodeRef<'_>,
 ) -> Inspection {
-    let head_version = (first && record.tag() == "HEAD").then(|| version_of(record));
+    let head_version = (first && record.tag() == "HEAD").then(|| structure::version_of(record));
     let version = head_version.unwrap_or(version);
     let mut findings = Vec::new();
     if g.structure {
@@ -767,10 +767,3 @@ where
     Ok(())
 }
 
-/// The version a HEAD says: 7.0 when `GEDC.VERS` begins with `7`.
-pub(crate) fn version_of(head: NodeRef<'_>) -> Version {
-    match head.first("GEDC.VERS").and_then(|v| v.text()) {
-        Some(v) if v.trim_start().starts_with('7') => Version::Gedcom7,
-        _ => Version::Gedcom551,
-    }
-}
