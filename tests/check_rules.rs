@@ -5,7 +5,9 @@
 use std::convert::Infallible;
 
 use gedcom_elf::check::{rules, CheckConfig, Checker, Finding, Thresholds};
+use gedcom_elf::par::Chunks;
 use gedcom_elf::tree::Records;
+use gedcom_elf::{Input, ReaderConfig};
 
 const HEAD: &str = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n";
 
@@ -215,6 +217,33 @@ fn corpus() -> Vec<std::path::PathBuf> {
     }
     files.sort();
     files
+}
+
+fn show(f: &Finding) -> String {
+    format!("{}:{}:{}:{:?}:{}:{:?}", f.line, f.rule.id, f.message, f.record, f.path, f.text)
+}
+
+/// The findings of a file read whole and cut into chunks of `batch` bytes
+/// on `jobs` threads.
+fn check_chunks(path: &std::path::Path, jobs: usize, batch: usize) -> Result<Vec<String>, String> {
+    let bytes = std::fs::read(path).unwrap();
+    let input = match Input::new(&bytes) {
+        Ok(i) => i,
+        Err(e) => return Err(format!("{e} after []")),
+    };
+    let chunks = match Chunks::new(&input, ReaderConfig::new()) {
+        Ok(c) => c.jobs(jobs).batch_bytes(batch),
+        Err(e) => return Err(format!("{e} after []")),
+    };
+    let mut out = Vec::new();
+    let r = Checker::new(CheckConfig::new()).run_chunks(chunks, |f| {
+        out.push(show(f));
+        Ok::<(), Infallible>(())
+    });
+    match r {
+        Ok(_) => Ok(out),
+        Err(e) => Err(format!("{e} after {out:?}")),
+    }
 }
 
 fn check_file(path: &std::path::Path, jobs: usize, batch: usize) -> Result<Vec<String>, String> {

@@ -11,7 +11,8 @@ use crate::tree::hash::{BuildWordHasher, FastMap as HashMap};
 
 type HashSet<K> = std::collections::HashSet<K, BuildWordHasher>;
 use crate::ordered::Pool;
-use crate::tree::{NodeRef, RecordTree, Records, Step};
+use crate::par::{first_record_reader, Chunks, Numbering};
+use crate::tree::{NodeRef, RecordTree, Records, Schema, Step, Tree};
 use crate::{Diagnostic, Error, Severity};
 
 /// No record: the pointer's record has no xref_id.
@@ -467,6 +468,111 @@ impl Checker {
         found.retain(|f| c.has(f.rule));
         found.sort_by_key(|f| f.line);
         out.extend(found);
+    }
+
+    /// Checks the input of `chunks` as [`Checker::run`] checks a stream of
+    /// records, with the same findings in the same order: each chunk is
+    /// read into a tree of its records and inspected on one of the chunks'
+    /// [`jobs`](Chunks::jobs) threads (this checker's own
+    /// [`jobs`](Checker::jobs) do not count here), and the inspections are
+    /// absorbed in document order on the calling thread. The fast way to
+    /// check a file that is in memory (or mapped).
+    ///
+    /// ```
+    /// use gedcom_elf::check::{CheckConfig, Checker};
+    /// use gedcom_elf::par::Chunks;
+    /// use gedcom_elf::{Input, ReaderConfig};
+    ///
+    /// let input = Input::new(b"0 HEAD\n1 CHAR UTF-8\n0 @F1@ FAM\n1 HUSB @F1@\n0 TRLR\n")?;
+    /// let chunks = Chunks::new(&input, ReaderConfig::new())?.jobs(2);
+    /// let mut found = Vec::new();
+    /// Checker::new(CheckConfig::new()).run_chunks(chunks, |f| {
+    ///     found.push((f.line, f.rule.id));
+    ///     Ok::<(), std::convert::Infallible>(())
+    /// }).unwrap();
+    /// assert_eq!(found, [(4, "link.wrong-type")]);
+    /// # Ok::<(), gedcom_elf::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Checker::run`].
+    pub fn run_chunks<E, S>(mut self, chunks: Chunks<'_>, mut sink: S) -> Result<Summary, RunError<E>>
+    where
+        S: FnMut(&Finding) -> Result<(), E>,
+    {
+        let head = first_record_reader(chunks.first.clone());
+        let schema = Schema::from_reader(head.clone()).map_err(RunError::Read)?;
+        // The version, from the HEAD, before the chunks are read.
+        let head_tree = Tree::build_with_schema(head, schema.clone()).map_err(RunError::Read)?;
+        if let Some(h) = head_tree.records().next() {
+            self.version = structure::version_of(h);
+        }
+        self.started = true;
+        let sizes: Vec<usize> = (0..chunks.len()).map(|i| chunks.range(i).len()).collect();
+        let (config, groups, version) = (self.config.clone(), self.groups, self.version);
+        let mut summary = Summary::default();
+        let mut out = Out {
+            held: Vec::new(),
+            pending: Vec::new(),
+        };
+        let mut failed_sink = None;
+        let result = chunks.run(
+            Numbering::Global,
+            |i, reader, ds| {
+                let tree = Tree::of_chunk(reader, schema.clone(), i == 0, sizes[i], ds)?;
+                let first = |r: &NodeRef<'_>| i == 0 && r.id().index() == 0;
+                Ok(tree
+                    .records()
+                    .map(|r| inspect(&config, groups, version, first(&r), r))
+                    .collect::<Vec<_>>())
+            },
+            |inspections, ds, _| {
+                out.pending.extend(ds.iter().filter_map(|d| self.diagnostic(d)));
+                for i in inspections {
+                    if let Err(e) = out.absorb(&mut self, i, &mut summary, &mut sink) {
+                        failed_sink = Some(e);
+                        return Err(Error::from(std::io::Error::other("the sink failed")));
+                    }
+                }
+                Ok(())
+            },
+        );
+        if let Some(e) = failed_sink {
+            return Err(e);
+        }
+        let failed = match result {
+            Ok(end) => {
+                out.pending.extend(end.diagnostics.iter().filter_map(|d| self.diagnostic(d)));
+                None
+            }
+            Err(e) => Some(e),
+        };
+        self.end(out, failed, summary, &mut sink)
+    }
+
+    /// Gives what is held and pending and, unless reading failed, the
+    /// findings of [`Checker::finish`].
+    fn end<E, S>(
+        self,
+        mut out: Out,
+        failed: Option<Error>,
+        mut summary: Summary,
+        sink: &mut S,
+    ) -> Result<Summary, RunError<E>>
+    where
+        S: FnMut(&Finding) -> Result<(), E>,
+    {
+        summary.records = self.records;
+        let mut rest = std::mem::take(&mut out.held);
+        rest.append(&mut out.pending);
+        if failed.is_none() {
+            self.finish(&mut rest);
+        }
+        give(&mut rest, &mut summary, sink)?;
+        match failed {
+            Some(e) => Err(RunError::Read(e)),
+            None => Ok(summary),
+        }
     }
 
     /// Inspects the records after the HEAD on `jobs` threads in

@@ -258,6 +258,41 @@ impl<'a> Tree<'a> {
         })
     }
 
+    /// The tree of the records `reader` reads (one chunk of a larger
+    /// input, `size` bytes about), typed with `schema`, its pointers not
+    /// resolved (a pointer to a record of another chunk would be UNDEF):
+    /// for work done chunk by chunk on threads (`check`). `first`: the
+    /// chunk holds the HEAD. Its diagnostics go to `ds`.
+    pub(crate) fn of_chunk(
+        reader: &mut Reader<'a>,
+        schema: Arc<Schema>,
+        first: bool,
+        size: usize,
+        ds: &mut Vec<Diagnostic>,
+    ) -> Result<Tree<'a>, Error> {
+        let input = reader.input();
+        let shared = Arc::new(Shared {
+            schema: schema.clone(),
+            escapes: EscapeTable::default(),
+        });
+        let mut builder = Builder::new(input, shared, size / 16 + 16, true)?;
+        if !first {
+            builder.after_first_record();
+        }
+        feed(&mut builder, reader, |d| ds.push(d))?;
+        let mut core = builder.finish();
+        core.shared = Arc::new(Shared {
+            schema,
+            escapes: reader.escape_table().clone(),
+        });
+        Ok(Tree {
+            input,
+            core,
+            diagnostics: Diagnostics::default(),
+            text: OnceLock::new(),
+        })
+    }
+
     /// Builds the tree of a UTF-8 (or ASCII, ANSEL, ...) byte slice.
     ///
     /// # Errors

@@ -2,16 +2,16 @@
 //! file's records, findings as JSON Lines (or text) on stdout, a summary
 //! per file on stderr.
 
-use std::fs::File;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use gedcom_elf::check::{rules, CheckConfig, Checker, Finding, RunError, Thresholds};
+use gedcom_elf::check::{rules, CheckConfig, Checker, Finding, RunError, Summary, Thresholds};
+use gedcom_elf::par::Chunks;
 use gedcom_elf::tree::Records;
-use gedcom_elf::ReaderConfig;
+use gedcom_elf::{Input, ReaderConfig};
 
 use crate::cli::CheckArgs;
-use crate::drive::Tally;
+use crate::drive::{FileBytes, Tally, CHUNK};
 use crate::json::{write_str, write_u64};
 use crate::output::Output;
 use crate::progress::Progress;
@@ -153,7 +153,9 @@ fn finish(result: Result<(), Fail>, status: u8) -> ExitCode {
     }
 }
 
-/// Checks one file (or standard input), its findings written to `out`.
+/// Checks one file (mapped, in chunks on `jobs` threads) or standard
+/// input (streamed, records inspected on `jobs` threads), its findings
+/// written to `out`.
 fn check_one(
     args: &CheckArgs,
     config: &CheckConfig,
@@ -161,28 +163,32 @@ fn check_one(
     file: &str,
     name: &str,
     out: &mut Output,
-) -> Result<gedcom_elf::check::Summary, Fail> {
-    let (source, total): (Box<dyn io::Read>, Option<u64>) = if file == "-" {
-        (Box::new(io::stdin().lock()), None)
-    } else {
-        let f = File::open(file).map_err(|e| Fail::Input(e.into()))?;
-        let len = f.metadata().ok().map(|m| m.len());
-        (Box::new(f), len)
-    };
-    let progress = Progress::new(total);
-    let reader = Tally {
-        inner: source,
-        progress: &progress,
-    };
-    let reader_config = ReaderConfig::new().encoding(args.encoding.encoding);
-    let mut records = Records::with_config(reader, reader_config).jobs(jobs);
-    if let Some(n) = args.chunk_bytes {
-        records = records.batch_bytes(n);
-    }
+) -> Result<Summary, Fail> {
     let write = if args.format == "text" { text } else { json };
+    let reader_config = ReaderConfig::new().encoding(args.encoding.encoding);
     let checker = Checker::new(config.clone()).jobs(jobs);
-    let result = checker.run(&mut records, |f| write(out, name, f));
-    progress.finish();
+    let result = if file == "-" {
+        let progress = Progress::new(None);
+        let reader = Tally {
+            inner: io::stdin().lock(),
+            progress: &progress,
+        };
+        let records = Records::with_config(reader, reader_config).jobs(jobs);
+        let mut records = match args.chunk_bytes {
+            Some(n) => records.batch_bytes(n),
+            None => records,
+        };
+        checker.run(&mut records, |f| write(out, name, f))
+    } else {
+        let bytes = FileBytes::open(file).map_err(|e| Fail::Input(e.into()))?;
+        let input = Input::with_encoding(bytes.bytes(), args.encoding.encoding)?;
+        let chunks = Chunks::new(&input, reader_config)?.jobs(jobs);
+        let chunks = chunks.batch_bytes(args.chunk_bytes.unwrap_or(CHUNK));
+        let progress = Progress::step(format!("checking {:.1} MB", bytes.bytes().len() as f64 / 1e6));
+        let result = checker.run_chunks(chunks, |f| write(out, name, f));
+        progress.finish();
+        result
+    };
     result.map_err(|e| match e {
         RunError::Read(e) => Fail::Input(e),
         RunError::Sink(e) => out.fail(e),
