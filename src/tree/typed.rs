@@ -8,6 +8,33 @@
 //! slice of the input, and the value borrows from it for the tree's
 //! lifetime; any other payload is decoded into a string that the value then
 //! owns (`into_owned`), so the result has the same type either way.
+//!
+//! The README's example:
+//!
+//! ```
+//! use gedcom_elf::tree::Tree;
+//! use gedcom_elf::value::{check_enumeration, Pedigree, Sex};
+//!
+//! let tree = Tree::from_slice(b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n\
+//!     1 NAME Jean /de La Fontaine/\n1 SEX m\n1 BIRT\n\
+//!     2 PLAC Ch\xc3\xa2teau-Thierry, Aisne, , France\n3 MAP\n4 LATI N49.0464\n4 LONG E3.4031\n\
+//!     1 FAMC @F1@\n2 PEDI birth\n0 TRLR\n")?;
+//! let jean = tree.find("@I1@").unwrap();
+//! let name = jean.child("NAME").unwrap().name().unwrap()?;
+//! assert_eq!((name.given.as_ref(), name.surname.as_deref()), ("Jean", Some("de La Fontaine")));
+//! assert_eq!(jean.child("SEX").unwrap().sex(), Some(Ok(Sex::Male)));
+//! let plac = jean.first("BIRT.PLAC").unwrap();
+//! let place = plac.place().unwrap();
+//! assert_eq!(place.jurisdictions().collect::<Vec<_>>(), ["Château-Thierry", "Aisne", "", "France"]);
+//! let map = plac.coordinates().unwrap()?;
+//! assert_eq!((map.latitude, map.longitude), (49.0464, 3.4031));
+//! let pedi = jean.first("FAMC.PEDI").unwrap();
+//! assert_eq!(pedi.pedigree(), Some(Ok(Pedigree::Birth)));
+//! // Read leniently, but as GEDCOM 7 it should have been BIRTH.
+//! let strict = check_enumeration("PEDI", Some("FAMC"), true, "birth").unwrap();
+//! assert_eq!(strict.unwrap_err().to_string(), "byte 0: expected `ADOPTED`, `BIRTH`, `FOSTER`, `SEALING` or `OTHER`");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::borrow::Cow;
 

@@ -60,7 +60,8 @@
 //! # Ok::<(), gedcom_elf::value::AgeError>(())
 //! ```
 //!
-//! The README's example of names, places and enumerations.
+//! Names, places and enumerations (the README's example reads them from a
+//! tree: see [`NodeRef::name`](crate::tree::NodeRef::name)).
 //!
 //! ```
 //! use gedcom_elf::value::{check_enumeration, Coordinates, Name, Pedigree, Place};
