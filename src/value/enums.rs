@@ -220,8 +220,8 @@ enumeration! {
     Male = "M", Some("M");
     /// `F`: female.
     Female = "F", Some("F");
-    /// `X`: does not fit the categories male or female (GEDCOM 7).
-    Intersex = "X", None;
+    /// `X`: neither only male nor only female (GEDCOM 7).
+    X = "X", None;
     /// `U`: not known from the records.
     Unknown = "U", Some("U");
 }
