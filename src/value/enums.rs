@@ -126,7 +126,7 @@ macro_rules! enumeration {
         }
 
         impl $name {
-            /// Every value, in the order GEDCOM 7 lists them.
+            /// Every value.
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
 
             /// The values of either version, for messages.
