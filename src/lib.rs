@@ -15,7 +15,8 @@
 //!    scanner over `&[u8]` ([`scan`]: line strings, seed §3.4, and the `Line`
 //!    production, §4.1, with its byte-scanning helpers), and typed payload
 //!    values ([`value`]: `DATE` payloads of 5.5.1/ELF and GEDCOM 7, Julian
-//!    day numbers for their calendars, and `AGE` payloads);
+//!    day numbers for their calendars, `AGE` payloads, personal names,
+//!    places and their coordinates, and enumerated payloads);
 //! 3. `payload`, `event`: payloads that stay raw bytes until asked
 //!    ([`Payload::text`] joins, decodes and unescapes, §5, allocating only
 //!    when it must) and the [`Event`]s that carry them;

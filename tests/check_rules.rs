@@ -220,7 +220,10 @@ fn corpus() -> Vec<std::path::PathBuf> {
 }
 
 fn show(f: &Finding) -> String {
-    format!("{}:{}:{}:{:?}:{}:{:?}", f.line, f.rule.id, f.message, f.record, f.path, f.text)
+    format!(
+        "{}:{}:{}:{:?}:{}:{:?}",
+        f.line, f.rule.id, f.message, f.record, f.path, f.text
+    )
 }
 
 /// The findings of a file read whole and cut into chunks of `batch` bytes

@@ -496,7 +496,11 @@ impl Checker {
     ///
     /// # Errors
     /// As [`Checker::run`].
-    pub fn run_chunks<E, S>(mut self, chunks: Chunks<'_>, mut sink: S) -> Result<Summary, RunError<E>>
+    pub fn run_chunks<E, S>(
+        mut self,
+        chunks: Chunks<'_>,
+        mut sink: S,
+    ) -> Result<Summary, RunError<E>>
     where
         S: FnMut(&Finding) -> Result<(), E>,
     {
@@ -527,7 +531,8 @@ impl Checker {
                     .collect::<Vec<_>>())
             },
             |inspections, ds, _| {
-                out.pending.extend(ds.iter().filter_map(|d| self.diagnostic(d)));
+                out.pending
+                    .extend(ds.iter().filter_map(|d| self.diagnostic(d)));
                 for i in inspections {
                     if let Err(e) = out.absorb(&mut self, i, &mut summary, &mut sink) {
                         failed_sink = Some(e);
@@ -542,7 +547,8 @@ impl Checker {
         }
         let failed = match result {
             Ok(end) => {
-                out.pending.extend(end.diagnostics.iter().filter_map(|d| self.diagnostic(d)));
+                out.pending
+                    .extend(end.diagnostics.iter().filter_map(|d| self.diagnostic(d)));
                 None
             }
             Err(e) => Some(e),
@@ -872,4 +878,3 @@ where
     }
     Ok(())
 }
-

@@ -41,6 +41,7 @@ mod index;
 mod iri;
 mod records;
 pub mod schema;
+mod typed;
 mod types;
 
 use std::sync::{Arc, OnceLock};

@@ -4,7 +4,19 @@
 //! FHISO's ELF *Date, Age and Time Microformats* draft, and of GEDCOM 7, in
 //! one typed [`Date`] that borrows from its input, with Julian day numbers
 //! for every standard calendar and printing back in either form; and
-//! [`age`], the `AGE` payloads of both, in one typed [`Age`].
+//! [`age`], the `AGE` payloads of both, in one typed [`Age`]; [`name`],
+//! personal names (`Given /Surname/ Suffix`) as a [`Name`] and the name
+//! pieces of its substructures as [`NamePieces`]; [`place`], the
+//! jurisdictions of a `PLAC` ([`Place`]) and the `LATI`/`LONG` coordinates
+//! of its `MAP` ([`Coordinates`]); and [`enums`], the enumerated payloads
+//! (`SEX`, `PEDI`, `QUAY`, `RESN`, `ADOP`, a `NAME`'s `TYPE`, `MEDI`,
+//! `ROLE`) as typed enums, and [`check_enumeration`] for a validator.
+//!
+//! Every parser follows the same conventions: it borrows from its input
+//! where it can (`into_owned` makes a value that does not), reads leniently
+//! what ELF lets a reader accept (white space, case) and says so in its
+//! docs, and reports the rest as a typed error with a `kind()`, the byte
+//! offset where it went wrong and what was expected there.
 //!
 //! ```
 //! use gedcom_elf::value::{Calendar, Date};
@@ -60,12 +72,33 @@
 //! assert_eq!(back.to_string(), "BEF 44 B.C.");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Names, places and enumerations (the README's example reads them from a
+//! tree: see [`NodeRef::name`](crate::tree::NodeRef::name)).
+//!
+//! ```
+//! use gedcom_elf::value::{check_enumeration, Coordinates, Name, Pedigree, Place};
+//!
+//! let name = Name::parse("Jean /de La Fontaine/")?;
+//! assert_eq!((name.given.as_ref(), name.surname.as_deref()), ("Jean", Some("de La Fontaine")));
+//! let place = Place::parse("Château-Thierry, Aisne, , France");
+//! assert_eq!(place.jurisdictions().collect::<Vec<_>>(), ["Château-Thierry", "Aisne", "", "France"]);
+//! let map = Coordinates::parse("N49.0464", "E3.4031").unwrap();
+//! assert_eq!((map.latitude, map.longitude), (49.0464, 3.4031));
+//! assert_eq!(Pedigree::parse("birth").unwrap().as_str(), "BIRTH");
+//! let strict = check_enumeration("PEDI", Some("FAMC"), true, "birth").unwrap();
+//! assert_eq!(strict.unwrap_err().to_string(), "byte 0: expected `ADOPTED`, `BIRTH`, `FOSTER`, `SEALING` or `OTHER`");
+//! # Ok::<(), gedcom_elf::value::NameError>(())
+//! ```
 
 pub mod age;
 mod calendar;
 pub mod date;
+pub mod enums;
 pub mod gedcomx;
+pub mod name;
 mod parse;
+pub mod place;
 mod print;
 
 pub use age::{
@@ -74,8 +107,17 @@ pub use age::{
 pub use date::{
     Approximation, Calendar, Date, DateError, DateErrorKind, Epoch, Month, SimpleDate, Year,
 };
+pub use enums::{
+    check_enumeration, AdoptedBy, EnumError, EnumErrorKind, MediaType, NameType, Pedigree, Quality,
+    Restriction, Role, Sex,
+};
 pub use gedcomx::{
     GedcomxDate, GedcomxDuration, GedcomxError, GedcomxErrorKind, GedcomxForm, GedcomxSimple,
     GedcomxTime, GedcomxZone, NotGedcomx,
+};
+pub use name::{Name, NameError, NameErrorKind, NamePieces};
+pub use place::{
+    comma_list, coordinate, format_coordinate, latitude, longitude, Axis, CoordinateError,
+    CoordinateErrorKind, Coordinates, Place,
 };
 pub use print::{Gedcom7Date, NotGedcom7};

@@ -184,7 +184,10 @@ fn check_one(
         let input = Input::with_encoding(bytes.bytes(), args.encoding.encoding)?;
         let chunks = Chunks::new(&input, reader_config)?.jobs(jobs);
         let chunks = chunks.batch_bytes(args.chunk_bytes.unwrap_or(CHUNK));
-        let progress = Progress::step(format!("checking {:.1} MB", bytes.bytes().len() as f64 / 1e6));
+        let progress = Progress::step(format!(
+            "checking {:.1} MB",
+            bytes.bytes().len() as f64 / 1e6
+        ));
         let result = checker.run_chunks(chunks, |f| write(out, name, f));
         progress.finish();
         result
