@@ -121,6 +121,22 @@ fn value_date_and_age() {
 }
 
 #[test]
+fn value_enumerations_and_coordinates() {
+    let body = "0 @I1@ INDI\n1 SEX male\n1 FAMC @F1@\n2 PEDI natural\n1 BIRT\n2 PLAC Ely\n3 MAP\n4 LATI N95.5\n4 LONG 0.26\n";
+    assert_eq!(
+        found(body, "value"),
+        [
+            (L + 2, "value.enum"),
+            (L + 4, "value.enum"),
+            (L + 8, "value.coordinate"),
+            (L + 9, "value.coordinate")
+        ]
+    );
+    let body = "0 @I1@ INDI\n1 SEX M\n1 FAMC @F1@\n2 PEDI birth\n1 BIRT\n2 PLAC Ely\n3 MAP\n4 LATI N52.4\n4 LONG E0.26\n";
+    assert_eq!(found(body, "value"), []);
+}
+
+#[test]
 fn plausible_dates_of_one_person() {
     let body = "0 @I1@ INDI\n1 BIRT\n2 DATE 1900\n1 DEAT\n2 DATE 1890\n";
     assert_eq!(

@@ -772,7 +772,7 @@ fn inspect(
             continue;
         }
         if want_values {
-            values::check(node, &mut findings);
+            values::check(node, node.tag(), version, &mut findings);
         }
         if want_plausible && node.tag() == "AGE" {
             plausible::age(node, limits, &mut findings);

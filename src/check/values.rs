@@ -1,8 +1,8 @@
 //! `value.*`: payloads against their grammar.
 
-use super::{Finding, Rule};
+use super::{Finding, Rule, Version};
 use crate::tree::NodeRef;
-use crate::value::{Age, Date};
+use crate::value::{check_enumeration, latitude, longitude, Age, Date};
 use crate::Severity;
 
 /// `value.date`.
@@ -19,27 +19,54 @@ pub(crate) static AGE: Rule = Rule {
     description: "an AGE payload that is not an age (5.5.1/ELF or GEDCOM 7 grammar)",
 };
 
-/// The rules of this file.
-pub(crate) static RULES: &[&Rule] = &[&DATE, &AGE];
+/// `value.enum`.
+pub(crate) static ENUM: Rule = Rule {
+    id: "value.enum",
+    severity: Severity::Error,
+    description:
+        "a payload outside its enumeration (SEX, PEDI, QUAY, RESN, ADOP, NAME.TYPE, MEDI, ROLE)",
+};
 
-/// Checks the payload of `node` (a standard structure, not under an
-/// extension), pushing a finding if it breaks its grammar.
-pub(crate) fn check(node: NodeRef<'_>, out: &mut Vec<Finding>) {
-    let tag = node.tag();
-    if tag != "DATE" && tag != "AGE" {
-        return;
-    }
-    let Some(text) = node.text() else { return };
-    let problem = if tag == "DATE" {
-        Date::parse(&text)
-            .err()
-            .map(|e| (&DATE, format!("not a date: {e}")))
-    } else {
-        Age::parse(&text)
-            .err()
-            .map(|e| (&AGE, format!("not an age: {e}")))
+/// `value.coordinate`.
+pub(crate) static COORDINATE: Rule = Rule {
+    id: "value.coordinate",
+    severity: Severity::Error,
+    description: "a LATI or LONG that is not N/S or E/W and degrees within range",
+};
+
+/// The rules of this file.
+pub(crate) static RULES: &[&Rule] = &[&DATE, &AGE, &ENUM, &COORDINATE];
+
+/// Checks the payload of `node` (a standard structure tagged `tag`, not
+/// under an extension), pushing a finding if it breaks its grammar.
+pub(crate) fn check(node: NodeRef<'_>, tag: &str, version: Version, out: &mut Vec<Finding>) {
+    let rule = match tag {
+        "DATE" => &DATE,
+        "AGE" => &AGE,
+        "LATI" | "LONG" => &COORDINATE,
+        "SEX" | "PEDI" | "QUAY" | "RESN" | "ADOP" | "TYPE" | "MEDI" | "ROLE" => &ENUM,
+        _ => return,
     };
-    if let Some((rule, message)) = problem {
+    let Some(text) = node.text() else { return };
+    let problem = match tag {
+        "DATE" => Date::parse(&text).err().map(|e| format!("not a date: {e}")),
+        "AGE" => Age::parse(&text).err().map(|e| format!("not an age: {e}")),
+        "LATI" => latitude(&text)
+            .err()
+            .map(|e| format!("not a latitude: {e}")),
+        "LONG" => longitude(&text)
+            .err()
+            .map(|e| format!("not a longitude: {e}")),
+        _ => {
+            let parent = node.parent().map(|p| p.tag());
+            let gedcom7 = version == Version::Gedcom7;
+            match check_enumeration(tag, parent, gedcom7, &text) {
+                Some(Err(e)) => Some(format!("not a {tag} value: {e}")),
+                _ => None,
+            }
+        }
+    };
+    if let Some(message) = problem {
         out.push(Finding::at(rule, node, message));
     }
 }
