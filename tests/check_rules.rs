@@ -271,13 +271,12 @@ fn check_file(path: &std::path::Path, jobs: usize, batch: usize) -> Result<Vec<S
         .jobs(jobs)
         .batch_bytes(batch);
     let mut out = Vec::new();
-    let r = Checker::new(CheckConfig::new()).run(&mut records, |f| {
-        out.push(format!(
-            "{}:{}:{}:{:?}",
-            f.line, f.rule.id, f.message, f.record
-        ));
-        Ok::<(), Infallible>(())
-    });
+    let r = Checker::new(CheckConfig::new())
+        .jobs(jobs)
+        .run(&mut records, |f| {
+            out.push(show(f));
+            Ok::<(), Infallible>(())
+        });
     match r {
         Ok(_) => Ok(out),
         Err(e) => Err(format!("{e} after {out:?}")),
@@ -297,6 +296,8 @@ fn the_corpus_is_checked_alike_at_every_job_count() {
                 "{} at {jobs} jobs",
                 path.display()
             );
+            let chunked = check_chunks(path, jobs, batch);
+            assert_eq!(one, chunked, "{} in chunks at {jobs} jobs", path.display());
         }
         for line in one.iter().flatten() {
             let rule = line.split(':').nth(1).unwrap().to_string();

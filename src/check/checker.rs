@@ -1,4 +1,11 @@
 //! The [`Checker`]: records in, findings out, facts kept for the end.
+//!
+//! Records are inspected on any thread ([`inspect_into`]: findings of the
+//! record alone, and facts as plain data in one string buffer per batch);
+//! the calling thread absorbs them in document order (xref_ids defined,
+//! pointers kept with their targets as text); [`Checker::finish`] resolves
+//! the pointers on `jobs` threads and judges links and family ages with
+//! sorted lists, not hash sets.
 
 use std::fmt;
 use std::io::Read;
@@ -7,22 +14,25 @@ use super::config::Groups;
 use super::links::{self, Role};
 use super::plausible::{self, age_range};
 use super::{read, structure, values, CheckConfig, Finding, Rule, Version};
-use crate::tree::hash::{BuildWordHasher, FastMap as HashMap};
-
-type HashSet<K> = std::collections::HashSet<K, BuildWordHasher>;
-use crate::ordered::Pool;
+use crate::ordered::{par_ranges, Pool};
 use crate::par::{first_record_reader, Chunks, Numbering};
+use crate::tree::hash::FastMap as HashMap;
 use crate::tree::{NodeRef, RecordTree, Records, Schema, Step, Tree};
 use crate::{Diagnostic, Error, Severity};
 
-/// No record: the pointer's record has no xref_id.
+/// No record: a pointer's record has no xref_id, or its target is none.
 const NONE: u32 = u32::MAX;
+
+/// A range of a string buffer.
+type Span = (u32, u32);
 
 /// Strings numbered as they are first seen.
 #[derive(Default)]
 struct Interner {
     ids: HashMap<Box<str>, u32>,
-    names: Vec<Box<str>>,
+    /// Each id's string in `text`.
+    names: Vec<Span>,
+    text: String,
 }
 
 impl Interner {
@@ -31,35 +41,93 @@ impl Interner {
             return id;
         }
         let id = self.names.len() as u32;
-        self.names.push(s.into());
+        let start = self.text.len() as u32;
+        self.text.push_str(s);
+        self.names.push((start, self.text.len() as u32));
         self.ids.insert(s.into(), id);
         id
     }
 
     fn name(&self, id: u32) -> &str {
-        self.names.get(id as usize).map_or("", |n| n)
+        let Some(&(a, b)) = self.names.get(id as usize) else {
+            return "";
+        };
+        self.text.get(a as usize..b as usize).unwrap_or("")
     }
 }
 
-/// A pointer as a record's inspection found it: its target and path are
-/// ranges of the inspection's `strings`.
+/// A pointer as an inspection found it.
 #[derive(Debug)]
 struct PointerFact {
-    target: (u32, u32),
+    target: Span,
     line: u64,
-    path: (u32, u32),
+    path: Span,
     expected: Option<&'static [&'static str]>,
     role: Role,
 }
 
-/// A pointer kept for the end.
-struct Pointer {
-    target: u32,
-    /// The xref_id of the record it is in, or [`NONE`].
-    from: u32,
+/// What an inspection found of one record.
+#[derive(Debug)]
+struct RecordFacts {
+    xref: Option<Span>,
+    tag: Span,
     line: u64,
+    /// The end of its pointers and findings in the inspection's lists.
+    pointers_end: usize,
+    findings_end: usize,
+    birth: Option<(i64, i64)>,
+    marriage: Option<((i64, i64), u64, Span)>,
+    /// The version a first record that is the HEAD says.
+    head_version: Option<Version>,
+}
+
+/// What inspecting records found: each record's own findings and the
+/// facts that the rules about more than one record need, as plain data
+/// (one string buffer for all the records inspected together). Made by
+/// [`Checker::inspect`] (which only reads the checker, so records can be
+/// inspected on several threads) and given to [`Checker::absorb`] in
+/// document order.
+#[derive(Debug, Default)]
+pub struct Inspection {
+    strings: String,
+    records: Vec<RecordFacts>,
+    pointers: Vec<PointerFact>,
+    findings: Vec<Finding>,
+}
+
+impl Inspection {
+    /// The records inspected.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether no record was inspected.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    fn text(&self, (a, b): Span) -> &str {
+        self.strings.get(a as usize..b as usize).unwrap_or("")
+    }
+
+    fn put(&mut self, s: &str) -> Span {
+        let start = self.strings.len() as u32;
+        self.strings.push_str(s);
+        (start, self.strings.len() as u32)
+    }
+}
+
+/// A pointer kept for the end (32 bytes: there are millions).
+struct Pointer {
+    /// Its target's text in the checker's `targets`.
+    target: Span,
+    /// The id of the record it is in, or [`NONE`].
+    from: u32,
     path: u32,
-    expected: Option<&'static [&'static str]>,
+    line: u64,
+    /// The record tags it may point to: an index of the checker's
+    /// `expected` list, 0 for any.
+    expected: u8,
     role: Role,
 }
 
@@ -69,26 +137,6 @@ struct Marriage {
     span: (i64, i64),
     line: u64,
     text: Box<str>,
-}
-
-/// What checking one record found: its own findings and the facts the
-/// rules about more than one record need. Made by [`Checker::inspect`]
-/// (which only reads the checker, so records can be inspected on several
-/// threads) and given to [`Checker::absorb`] in document order.
-#[derive(Debug)]
-pub struct Inspection {
-    findings: Vec<Finding>,
-    /// The record's xref_id and tag, then its pointers' targets and
-    /// paths: one allocation per record.
-    strings: String,
-    xref: Option<(u32, u32)>,
-    tag: (u32, u32),
-    line: u64,
-    pointers: Vec<PointerFact>,
-    birth: Option<(i64, i64)>,
-    marriage: Option<((i64, i64), u64, Box<str>)>,
-    /// The version a first record that is the HEAD says.
-    head_version: Option<Version>,
 }
 
 /// What a whole check saw.
@@ -165,13 +213,19 @@ pub struct Checker {
     jobs: usize,
     version: Version,
     started: bool,
+    /// The records' xref_ids, numbered as they are defined.
     xrefs: Interner,
     paths: Interner,
     tags: Interner,
-    /// Per xref_id: the tag and line of the record that has it.
-    defined: Vec<Option<(u32, u64)>>,
+    /// Per xref_id: the tag and line of the first record that has it.
+    defined: Vec<(u32, u64)>,
+    /// Per xref_id: the span of the birth of the individual that has it.
+    births: Vec<Option<(i64, i64)>>,
+    /// The pointers' targets, one after the other.
+    targets: String,
+    /// The lists of record tags pointers may point to (the first: any).
+    expected: Vec<Option<&'static [&'static str]>>,
     pointers: Vec<Pointer>,
-    births: HashMap<u32, (i64, i64)>,
     marriages: Vec<Marriage>,
     records: u64,
 }
@@ -189,8 +243,10 @@ impl Checker {
             paths: Interner::default(),
             tags: Interner::default(),
             defined: Vec::new(),
+            births: Vec::new(),
+            targets: String::new(),
+            expected: vec![None],
             pointers: Vec::new(),
-            births: HashMap::default(),
             marriages: Vec::new(),
             records: 0,
         }
@@ -213,44 +269,59 @@ impl Checker {
     /// any thread): the first record given must be absorbed before the
     /// others are inspected, since the HEAD decides the version.
     pub fn inspect(&self, record: NodeRef<'_>) -> Inspection {
+        let mut found = Inspection::default();
         let first = !self.started;
-        inspect(&self.config, self.groups, self.version, first, record)
+        inspect_into(
+            &self.config,
+            self.groups,
+            self.version,
+            first,
+            record,
+            &mut found,
+        );
+        found
     }
 
-    /// Keeps the facts of a record's inspection and pushes its findings to
-    /// `out`, records in document order.
+    /// Keeps the facts of an inspection and pushes its findings to `out`,
+    /// inspections in document order.
     pub fn absorb(&mut self, inspection: Inspection, out: &mut Vec<Finding>) {
-        let Inspection {
-            findings,
-            strings,
-            xref,
-            tag,
-            line,
-            pointers,
-            birth,
-            marriage,
-            head_version,
-        } = inspection;
+        let mut findings = inspection.findings.into_iter();
+        let parts = Inspection {
+            findings: Vec::new(),
+            ..inspection
+        };
+        for i in 0..parts.records.len() {
+            self.absorb_record(&parts, i, &mut findings, out);
+        }
+    }
+
+    /// Keeps the facts of the `i`th record of `found`, its findings taken
+    /// from `findings` to `out`.
+    fn absorb_record(
+        &mut self,
+        found: &Inspection,
+        i: usize,
+        findings: &mut impl Iterator<Item = Finding>,
+        out: &mut Vec<Finding>,
+    ) {
+        let r = &found.records[i];
         if !self.started {
             self.started = true;
-            self.version = head_version.unwrap_or(self.version);
+            self.version = r.head_version.unwrap_or(self.version);
         }
         self.records += 1;
-        let text = |(a, b): (u32, u32)| strings.get(a as usize..b as usize).unwrap_or("");
-        let tag = text(tag);
+        let tag = found.text(r.tag);
         let mut from = NONE;
-        if let Some(x) = xref.map(text) {
-            from = self.xrefs.id(x);
-            let i = from as usize;
-            if self.defined.len() <= i {
-                self.defined.resize(i + 1, None);
-            }
-            match self.defined[i] {
-                Some((_, first)) => {
+        let mut new = false;
+        if let Some(x) = r.xref.map(|x| found.text(x)) {
+            match self.xrefs.ids.get(x) {
+                Some(&id) => {
+                    from = id;
+                    let first = self.defined[id as usize].1;
                     if self.config.has(&links::DUPLICATE_XREF) {
                         out.push(Finding {
                             rule: &links::DUPLICATE_XREF,
-                            line,
+                            line: r.line,
                             record: Some(x.to_string()),
                             path: tag.to_string(),
                             message: format!(
@@ -260,34 +331,56 @@ impl Checker {
                         });
                     }
                 }
-                None => self.defined[i] = Some((self.tags.id(tag), line)),
+                None => {
+                    from = self.xrefs.id(x);
+                    let tag = self.tags.id(tag);
+                    self.defined.push((tag, r.line));
+                    self.births.push(None);
+                    new = true;
+                }
             }
         }
-        out.extend(findings);
-        for p in pointers {
-            let target = self.xrefs.id(text(p.target));
-            let path = self.paths.id(text(p.path));
+        let start = if i == 0 {
+            0
+        } else {
+            found.records[i - 1].findings_end
+        };
+        out.extend(findings.take(r.findings_end - start));
+        let start = if i == 0 {
+            0
+        } else {
+            found.records[i - 1].pointers_end
+        };
+        for p in &found.pointers[start..r.pointers_end] {
+            let begin = self.targets.len() as u32;
+            self.targets.push_str(found.text(p.target));
+            let path = self.paths.id(found.text(p.path));
+            let expected = match self.expected.iter().position(|&e| same(e, p.expected)) {
+                Some(i) => i,
+                None => {
+                    self.expected.push(p.expected);
+                    self.expected.len() - 1
+                }
+            };
             self.pointers.push(Pointer {
-                target,
+                target: (begin, self.targets.len() as u32),
                 from,
-                line: p.line,
                 path,
-                expected: p.expected,
+                line: p.line,
+                expected: u8::try_from(expected).unwrap_or(0),
                 role: p.role,
             });
         }
-        if from != NONE {
-            if let Some(b) = birth {
-                self.births.insert(from, b);
-            }
-            if let Some((span, line, text)) = marriage {
-                self.marriages.push(Marriage {
-                    family: from,
-                    span,
-                    line,
-                    text,
-                });
-            }
+        if new {
+            self.births[from as usize] = r.birth;
+        }
+        if let (Some((span, line, text)), true) = (r.marriage, from != NONE) {
+            self.marriages.push(Marriage {
+                family: from,
+                span,
+                line,
+                text: found.text(text).into(),
+            });
         }
     }
 
@@ -298,17 +391,28 @@ impl Checker {
     }
 
     /// The findings that need every record (links, family ages), pushed
-    /// to `out` in line order.
+    /// to `out` in line order. The pointers are resolved on
+    /// [`jobs`](Checker::jobs) threads.
     pub fn finish(self, out: &mut Vec<Finding>) {
-        let mut found = Vec::new();
         let c = &self.config;
+        let target_text = |p: &Pointer| {
+            self.targets
+                .get(p.target.0 as usize..p.target.1 as usize)
+                .unwrap_or("")
+        };
+        // Each pointer's target record, or NONE.
+        let resolved: Vec<u32> = par_ranges(self.pointers.len(), self.jobs, |range| {
+            self.pointers[range]
+                .iter()
+                .map(|p| self.xrefs.ids.get(target_text(p)).copied().unwrap_or(NONE))
+                .collect::<Vec<u32>>()
+        })
+        .concat();
         let name = |id: u32| self.xrefs.name(id);
         let tag_of = |id: u32| {
             self.defined
                 .get(id as usize)
-                .copied()
-                .flatten()
-                .map(|(t, _)| self.tags.name(t))
+                .map(|&(t, _)| self.tags.name(t))
         };
         let at = |rule: &'static Rule, p: &Pointer, message: String| Finding {
             rule,
@@ -316,23 +420,25 @@ impl Checker {
             record: (p.from != NONE).then(|| name(p.from).to_string()),
             path: self.paths.name(p.path).to_string(),
             message,
-            text: Some(name(p.target).to_string()),
+            text: Some(target_text(p).to_string()),
         };
-        for p in &self.pointers {
-            match tag_of(p.target) {
+        let mut found = Vec::new();
+        for (p, &to) in self.pointers.iter().zip(&resolved) {
+            match tag_of(to) {
                 None if c.has(&links::MISSING_TARGET) => found.push(at(
                     &links::MISSING_TARGET,
                     p,
-                    format!("{} names no record", name(p.target)),
+                    format!("{} names no record", target_text(p)),
                 )),
                 Some(t) if c.has(&links::WRONG_TYPE) => {
-                    if let Some(expected) = p.expected.filter(|e| !e.contains(&t)) {
+                    let expected = self.expected.get(p.expected as usize).copied().flatten();
+                    if let Some(expected) = expected.filter(|e| !e.contains(&t)) {
                         found.push(at(
                             &links::WRONG_TYPE,
                             p,
                             format!(
                                 "{} is a {t} record; {} points to {}",
-                                name(p.target),
+                                target_text(p),
                                 self.paths.name(p.path),
                                 expected.join(" or ")
                             ),
@@ -342,112 +448,155 @@ impl Checker {
                 _ => {}
             }
         }
-        // The family links, both ways.
-        let mut spouse_of = HashSet::default();
-        let mut has_spouse = HashSet::default();
-        let mut child_of = HashMap::default();
-        let mut has_child = HashSet::default();
-        let mut parents: HashMap<u32, Vec<(u32, bool)>> = HashMap::default();
-        for p in self.pointers.iter().filter(|p| p.from != NONE) {
-            let pair = (p.from, p.target);
+        // The family links as (individual, family, pointer) lists, sorted:
+        // each way of saying a link, to find the one said only one way.
+        let mut spouse_of = Vec::new();
+        let mut has_spouse = Vec::new();
+        let mut child_of = Vec::new();
+        let mut has_child = Vec::new();
+        for (k, (p, &to)) in self.pointers.iter().zip(&resolved).enumerate() {
+            if p.from == NONE || to == NONE {
+                continue;
+            }
             match p.role {
-                Role::Spouse => {
-                    spouse_of.insert(pair);
-                }
-                Role::Child(exempt) => {
-                    child_of.insert(pair, exempt);
-                }
-                Role::Husband | Role::Wife => {
-                    has_spouse.insert((p.target, p.from));
-                    let wife = p.role == Role::Wife;
-                    parents.entry(p.from).or_default().push((p.target, wife));
-                }
-                Role::HasChild => {
-                    has_child.insert((p.target, p.from));
-                }
+                Role::Spouse => spouse_of.push((p.from, to, k as u32)),
+                Role::Child(_) => child_of.push((p.from, to, k as u32)),
+                Role::Husband | Role::Wife => has_spouse.push((to, p.from, k as u32)),
+                Role::HasChild => has_child.push((to, p.from, k as u32)),
                 Role::Other => {}
             }
         }
+        for list in [
+            &mut spouse_of,
+            &mut has_spouse,
+            &mut child_of,
+            &mut has_child,
+        ] {
+            list.sort_unstable();
+        }
+        let has = |list: &[(u32, u32, u32)], pair: (u32, u32)| {
+            let i = list.partition_point(|&(a, b, _)| (a, b) < pair);
+            list.get(i).is_some_and(|&(a, b, _)| (a, b) == pair)
+        };
         let is = |id: u32, tag: &str| tag_of(id) == Some(tag);
         if c.has(&links::ONE_SIDED) {
-            for p in self.pointers.iter().filter(|p| p.from != NONE) {
-                let (from, to) = (name(p.from), name(p.target));
-                let message = match p.role {
-                    Role::Spouse
-                        if is(p.target, "FAM") && !has_spouse.contains(&(p.from, p.target)) =>
-                    {
-                        format!("the family {to} has no HUSB or WIFE pointing to {from}")
+            let ways = [
+                (
+                    &spouse_of,
+                    &has_spouse,
+                    "FAM",
+                    "the family {f} has no HUSB or WIFE pointing to {i}",
+                ),
+                (
+                    &has_spouse,
+                    &spouse_of,
+                    "INDI",
+                    "{i} has no FAMS pointing to the family {f}",
+                ),
+                (
+                    &child_of,
+                    &has_child,
+                    "FAM",
+                    "the family {f} has no CHIL pointing to {i}",
+                ),
+                (
+                    &has_child,
+                    &child_of,
+                    "INDI",
+                    "{i} has no FAMC pointing to the family {f}",
+                ),
+            ];
+            for (said, back, target, message) in ways {
+                for &(i, f, k) in said.iter() {
+                    let to = resolved[k as usize];
+                    if is(to, target) && !has(back, (i, f)) {
+                        let text = message.replace("{i}", name(i)).replace("{f}", name(f));
+                        found.push(at(&links::ONE_SIDED, &self.pointers[k as usize], text));
                     }
-                    Role::Husband | Role::Wife
-                        if is(p.target, "INDI") && !spouse_of.contains(&(p.target, p.from)) =>
-                    {
-                        format!("{to} has no FAMS pointing to the family {from}")
-                    }
-                    Role::Child(_)
-                        if is(p.target, "FAM") && !has_child.contains(&(p.from, p.target)) =>
-                    {
-                        format!("the family {to} has no CHIL pointing to {from}")
-                    }
-                    Role::HasChild
-                        if is(p.target, "INDI") && !child_of.contains_key(&(p.target, p.from)) =>
-                    {
-                        format!("{to} has no FAMC pointing to the family {from}")
-                    }
-                    _ => continue,
-                };
-                found.push(at(&links::ONE_SIDED, p, message));
-            }
-        }
-        // Parents' ages at their children's births.
-        let limits = c.limits();
-        let none = Vec::new();
-        for p in self.pointers.iter().filter(|p| p.role == Role::HasChild) {
-            let (family, child) = (p.from, p.target);
-            if child_of.get(&(child, family)) == Some(&true) {
-                continue;
-            }
-            let Some(&born) = self.births.get(&child) else {
-                continue;
-            };
-            for &(parent, wife) in parents.get(&family).unwrap_or(&none) {
-                let Some(&pb) = self.births.get(&parent) else {
-                    continue;
-                };
-                let (least, most) = age_range(pb, born);
-                let who = format!("{} ({})", name(parent), if wife { "WIFE" } else { "HUSB" });
-                let child = name(child);
-                if most < limits.min_parent_age {
-                    found.push(at(
-                        &plausible::PARENT_TOO_YOUNG,
-                        p,
-                        format!("{who} was at most {} at the birth of {child}", most as i64),
-                    ));
-                } else if !wife && least > limits.max_parent_age {
-                    found.push(at(
-                        &plausible::PARENT_TOO_OLD,
-                        p,
-                        format!(
-                            "{who} was at least {} at the birth of {child}",
-                            least as i64
-                        ),
-                    ));
-                } else if wife && least > limits.max_mother_age {
-                    found.push(at(
-                        &plausible::MOTHER_TOO_OLD,
-                        p,
-                        format!(
-                            "{who} was at least {} at the birth of {child}",
-                            least as i64
-                        ),
-                    ));
                 }
             }
         }
-        for m in &self.marriages {
-            for &(spouse, _) in parents.get(&m.family).unwrap_or(&none) {
-                let Some(&sb) = self.births.get(&spouse) else {
+        if self.groups.plausible {
+            self.family_ages(&resolved, &has_spouse, &child_of, &mut found);
+        }
+        found.retain(|f| c.has(f.rule));
+        found.sort_by_key(|f| f.line);
+        out.extend(found);
+    }
+
+    /// The parents' ages at their children's births and the spouses' at
+    /// their marriage. `has_spouse` and `child_of` are sorted lists of
+    /// (individual, family, pointer).
+    fn family_ages(
+        &self,
+        resolved: &[u32],
+        has_spouse: &[(u32, u32, u32)],
+        child_of: &[(u32, u32, u32)],
+        found: &mut Vec<Finding>,
+    ) {
+        let limits = self.config.limits();
+        let name = |id: u32| self.xrefs.name(id);
+        let birth = |id: u32| self.births.get(id as usize).copied().flatten();
+        // Parents by family: (family, parent, is the WIFE).
+        let mut parents: Vec<(u32, u32, bool)> = has_spouse
+            .iter()
+            .map(|&(i, f, k)| (f, i, self.pointers[k as usize].role == Role::Wife))
+            .collect();
+        parents.sort_unstable();
+        let parents_of = |family: u32| {
+            let a = parents.partition_point(|p| p.0 < family);
+            let b = parents.partition_point(|p| p.0 <= family);
+            &parents[a..b]
+        };
+        let exempt = |child: u32, family: u32| {
+            let i = child_of.partition_point(|&(a, b, _)| (a, b) < (child, family));
+            child_of.get(i).is_some_and(|&(a, b, k)| {
+                (a, b) == (child, family) && self.pointers[k as usize].role == Role::Child(true)
+            })
+        };
+        for (p, &child) in self.pointers.iter().zip(resolved) {
+            if p.role != Role::HasChild || child == NONE || p.from == NONE {
+                continue;
+            }
+            let family = p.from;
+            let Some(born) = birth(child).filter(|_| !exempt(child, family)) else {
+                continue;
+            };
+            for &(_, parent, wife) in parents_of(family) {
+                let Some(pb) = birth(parent) else { continue };
+                let (least, most) = age_range(pb, born);
+                let who = format!("{} ({})", name(parent), if wife { "WIFE" } else { "HUSB" });
+                let (rule, message) = if most < limits.min_parent_age {
+                    (
+                        &plausible::PARENT_TOO_YOUNG,
+                        format!("was at most {}", most as i64),
+                    )
+                } else if !wife && least > limits.max_parent_age {
+                    (
+                        &plausible::PARENT_TOO_OLD,
+                        format!("was at least {}", least as i64),
+                    )
+                } else if wife && least > limits.max_mother_age {
+                    (
+                        &plausible::MOTHER_TOO_OLD,
+                        format!("was at least {}", least as i64),
+                    )
+                } else {
                     continue;
                 };
+                found.push(Finding {
+                    rule,
+                    line: p.line,
+                    record: Some(name(family).to_string()),
+                    path: self.paths.name(p.path).to_string(),
+                    message: format!("{who} {message} at the birth of {}", name(child)),
+                    text: Some(name(child).to_string()),
+                });
+            }
+        }
+        for m in &self.marriages {
+            for &(_, spouse, _) in parents_of(m.family) {
+                let Some(sb) = birth(spouse) else { continue };
                 let (_, most) = age_range(sb, m.span);
                 if most < limits.min_marriage_age {
                     found.push(Finding {
@@ -465,9 +614,6 @@ impl Checker {
                 }
             }
         }
-        found.retain(|f| c.has(f.rule));
-        found.sort_by_key(|f| f.line);
-        out.extend(found);
     }
 
     /// Checks the input of `chunks` as [`Checker::run`] checks a stream of
@@ -513,7 +659,9 @@ impl Checker {
         }
         self.started = true;
         let sizes: Vec<usize> = (0..chunks.len()).map(|i| chunks.range(i).len()).collect();
+        let text = crate::tree::utf8_prefix(chunks.first.input());
         let (config, groups, version) = (self.config.clone(), self.groups, self.version);
+        self.jobs = chunks.jobs;
         let mut summary = Summary::default();
         let mut out = Out {
             held: Vec::new(),
@@ -523,21 +671,20 @@ impl Checker {
         let result = chunks.run(
             Numbering::Global,
             |i, reader, ds| {
-                let tree = Tree::of_chunk(reader, schema.clone(), i == 0, sizes[i], ds)?;
-                let first = |r: &NodeRef<'_>| i == 0 && r.id().index() == 0;
-                Ok(tree
-                    .records()
-                    .map(|r| inspect(&config, groups, version, first(&r), r))
-                    .collect::<Vec<_>>())
+                let tree = Tree::of_chunk(reader, schema.clone(), text, (i == 0, sizes[i]), ds)?;
+                let mut found = Inspection::default();
+                for r in tree.records() {
+                    let first = i == 0 && r.id().index() == 0;
+                    inspect_into(&config, groups, version, first, r, &mut found);
+                }
+                Ok(found)
             },
-            |inspections, ds, _| {
+            |found, ds, _| {
                 out.pending
                     .extend(ds.iter().filter_map(|d| self.diagnostic(d)));
-                for i in inspections {
-                    if let Err(e) = out.absorb(&mut self, i, &mut summary, &mut sink) {
-                        failed_sink = Some(e);
-                        return Err(Error::from(std::io::Error::other("the sink failed")));
-                    }
+                if let Err(e) = out.absorb(&mut self, found, &mut summary, &mut sink) {
+                    failed_sink = Some(e);
+                    return Err(Error::from(std::io::Error::other("the sink failed")));
                 }
                 Ok(())
             },
@@ -633,11 +780,12 @@ impl Checker {
             None => {}
         }
         let (config, groups, version) = (self.config.clone(), self.groups, self.version);
-        let work = move |group: Vec<RecordTree>| -> Vec<Inspection> {
-            group
-                .iter()
-                .map(|r| inspect(&config, groups, version, false, r.root()))
-                .collect()
+        let work = move |group: Vec<RecordTree>| -> Inspection {
+            let mut found = Inspection::default();
+            for r in &group {
+                inspect_into(&config, groups, version, false, r.root(), &mut found);
+            }
+            found
         };
         let jobs = self.jobs;
         std::thread::scope(|scope| {
@@ -670,26 +818,20 @@ impl Checker {
                     Some(pool) => {
                         pool.submit(group);
                         while !pool.has_room() || (end && pool.in_flight() > 0) {
-                            for i in pool.next().into_iter().flatten() {
+                            if let Some(i) = pool.next() {
                                 out.absorb(&mut self, i, &mut summary, &mut sink)?;
                             }
                         }
                     }
-                    None => {
-                        for i in work(group) {
-                            out.absorb(&mut self, i, &mut summary, &mut sink)?;
-                        }
-                    }
+                    None => out.absorb(&mut self, work(group), &mut summary, &mut sink)?,
                 }
                 if end {
                     break;
                 }
             }
             if let Some(pool) = pool.as_mut() {
-                while let Some(is) = pool.next() {
-                    for i in is {
-                        out.absorb(&mut self, i, &mut summary, &mut sink)?;
-                    }
+                while let Some(i) = pool.next() {
+                    out.absorb(&mut self, i, &mut summary, &mut sink)?;
                 }
             }
             Ok::<(), RunError<E>>(())
@@ -713,37 +855,28 @@ impl Checker {
     }
 }
 
-/// Checks one record: see [`Checker::inspect`]. `first`: the first record
-/// of the document (a HEAD there decides the version).
-fn inspect(
+/// Inspects one record into `found`: see [`Checker::inspect`]. `first`:
+/// the first record of the document (a HEAD there decides the version).
+fn inspect_into(
     config: &CheckConfig,
     g: Groups,
     version: Version,
     first: bool,
     record: NodeRef<'_>,
-) -> Inspection {
-    let head_version = (first && record.tag() == "HEAD").then(|| structure::version_of(record));
-    let version = head_version.unwrap_or(version);
-    let mut findings = Vec::new();
-    if g.structure {
-        structure::check(record, version, &mut findings);
-    }
-    let (want_values, want_links, want_plausible) = (g.value, g.link, g.plausible);
-    let limits = config.limits();
+    found: &mut Inspection,
+) {
     let record_tag = record.tag();
-    let mut strings = String::new();
-    let put = |strings: &mut String, s: &str| {
-        let start = strings.len() as u32;
-        strings.push_str(s);
-        (start, strings.len() as u32)
-    };
-    let xref = record.xref().map(|x| put(&mut strings, &x.to_str_lossy()));
-    let tag = put(&mut strings, record_tag);
+    let head_version = (first && record_tag == "HEAD").then(|| structure::version_of(record));
+    let version = head_version.unwrap_or(version);
+    let findings_start = found.findings.len();
+    let findings = &mut found.findings;
+    if g.structure {
+        structure::check(record, version, findings);
+    }
+    let limits = config.limits();
     let mut pointers = Vec::new();
-    // The tags from the record down, and the same joined by dots.
+    // The tags from the record down.
     let mut path: Vec<&str> = Vec::new();
-    let mut joined = String::new();
-    let mut ends: Vec<usize> = Vec::new();
     // The depth of an extension's structure being skipped.
     let mut skip: Option<usize> = None;
     for step in record.walk() {
@@ -751,76 +884,93 @@ fn inspect(
             Step::Enter(n) => n,
             Step::Leave(_) => {
                 path.pop();
-                joined.truncate(ends.pop().unwrap_or(0));
                 if skip.is_some_and(|d| path.len() < d) {
                     skip = None;
                 }
                 continue;
             }
         };
-        path.push(node.tag());
-        ends.push(joined.len());
-        if !joined.is_empty() {
-            joined.push('.');
-        }
-        joined.push_str(node.tag());
+        let tag = node.tag();
+        path.push(tag);
         if skip.is_some() {
             continue;
         }
-        if node.tag().starts_with('_') {
+        if tag.starts_with('_') {
             skip = Some(path.len());
             continue;
         }
-        if want_values {
-            values::check(node, node.tag(), version, &mut findings);
+        if g.value {
+            values::check(node, tag, version, findings);
         }
-        if want_plausible && node.tag() == "AGE" {
-            plausible::age(node, limits, &mut findings);
+        if g.plausible && tag == "AGE" {
+            plausible::age(node, limits, findings);
+        }
+        if !(g.link || g.plausible) {
+            continue;
         }
         if let Some(p) = node.pointer() {
-            if want_links || want_plausible {
-                let role = if path.len() == 2 {
-                    let pedigree = node.child("PEDI").and_then(|p| p.text());
-                    Role::of(record_tag, node.tag(), pedigree.as_deref())
-                } else {
-                    Role::Other
-                };
-                pointers.push(PointerFact {
-                    target: put(&mut strings, &p.to_str_lossy()),
-                    line: node.line(),
-                    path: put(&mut strings, &joined),
-                    expected: structure::pointer_target(node, version),
-                    role,
-                });
-            }
+            let role = if path.len() == 2 {
+                let pedigree = node.child("PEDI").and_then(|p| p.text());
+                Role::of(record_tag, tag, pedigree.as_deref())
+            } else {
+                Role::Other
+            };
+            pointers.push((
+                p,
+                node.line(),
+                path.join("."),
+                structure::pointer_target(node, version),
+                role,
+            ));
         }
     }
     let mut birth = None;
     let mut marriage = None;
-    if want_plausible && record_tag == "INDI" {
-        birth = plausible::person(record, limits, &mut findings);
+    if g.plausible && record_tag == "INDI" {
+        birth = plausible::person(record, limits, findings);
     }
-    if want_plausible && record_tag == "FAM" {
+    if g.plausible && record_tag == "FAM" {
         marriage = record
             .children_with_tag("MARR")
             .filter_map(|m| m.child("DATE"))
-            .find_map(|d| {
-                let span = plausible::span(Some(d))?;
-                Some((span, d.line(), d.text()?.into()))
-            });
+            .find_map(|d| Some((plausible::span(Some(d))?, d.line(), d.text()?)));
     }
-    findings.retain(|f| config.has(f.rule));
-    findings.sort_by_key(|f| f.line);
-    Inspection {
-        findings,
-        strings,
+    let mut mine = findings.split_off(findings_start);
+    mine.retain(|f| config.has(f.rule));
+    mine.sort_by_key(|f| f.line);
+    found.findings.append(&mut mine);
+    let xref = record.xref().map(|x| found.put(&x.to_str_lossy()));
+    let tag = found.put(record_tag);
+    for (target, line, path, expected, role) in pointers {
+        let target = found.put(&target.to_str_lossy());
+        let path = found.put(&path);
+        found.pointers.push(PointerFact {
+            target,
+            line,
+            path,
+            expected,
+            role,
+        });
+    }
+    let marriage = marriage.map(|(span, line, text)| (span, line, found.put(&text)));
+    found.records.push(RecordFacts {
         xref,
         tag,
         line: record.line(),
-        pointers,
+        pointers_end: found.pointers.len(),
+        findings_end: found.findings.len(),
         birth,
         marriage,
         head_version,
+    });
+}
+
+/// Whether two lists of record tags are the same list of the tables.
+fn same(a: Option<&'static [&'static str]>, b: Option<&'static [&'static str]>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => std::ptr::eq(a, b) || a == b,
+        (None, None) => true,
+        _ => false,
     }
 }
 
@@ -836,8 +986,9 @@ struct Out {
 }
 
 impl Out {
-    /// Gives the held findings and the diagnostics before the record
-    /// `inspection` is about, then absorbs it (its findings held).
+    /// Absorbs the records of `inspection` one by one, giving before each
+    /// the findings held and the diagnostics before its first line (its
+    /// own findings are held until the next record's turn).
     fn absorb<E, S>(
         &mut self,
         checker: &mut Checker,
@@ -848,15 +999,27 @@ impl Out {
     where
         S: FnMut(&Finding) -> Result<(), E>,
     {
-        let line = inspection.line;
-        let (mut now, later): (Vec<_>, Vec<_>) = self
-            .pending
-            .drain(..)
-            .partition(|f: &Finding| f.line < line);
-        self.pending = later;
-        now.append(&mut self.held);
-        give(&mut now, summary, sink)?;
-        checker.absorb(inspection, &mut self.held);
+        let mut findings = inspection.findings.into_iter();
+        let parts = Inspection {
+            findings: Vec::new(),
+            ..inspection
+        };
+        for (i, r) in parts.records.iter().enumerate() {
+            let line = r.line;
+            if !self.pending.is_empty() {
+                let (now, later): (Vec<_>, Vec<_>) = self
+                    .pending
+                    .drain(..)
+                    .partition(|f: &Finding| f.line < line);
+                self.pending = later;
+                let mut now = now;
+                now.append(&mut self.held);
+                give(&mut now, summary, sink)?;
+            } else if !self.held.is_empty() {
+                give(&mut self.held, summary, sink)?;
+            }
+            checker.absorb_record(&parts, i, &mut findings, &mut self.held);
+        }
         Ok(())
     }
 }

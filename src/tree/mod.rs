@@ -61,6 +61,11 @@ use crate::read::Reader;
 use crate::Input;
 use arena::{Builder, Core, Diagnostics, Joiner, Shared, Src};
 
+/// The longest valid UTF-8 prefix of `input`, as trees of it use it.
+pub(crate) fn utf8_prefix(input: &[u8]) -> &str {
+    arena::utf8_prefix(input)
+}
+
 /// A whole document as a tree: see the [module documentation](self).
 ///
 /// Memory: the input (borrowed, not copied) plus 20 bytes per
@@ -263,12 +268,14 @@ impl<'a> Tree<'a> {
     /// input, `size` bytes about), typed with `schema`, its pointers not
     /// resolved (a pointer to a record of another chunk would be UNDEF):
     /// for work done chunk by chunk on threads (`check`). `first`: the
-    /// chunk holds the HEAD. Its diagnostics go to `ds`.
+    /// chunk holds the HEAD. `text` is the whole input's longest valid
+    /// UTF-8 prefix ([`utf8_prefix`]), found once for every chunk's tree.
+    /// Its diagnostics go to `ds`.
     pub(crate) fn of_chunk(
         reader: &mut Reader<'a>,
         schema: Arc<Schema>,
-        first: bool,
-        size: usize,
+        text: &'a str,
+        (first, size): (bool, usize),
         ds: &mut Vec<Diagnostic>,
     ) -> Result<Tree<'a>, Error> {
         let input = reader.input();
@@ -286,11 +293,12 @@ impl<'a> Tree<'a> {
             schema,
             escapes: reader.escape_table().clone(),
         });
+        core.note_utf8_prefix(text.len());
         Ok(Tree {
             input,
             core,
             diagnostics: Diagnostics::default(),
-            text: OnceLock::new(),
+            text: OnceLock::from(text),
         })
     }
 
