@@ -74,8 +74,34 @@ pub(crate) static RULES: &[&Rule] = &[
     &MARRIED_TOO_YOUNG,
 ];
 
+/// A tag of up to 4 letters as a number (0 for a longer one): compared
+/// with one instruction instead of a string comparison.
+const fn tag_key(tag: &[u8]) -> u32 {
+    if tag.len() > 4 {
+        return 0;
+    }
+    let mut k = 0u32;
+    let mut i = 0;
+    while i < tag.len() {
+        k = (k << 8) | tag[i] as u32;
+        i += 1;
+    }
+    k
+}
+
+/// [`LIFE_EVENTS`] as [`tag_key`]s.
+const LIFE_KEYS: [u32; LIFE_EVENTS.len()] = {
+    let mut keys = [0u32; LIFE_EVENTS.len()];
+    let mut i = 0;
+    while i < keys.len() {
+        keys[i] = tag_key(LIFE_EVENTS[i].as_bytes());
+        i += 1;
+    }
+    keys
+};
+
 /// Individual events and attributes whose date says the person was alive.
-const LIFE_EVENTS: &[&str] = &[
+const LIFE_EVENTS: [&str; 31] = [
     "ADOP", "BAPM", "BARM", "BASM", "BLES", "CAST", "CENS", "CHR", "CHRA", "CONF", "DSCR", "EDUC",
     "EMIG", "EVEN", "FACT", "FCOM", "GRAD", "IDNO", "IMMI", "NATI", "NATU", "NCHI", "NMR", "OCCU",
     "ORDN", "PROP", "RELI", "RESI", "RETI", "SSN", "TITL",
@@ -140,7 +166,8 @@ pub(crate) fn person(
         .min_by_key(|(s, _)| s.1);
     let mut oldest: Option<(f64, NodeRef<'_>)> = None;
     for event in record.children() {
-        if !LIFE_EVENTS.contains(&event.tag()) {
+        let key = tag_key(event.tag().as_bytes());
+        if key == 0 || !LIFE_KEYS.contains(&key) {
             continue;
         }
         let Some(date) = event.child("DATE") else {
