@@ -30,6 +30,7 @@ fn section() -> String {
         "edit",
         "fmt",
         "convert",
+        "check",
         "completions",
     ] {
         s += &format!("\n```text\n$ gedcom-elf {cmd} -h\n{}```\n", help(&[cmd]));

@@ -56,7 +56,7 @@ fn text(out: &mut Output, file: &str, f: &Finding) -> io::Result<()> {
         f.message
     )?;
     match &f.text {
-        Some(t) if !t.contains('\n') => writeln!(out, ": {t}"),
+        Some(t) if !t.contains('\n') && !f.message.contains(t.as_str()) => writeln!(out, ": {t}"),
         _ => writeln!(out),
     }
 }

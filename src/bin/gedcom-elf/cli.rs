@@ -16,7 +16,7 @@ use gedcom_elf::Encoding;
 pub const EXIT_STATUS: &str = "\
 Exit status:
   0  done (problems the reader recovered from included)
-  1  --strict stopped at the first error
+  1  --strict stopped at the first error; check found an error
   2  could not read or write: not GEDCOM, unsupported encoding, i/o error,
      bad usage
   3  get found nothing
@@ -171,7 +171,8 @@ pub struct CheckArgs {
     /// Threads for reading [default: every core]
     #[arg(long, short = 'j', value_name = "N", value_parser = positive)]
     pub jobs: Option<usize>,
-    /// Read in batches of about N bytes (default 64 KiB); the output does not depend on it
+    /// Cut a file into chunks of about N bytes (default 2 MiB), standard input into batches
+    /// of about N bytes (default 64 KiB); the output does not depend on it (for testing)
     #[arg(long, value_name = "N", value_parser = positive)]
     pub chunk_bytes: Option<usize>,
     #[command(flatten)]
