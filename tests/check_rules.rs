@@ -89,6 +89,25 @@ fn link_missing_target() {
 }
 
 #[test]
+fn a_gedcom_7_void_pointer_names_no_record_on_purpose() {
+    let head7 = "0 HEAD\n1 GEDC\n2 VERS 7.0\n";
+    let text = format!("{head7}0 @I1@ INDI\n1 FAMC @VOID@\n0 TRLR\n");
+    let mut ids = Vec::new();
+    Checker::new(CheckConfig::new().only(["link"]).unwrap())
+        .run(&mut Records::new(text.as_bytes()), |f| {
+            ids.push(f.rule.id);
+            Ok::<(), Infallible>(())
+        })
+        .unwrap();
+    assert!(ids.is_empty(), "{ids:?}");
+    // In a 5.5.1 file it is an xref_id like any other.
+    assert_eq!(
+        found("0 @I1@ INDI\n1 FAMC @VOID@\n", "link"),
+        [(L + 2, "link.missing-target")]
+    );
+}
+
+#[test]
 fn link_one_sided_both_ways() {
     // FAMS without the family's HUSB/WIFE, CHIL without the child's FAMC.
     let body = "0 @I1@ INDI\n1 FAMS @F1@\n0 @I2@ INDI\n0 @F1@ FAM\n1 CHIL @I2@\n";

@@ -909,6 +909,10 @@ fn inspect_into(
             continue;
         }
         if let Some(p) = node.pointer() {
+            // GEDCOM 7's null pointer points nowhere on purpose.
+            if version == Version::Gedcom7 && p.as_bytes() == b"@VOID@" {
+                continue;
+            }
             let role = if path.len() == 2 {
                 let pedigree = node.child("PEDI").and_then(|p| p.text());
                 Role::of(record_tag, tag, pedigree.as_deref())
