@@ -220,6 +220,33 @@ fn plausible_ages_in_a_family() {
 }
 
 #[test]
+fn deep_nesting_costs_no_more_than_its_lines() {
+    // A citation's note's citation ... 100,000 levels deep, and a bad date
+    // at the bottom: checked without recursing that deep, the path elided.
+    let mut body = String::from("0 @I1@ INDI\n1 BIRT\n");
+    for level in 2..100_002 {
+        let tag = if level % 2 == 0 {
+            "SOUR @S1@"
+        } else {
+            "NOTE x"
+        };
+        body += &format!("{level} {tag}\n");
+    }
+    body += "100002 DATE someday\n0 @S1@ SOUR\n";
+    let found = findings_with(&body, CheckConfig::new().only(["value", "link"]).unwrap());
+    assert_eq!(found.len(), 1, "{found:?}");
+    let f = &found[0];
+    assert_eq!((f.rule.id, f.line), ("value.date", L + 100_003));
+    assert_eq!(f.record.as_deref(), Some("@I1@"));
+    assert!(
+        f.path.starts_with("….") && f.path.ends_with(".NOTE.DATE"),
+        "{}",
+        f.path
+    );
+    assert_eq!(f.path.split('.').count(), 32);
+}
+
+#[test]
 fn rules_and_skip_select() {
     let body = "0 @I1@ INDI\n1 FAMS @F9@\n1 BIRT\n2 DATE BET 1900\n";
     let all = findings_with(body, CheckConfig::new());

@@ -13,7 +13,7 @@ use std::io::Read;
 use super::config::Groups;
 use super::links::{self, Role};
 use super::plausible::{self, age_range};
-use super::{read, structure, values, CheckConfig, Finding, Rule, Version};
+use super::{join_path, read, structure, values, CheckConfig, Finding, Rule, Version};
 use crate::ordered::{par_ranges, Pool};
 use crate::par::{first_record_reader, Chunks, Numbering};
 use crate::tree::hash::FastMap as HashMap;
@@ -922,7 +922,7 @@ fn inspect_into(
             pointers.push((
                 p,
                 node.line(),
-                path.join("."),
+                join_path(&path),
                 structure::pointer_target(node, version),
                 role,
             ));
@@ -941,6 +941,14 @@ fn inspect_into(
     }
     let mut mine = findings.split_off(findings_start);
     mine.retain(|f| config.has(f.rule));
+    // Every finding here is in this record (`Finding::at` leaves it out
+    // when the node is too deep to walk up to it).
+    let own = record.xref().map(|x| x.to_string());
+    for f in &mut mine {
+        if f.record.is_none() && f.path.starts_with('…') {
+            f.record.clone_from(&own);
+        }
+    }
     mine.sort_by_key(|f| f.line);
     found.findings.append(&mut mine);
     let xref = record.xref().map(|x| found.put(&x.to_str_lossy()));

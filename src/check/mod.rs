@@ -80,18 +80,25 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// A finding about `node`: its line, record and path, and its payload
-    /// (or pointer) as the text.
+    /// A finding about `node`: its line, record and path (see
+    /// [`path_of`]), and its payload (or pointer) as the text.
     pub fn at(rule: &'static Rule, node: NodeRef<'_>, message: impl Into<String>) -> Finding {
         let text = match node.pointer() {
             Some(p) => Some(p.to_string()),
             None => node.text().map(|t| t.into_owned()),
         };
+        let path = path_of(node);
+        // The record, unless it is further up than the path goes.
+        let record = if path.starts_with('…') {
+            None
+        } else {
+            node.record().xref().map(|x| x.to_string())
+        };
         Finding {
             rule,
             line: node.line(),
-            record: node.record().xref().map(|x| x.to_string()),
-            path: path_of(node),
+            record,
+            path,
             message: message.into(),
             text,
         }
@@ -103,16 +110,40 @@ impl Finding {
     }
 }
 
-/// The tags from `node`'s record down to it, joined by `.`.
+/// Paths longer than this many tags keep only their last tags, after `…`.
+pub(crate) const MAX_PATH: usize = 32;
+
+/// The tags from `node`'s record down to it, joined by `.`; for a node
+/// deeper than [`MAX_PATH`], `…` and the last tags (so that the cost stays
+/// bounded whatever the input's nesting).
 pub fn path_of(node: NodeRef<'_>) -> String {
     let mut tags = vec![node.tag()];
     let mut n = node;
     while let Some(p) = n.parent() {
+        if tags.len() == MAX_PATH {
+            tags.truncate(MAX_PATH - 1);
+            tags.push("…");
+            break;
+        }
         tags.push(p.tag());
         n = p;
     }
     tags.reverse();
     tags.join(".")
+}
+
+/// `tags` (a record's tag first) joined by `.`, as [`path_of`] joins them:
+/// at most [`MAX_PATH`] of them, `…` first in place of the elided ones.
+pub(crate) fn join_path(tags: &[&str]) -> String {
+    if tags.len() <= MAX_PATH {
+        return tags.join(".");
+    }
+    let mut s = String::from("…");
+    for t in &tags[tags.len() - (MAX_PATH - 1)..] {
+        s.push('.');
+        s.push_str(t);
+    }
+    s
 }
 
 /// Every rule, in the order `check --list-rules` prints them: `read`,
@@ -140,4 +171,30 @@ pub fn rules() -> &'static [&'static Rule] {
         }
         all
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree::Tree;
+
+    #[test]
+    fn paths_are_elided_alike_from_a_node_and_from_a_list_of_tags() {
+        let mut text = String::from("0 HEAD\n0 @I1@ INDI\n");
+        for level in 1..40 {
+            text += &format!("{level} T{level}\n");
+        }
+        let tree = Tree::from_slice(text.as_bytes()).unwrap();
+        for node in tree.nodes() {
+            let mut tags = vec![node.tag()];
+            let mut n = node;
+            while let Some(p) = n.parent() {
+                tags.push(p.tag());
+                n = p;
+            }
+            tags.reverse();
+            assert_eq!(path_of(node), join_path(&tags));
+            assert!(path_of(node).split('.').count() <= MAX_PATH);
+        }
+    }
 }

@@ -377,7 +377,7 @@ pub(crate) fn check(record: NodeRef<'_>, version: Version, out: &mut Vec<Finding
         return;
     }
     match table.lookup(table.document, tag) {
-        Some(sub) => check_node(table, version, record, sub.child, out),
+        Some(sub) => check_node(table, version, record, sub.child, 0, out),
         None => out.push(Finding::at(
             &UNEXPECTED,
             record,
@@ -387,7 +387,20 @@ pub(crate) fn check(record: NodeRef<'_>, version: Version, out: &mut Vec<Finding
 }
 
 /// Checks `node`, of type `ty`, and its substructures.
-fn check_node(table: &Table, version: Version, node: NodeRef<'_>, ty: u16, out: &mut Vec<Finding>) {
+/// How deep below its record a structure is checked: no standard
+/// structure nests this deep but through cycles of the data model (a
+/// citation's note's citation ...), and the recursion must stay bounded
+/// whatever the input.
+const MAX_CHECKED_DEPTH: usize = 64;
+
+fn check_node(
+    table: &Table,
+    version: Version,
+    node: NodeRef<'_>,
+    ty: u16,
+    depth: usize,
+    out: &mut Vec<Finding>,
+) {
     let info = &table.types[ty as usize];
     check_payload(info.payload, version, node, out);
     if info.payload == PayloadKind::Unchecked {
@@ -427,7 +440,9 @@ fn check_node(table: &Table, version: Version, node: NodeRef<'_>, ty: u16, out: 
                 ),
             ));
         }
-        check_node(table, version, child, sub.child, out);
+        if depth < MAX_CHECKED_DEPTH {
+            check_node(table, version, child, sub.child, depth + 1, out);
+        }
     }
     for (i, sub) in subs.iter().enumerate() {
         if sub.min > 0
