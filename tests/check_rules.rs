@@ -2,6 +2,8 @@
 //! does not; the same findings at every number of jobs; the shared corpus
 //! checked without a panic.
 
+mod common;
+
 use std::convert::Infallible;
 
 use gedcom_elf::check::{rules, CheckConfig, Checker, Finding, Thresholds};
@@ -258,29 +260,6 @@ fn rules_and_skip_select() {
     assert!(CheckConfig::new().only(["nonsense"]).is_err());
 }
 
-/// The shared corpus, if it is there.
-fn corpus() -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    for dir in [
-        "../shared/corpus",
-        "../shared/corpus7/gedcom70",
-        "../shared/corpus7/gedcom71",
-        "corpus",
-    ] {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("ged")) {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 fn show(f: &Finding) -> String {
     format!(
         "{}:{}:{}:{:?}:{}:{:?}",
@@ -331,7 +310,7 @@ fn check_file(path: &std::path::Path, jobs: usize, batch: usize) -> Result<Vec<S
 
 #[test]
 fn the_corpus_is_checked_alike_at_every_job_count() {
-    let files = corpus();
+    let files = common::all_corpus_paths();
     let mut counts = std::collections::BTreeMap::new();
     for path in &files {
         let one = check_file(path, 1, 64 << 10);

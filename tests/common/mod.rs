@@ -77,6 +77,32 @@ pub fn ged_files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// The `.ged` files of every corpus there is, each directory's sorted:
+/// `../shared/corpus`, the GEDCOM 7 samples of `../shared/corpus7`, and
+/// the project's `corpus/`. Directories that are absent are passed over.
+pub fn all_corpus_paths() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut all = Vec::new();
+    for dir in [
+        "../shared/corpus",
+        "../shared/corpus7/gedcom70",
+        "../shared/corpus7/gedcom71",
+        "corpus",
+    ] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        let mut files: Vec<std::path::PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("ged")))
+            .collect();
+        files.sort();
+        all.extend(files);
+    }
+    all
+}
+
 /// The project's own corpus (`corpus/`).
 pub fn project_corpus() -> Vec<(String, Vec<u8>)> {
     let files = ged_files(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"));
