@@ -209,7 +209,7 @@ where
             .jobs(jobs)
             .for_each_relative(chunk, |out, ds, off| done(W::shift_lines(out, off), ds))
     };
-    progress.finish();
+    drop(progress);
     let summary = summary?;
     Ok(Done {
         stats: summary.stats,
@@ -227,10 +227,7 @@ where
     S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Error>,
 {
     let progress = Progress::new(None);
-    let source = Tally {
-        inner: source,
-        progress: &progress,
-    };
+    let source = progress.wrap(source);
     let config = settings.config().encoding(settings.encoding);
     let mut stream = StreamReader::with_config(source, config)
         .batch_bytes(settings.chunk.unwrap_or(BATCH))
@@ -265,40 +262,9 @@ where
     })
 }
 
-/// A source that moves a progress bar by the bytes taken from it.
-pub struct Tally<'p, R> {
-    pub inner: R,
-    pub progress: &'p Progress,
-}
-
-impl<R: io::Read> io::Read for Tally<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.progress.add(n as u64);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for Tally<'_, R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.inner.consume(n);
-        self.progress.add(n as u64);
-    }
-}
-
 /// Reads standard input whole, moving a progress bar by the bytes read.
 pub fn read_stdin() -> io::Result<Vec<u8>> {
-    let progress = Progress::new(None);
     let mut v = Vec::new();
-    Tally {
-        inner: io::stdin().lock(),
-        progress: &progress,
-    }
-    .read_to_end(&mut v)?;
-    progress.finish();
+    Progress::new(None).wrap(io::stdin().lock()).read_to_end(&mut v)?;
     Ok(v)
 }

@@ -25,7 +25,7 @@ pub fn run(
         progress.set(b.span.end as u64);
         rules.action(b)
     });
-    progress.finish();
+    drop(progress);
     let stats = match edited {
         Ok(s) => s,
         Err(EditError::Read(e)) => return Err(Fail::Input(e)),

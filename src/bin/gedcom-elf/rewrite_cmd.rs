@@ -9,7 +9,7 @@ use gedcom_elf::write::{WriteErrorKind, Writer, WriterConfig};
 use gedcom_elf::{Encoding, Event, Reader, Severity};
 
 use crate::cli::Settings;
-use crate::drive::{Source, Tally, BATCH};
+use crate::drive::{Source, BATCH};
 use crate::output::Output;
 use crate::progress::Progress;
 use crate::report::{Fail, Report};
@@ -133,10 +133,7 @@ fn stream<W: Write>(
     report: &mut Report,
 ) -> Result<(), Fail> {
     let progress = Progress::new(None);
-    let source = Tally {
-        inner: io::stdin().lock(),
-        progress: &progress,
-    };
+    let source = progress.wrap(io::stdin().lock());
     let config = settings.config().encoding(settings.encoding);
     let mut stream = StreamReader::with_config(source, config).batch_bytes(BATCH);
     let mut buf = Vec::new();

@@ -39,7 +39,7 @@ pub fn build_tree<'a>(
             .and_then(|c| Tree::from_chunks(c.jobs(jobs).batch_bytes(bytes))),
         None => Chunks::new(input, config).and_then(|c| Tree::from_chunks(c.jobs(jobs))),
     };
-    progress.finish();
+    drop(progress);
     tree
 }
 
