@@ -265,6 +265,8 @@ where
 /// Reads standard input whole, moving a progress bar by the bytes read.
 pub fn read_stdin() -> io::Result<Vec<u8>> {
     let mut v = Vec::new();
-    Progress::new(None).wrap(io::stdin().lock()).read_to_end(&mut v)?;
+    Progress::new(None)
+        .wrap(io::stdin().lock())
+        .read_to_end(&mut v)?;
     Ok(v)
 }

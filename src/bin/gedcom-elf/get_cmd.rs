@@ -3,8 +3,8 @@
 //!
 //! The text is written in UTF-8 with LF line breaks and single spaces,
 //! each line at its level in the document: payload line breaks become
-//! `CONT` lines, `@` is written `@@` except in the escapes the tag
-//! preserves (seed §5.2), and no line is split with `CONC`.
+//! `CONT` lines, `@` signs are written by the writer's rule
+//! ([`payload_lines`]), and no line is split with `CONC`.
 //!
 //! Nothing here needs another record: the output is the structures whose
 //! xref_id is XREF (every one of them, when it is duplicated, so the whole
@@ -17,45 +17,14 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use gedcom_elf::tree::Schema;
-use gedcom_elf::{Begin, Error, EscapeSet, Event, Reader, Value};
+use gedcom_elf::write::payload_lines;
+use gedcom_elf::{Begin, Encoding, Error, Event, Reader, Value};
 
 use crate::cli::Settings;
 use crate::drive::{self, Source, Work};
 use crate::output::Output;
 use crate::report::{Fail, Report};
 use crate::typing::Typing;
-
-/// Writes a payload's text with `@` encoded: preserved escapes verbatim,
-/// every other `@` doubled.
-fn write_payload<W: Write>(out: &mut W, text: &str, preserve: EscapeSet) -> io::Result<()> {
-    let b = text.as_bytes();
-    let mut i = 0;
-    let mut start = 0;
-    while i < b.len() {
-        if b[i] != b'@' {
-            i += 1;
-            continue;
-        }
-        // "@#" [A-Z] [^@\r\n]* "@ " with a preserved type stays as it is.
-        if b.get(i + 1) == Some(&b'#') && b.get(i + 2).is_some_and(|&t| preserve.contains(t)) {
-            if let Some(j) = b[i + 3..]
-                .iter()
-                .position(|&c| c == b'@' || c == b'\n' || c == b'\r')
-            {
-                let at = i + 3 + j;
-                if b[at] == b'@' && b.get(at + 1) == Some(&b' ') {
-                    i = at + 2;
-                    continue;
-                }
-            }
-        }
-        out.write_all(&b[start..i])?;
-        out.write_all(b"@@")?;
-        i += 1;
-        start = i;
-    }
-    out.write_all(&b[start..])
-}
 
 /// Writes one structure's line (and its `CONT` lines).
 fn write_line<W: Write>(out: &mut W, b: &Begin<'_>, schema: &Schema) -> io::Result<()> {
@@ -72,15 +41,13 @@ fn write_line<W: Write>(out: &mut W, b: &Begin<'_>, schema: &Schema) -> io::Resu
             out.write_all(p.as_bytes())?;
         }
         Some(Value::Text(t)) => {
-            let text = t.text();
             let preserve = schema.escapes().lookup(b.tag.as_bytes());
-            for (k, line) in text.split('\n').enumerate() {
+            for (k, line) in payload_lines(&t.text(), preserve, Encoding::Utf8).enumerate() {
                 if k > 0 {
                     write!(out, "\n{} CONT", level + 1)?;
                 }
                 if !line.is_empty() {
-                    out.write_all(b" ")?;
-                    write_payload(out, line, preserve)?;
+                    write!(out, " {line}")?;
                 }
             }
         }
