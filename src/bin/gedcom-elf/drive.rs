@@ -9,6 +9,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, Read};
+use std::ops::Deref;
 
 use gedcom_elf::par::Chunks;
 use gedcom_elf::stream::StreamReader;
@@ -25,34 +26,9 @@ pub const CHUNK: usize = 2 << 20;
 /// small, so that a batch and its output stay in a few MiB.
 pub const BATCH: usize = 64 << 10;
 
-/// The bytes of a file: memory-mapped, or read when mapping fails.
-pub enum FileBytes {
-    Mapped(memmap2::Mmap),
-    Read(Vec<u8>),
-}
-
-impl FileBytes {
-    pub fn open(path: &str) -> io::Result<FileBytes> {
-        let file = File::open(path)?;
-        // SAFETY: the map is only read, and only while `file` is open. If
-        // another process truncates or rewrites the file while we read it,
-        // reads may see changed bytes or fault (SIGBUS); this is the usual
-        // contract of memory-mapped input, and the parser never assumes the
-        // bytes are stable beyond bounds-checked slicing. Empty files cannot
-        // be mapped on every platform, hence the fallback.
-        match unsafe { memmap2::Mmap::map(&file) } {
-            Ok(m) if !m.is_empty() => Ok(FileBytes::Mapped(m)),
-            _ => Ok(FileBytes::Read(std::fs::read(path)?)),
-        }
-    }
-
-    pub fn bytes(&self) -> &[u8] {
-        match self {
-            FileBytes::Mapped(m) => m,
-            FileBytes::Read(v) => v,
-        }
-    }
-}
+/// The whole input: a file memory-mapped (read when mapping fails), standard
+/// input read, or the bundled sample.
+pub type Bytes = Box<dyn Deref<Target = [u8]>>;
 
 /// A command's work on one chunk. A reading error ends the chunk: the
 /// output keeps what came before it, and the sink reports the error after
@@ -130,13 +106,33 @@ impl Source {
 
     /// The whole input: a file mapped, standard input read whole (with a
     /// progress bar), or the sample.
-    pub fn load(&self) -> Result<FileBytes, Fail> {
-        let loaded = match self {
-            Source::File(f) => FileBytes::open(f),
-            Source::Stdin => read_stdin().map(FileBytes::Read),
-            Source::Bundled(_, b) => Ok(FileBytes::Read(b.to_vec())),
+    pub fn load(&self) -> Result<Bytes, Fail> {
+        let load = || -> io::Result<Bytes> {
+            Ok(match self {
+                Source::File(path) => {
+                    let file = File::open(path)?;
+                    // SAFETY: the map is only read, and only while `file` is open. If
+                    // another process truncates or rewrites the file while we read it,
+                    // reads may see changed bytes or fault (SIGBUS); this is the usual
+                    // contract of memory-mapped input, and the parser never assumes the
+                    // bytes are stable beyond bounds-checked slicing. Empty files cannot
+                    // be mapped on every platform, hence the fallback.
+                    match unsafe { memmap2::Mmap::map(&file) } {
+                        Ok(m) if !m.is_empty() => Box::new(m),
+                        _ => Box::new(std::fs::read(path)?),
+                    }
+                }
+                Source::Stdin => {
+                    let mut v = Vec::new();
+                    Progress::new(None)
+                        .wrap(io::stdin().lock())
+                        .read_to_end(&mut v)?;
+                    Box::new(v)
+                }
+                Source::Bundled(_, b) => Box::new(*b),
+            })
         };
-        loaded.map_err(|e| Fail::Input(Error::from(e)))
+        load().map_err(|e| Fail::Input(Error::from(e)))
     }
 }
 
@@ -186,7 +182,7 @@ where
     S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Error>,
 {
     let file = source.load()?;
-    let bytes = file.bytes();
+    let bytes = &file[..];
     let input = Input::with_encoding(bytes, settings.encoding)?;
     let config = settings.config();
     work.prepare(&input.reader_with_config(config.clone()))?;
@@ -260,13 +256,4 @@ where
         jobs: settings.jobs,
         diagnostics: summary.diagnostics,
     })
-}
-
-/// Reads standard input whole, moving a progress bar by the bytes read.
-pub fn read_stdin() -> io::Result<Vec<u8>> {
-    let mut v = Vec::new();
-    Progress::new(None)
-        .wrap(io::stdin().lock())
-        .read_to_end(&mut v)?;
-    Ok(v)
 }

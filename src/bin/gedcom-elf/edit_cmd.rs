@@ -20,8 +20,8 @@ pub fn run(
 ) -> Result<(), Fail> {
     let input = source.load()?;
     let mut out = Output::create(output)?;
-    let progress = Progress::new(Some(input.bytes().len() as u64));
-    let edited = edit(input.bytes(), encoding, &mut out, |b| {
+    let progress = Progress::new(Some(input.len() as u64));
+    let edited = edit(&input[..], encoding, &mut out, |b| {
         progress.set(b.span.end as u64);
         rules.action(b)
     });

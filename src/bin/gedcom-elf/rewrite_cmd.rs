@@ -109,7 +109,7 @@ pub fn run(
         Source::Stdin => stream(settings, &mut rewriter, report),
         _ => {
             let file = source.load()?;
-            let input = gedcom_elf::Input::with_encoding(file.bytes(), settings.encoding)?;
+            let input = gedcom_elf::Input::with_encoding(&file[..], settings.encoding)?;
             let progress = Progress::new(Some(input.bytes().len() as u64));
             let mut reader = input.reader_with_config(settings.config());
             rewriter.feed(&mut reader, report, Some(&progress))

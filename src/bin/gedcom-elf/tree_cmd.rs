@@ -46,7 +46,7 @@ pub fn build_tree<'a>(
 /// `stats --tree`.
 pub fn stats(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
     let file = source.load()?;
-    let prepared = Input::with_encoding(file.bytes(), settings.encoding)?;
+    let prepared = Input::with_encoding(&file[..], settings.encoding)?;
     let started = Instant::now();
     let tree = build_tree(&prepared, settings.config(), settings.jobs, settings.chunk)?;
     let elapsed = started.elapsed().as_secs_f64();
@@ -61,7 +61,7 @@ pub fn stats(settings: &Settings, source: &Source, report: &mut Report) -> Resul
         let bytes = prepared.bytes().len();
         let memory = tree.memory_bytes();
         writeln!(out, "file:        {}", report.name())?;
-        writeln!(out, "bytes:       {}", file.bytes().len())?;
+        writeln!(out, "bytes:       {}", file.len())?;
         writeln!(out, "nodes:       {}", tree.len())?;
         writeln!(out, "records:     {}", tree.record_count())?;
         writeln!(out, "undef:       {}", tree.undefined_records().count())?;
@@ -82,7 +82,7 @@ pub fn stats(settings: &Settings, source: &Source, report: &mut Report) -> Resul
                 out,
                 "build time:  {:.3} s ({:.1} MB/s)",
                 elapsed,
-                file.bytes().len() as f64 / 1e6 / elapsed
+                file.len() as f64 / 1e6 / elapsed
             )?;
         }
         Ok(())
