@@ -172,7 +172,7 @@ pub struct OutputArg {
 }
 
 /// `--encoding` alone (the editor has no strict mode).
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct EncodingOpt {
     /// The input's encoding, instead of the detected one
     #[arg(long, value_name = "NAME", value_parser = encoding, long_help = format!(
@@ -181,7 +181,7 @@ pub struct EncodingOpt {
 }
 
 /// How the input is read.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct ReadOpts {
     /// Stop at the first error (exit status 1)
     #[arg(long)]
@@ -191,7 +191,7 @@ pub struct ReadOpts {
 }
 
 /// Threads and pieces.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct JobOpts {
     /// Threads for reading [default: every core]
     #[arg(long, short = 'j', value_name = "N", value_parser = positive)]
@@ -204,7 +204,7 @@ pub struct JobOpts {
 }
 
 /// What is printed to stderr.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct DiagOpts {
     /// Print no warnings (errors still)
     #[arg(long, short = 'q')]
@@ -294,64 +294,51 @@ fn rename(s: &str) -> Result<(String, String), String> {
     Ok((old.to_string(), new.to_string()))
 }
 
-/// What a command runs with.
-#[derive(Debug, Clone)]
+/// What a command runs with: its option groups, and the defaults of those
+/// it does not take (every core, the detected encoding, problems recovered).
+#[derive(Debug, Clone, Default)]
 pub struct Settings {
-    pub strict: bool,
-    pub encoding: Option<Encoding>,
-    pub jobs: usize,
-    /// `--chunk-bytes`: chunk size for files, batch size for standard input.
-    pub chunk: Option<usize>,
-    pub quiet: bool,
-    pub all_warnings: bool,
+    pub read: ReadOpts,
+    pub jobs: JobOpts,
+    pub diag: DiagOpts,
 }
 
 impl Settings {
-    /// The defaults: every core, the detected encoding, problems recovered.
-    pub fn new() -> Settings {
-        Settings {
-            strict: false,
-            encoding: None,
-            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            chunk: None,
-            quiet: false,
-            all_warnings: false,
-        }
+    /// Threads for reading: `--jobs`, or every core.
+    pub fn jobs(&self) -> usize {
+        (self.jobs.jobs)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 
-    /// The settings of a command's option groups.
-    fn of(read: Option<&ReadOpts>, jobs: Option<&JobOpts>, diag: &DiagOpts) -> Settings {
-        let mut s = Settings::new();
-        if let Some(r) = read {
-            (s.strict, s.encoding) = (r.strict, r.encoding.encoding);
-        }
-        if let Some(j) = jobs {
-            s.jobs = j.jobs.unwrap_or(s.jobs);
-            s.chunk = j.chunk_bytes;
-        }
-        (s.quiet, s.all_warnings) = (diag.quiet, diag.all_warnings);
-        s
+    /// The input's encoding, if `--encoding` gives it.
+    pub fn encoding(&self) -> Option<Encoding> {
+        self.read.encoding.encoding
     }
 
     /// The reader configuration these settings ask for.
     pub fn config(&self) -> gedcom_elf::ReaderConfig {
-        gedcom_elf::ReaderConfig::new().strict(self.strict)
+        gedcom_elf::ReaderConfig::new().strict(self.read.strict)
     }
 }
 
 impl Command {
     /// The command's input and settings (`None` for `completions`).
     pub fn settings(&self) -> Option<(&str, Settings)> {
-        let reading = |r: &Reading| Settings::of(Some(&r.read), Some(&r.jobs), &r.diag);
-        let rewriting = |w: &Rewriting| Settings::of(Some(&w.read), None, &w.diag);
+        let of = |read: &ReadOpts, jobs: Option<&JobOpts>, diag: &DiagOpts| Settings {
+            read: read.clone(),
+            jobs: jobs.cloned().unwrap_or_default(),
+            diag: diag.clone(),
+        };
         Some(match self {
             Command::Events { r, .. }
             | Command::Stats { r, .. }
             | Command::Count { r }
             | Command::Json { r }
-            | Command::Get { r, .. } => (r.input.file.as_str(), reading(r)),
+            | Command::Get { r, .. } => {
+                (r.input.file.as_str(), of(&r.read, Some(&r.jobs), &r.diag))
+            }
             Command::Fmt { w } | Command::Convert { w, .. } => {
-                (w.input.file.as_str(), rewriting(w))
+                (w.input.file.as_str(), of(&w.read, None, &w.diag))
             }
             Command::Edit {
                 encoding,
@@ -359,9 +346,11 @@ impl Command {
                 input,
                 ..
             } => {
-                let mut s = Settings::of(None, None, diag);
-                s.encoding = encoding.encoding;
-                (input.file.as_str(), s)
+                let read = ReadOpts {
+                    strict: false,
+                    encoding: encoding.clone(),
+                };
+                (input.file.as_str(), of(&read, None, diag))
             }
             Command::Completions { .. } => return None,
         })
@@ -409,7 +398,7 @@ mod tests {
         let cli = Cli::try_parse_from(hoist(args(&["g", "-j", "3", "count", "--strict", "x"])));
         let command = cli.unwrap().command.unwrap();
         let (file, s) = command.settings().unwrap();
-        assert_eq!((file, s.jobs, s.strict), ("x", 3, true));
+        assert_eq!((file, s.jobs(), s.read.strict), ("x", 3, true));
     }
 
     #[test]

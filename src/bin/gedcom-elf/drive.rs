@@ -183,12 +183,13 @@ where
 {
     let file = source.load()?;
     let bytes = &file[..];
-    let input = Input::with_encoding(bytes, settings.encoding)?;
+    let input = Input::with_encoding(bytes, settings.encoding())?;
     let config = settings.config();
     work.prepare(&input.reader_with_config(config.clone()))?;
     let work = &*work;
-    let chunks = Chunks::new(&input, config)?.batch_bytes(settings.chunk.unwrap_or(CHUNK));
-    let jobs = settings.jobs.clamp(1, chunks.len().max(1));
+    let chunks =
+        Chunks::new(&input, config)?.batch_bytes(settings.jobs.chunk_bytes.unwrap_or(CHUNK));
+    let jobs = settings.jobs().clamp(1, chunks.len().max(1));
     let progress = Progress::new(Some(input.bytes().len() as u64));
     let ranges: Vec<_> = (0..chunks.len()).map(|i| chunks.range(i)).collect();
     let mut next = 0;
@@ -224,10 +225,10 @@ where
 {
     let progress = Progress::new(None);
     let source = progress.wrap(source);
-    let config = settings.config().encoding(settings.encoding);
+    let config = settings.config().encoding(settings.encoding());
     let mut stream = StreamReader::with_config(source, config)
-        .batch_bytes(settings.chunk.unwrap_or(BATCH))
-        .jobs(settings.jobs);
+        .batch_bytes(settings.jobs.chunk_bytes.unwrap_or(BATCH))
+        .jobs(settings.jobs());
     // The HEAD's batch here, `prepare`d first; the rest on --jobs threads,
     // numbered as the input's when the work needs it (the calling thread
     // counts each batch's lines as it cuts it), else each from its first
@@ -253,7 +254,7 @@ where
         stats: summary.stats,
         encoding: stream.encoding_info().cloned(),
         bytes: stream.bytes_read(),
-        jobs: settings.jobs,
+        jobs: settings.jobs(),
         diagnostics: summary.diagnostics,
     })
 }

@@ -45,7 +45,7 @@ const SAMPLE: &[u8] = include_bytes!("../../../corpus/sample.ged");
 fn print(text: &[u8]) -> ExitCode {
     let mut out = Output::stdout();
     let written = out.write_all(text).map_err(|e| out.fail(e));
-    let settings = Settings::new();
+    let settings = Settings::default();
     Report::new("gedcom-elf", &settings).finish(written.and_then(|()| out.commit()))
 }
 
@@ -56,7 +56,7 @@ fn main() -> ExitCode {
         Ok(Cli { command: None }) => {
             // The demo: `stats` on the bundled sample.
             let (settings, source) = (
-                Settings::new(),
+                Settings::default(),
                 Source::Bundled("corpus/sample.ged", SAMPLE),
             );
             let mut report = Report::new(source.name(), &settings);
@@ -140,7 +140,7 @@ fn run(command: Command) -> ExitCode {
             let rules = rename_tag
                 .into_iter()
                 .fold(rules, |rules, (old, new)| rules.rename_tag(old, new));
-            edit_cmd::run(&source, s.encoding, &rules, output.output.as_deref(), r)
+            edit_cmd::run(&source, s.encoding(), &rules, output.output.as_deref(), r)
         }
         Command::Fmt { w } => rewrite_cmd::run(
             s,

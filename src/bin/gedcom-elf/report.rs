@@ -93,8 +93,8 @@ impl Report {
     pub fn new(name: impl Into<String>, settings: &Settings) -> Report {
         Report {
             name: name.into(),
-            quiet: settings.quiet,
-            all: settings.all_warnings,
+            quiet: settings.diag.quiet,
+            all: settings.diag.all_warnings,
             kinds: BTreeMap::new(),
             last_error: None,
         }

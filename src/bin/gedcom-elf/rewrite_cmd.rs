@@ -109,7 +109,7 @@ pub fn run(
         Source::Stdin => stream(settings, &mut rewriter, report),
         _ => {
             let file = source.load()?;
-            let input = gedcom_elf::Input::with_encoding(&file[..], settings.encoding)?;
+            let input = gedcom_elf::Input::with_encoding(&file[..], settings.encoding())?;
             let progress = Progress::new(Some(input.bytes().len() as u64));
             let mut reader = input.reader_with_config(settings.config());
             rewriter.feed(&mut reader, report, Some(&progress))
@@ -134,7 +134,7 @@ fn stream<W: Write>(
 ) -> Result<(), Fail> {
     let progress = Progress::new(None);
     let source = progress.wrap(io::stdin().lock());
-    let config = settings.config().encoding(settings.encoding);
+    let config = settings.config().encoding(settings.encoding());
     let mut stream = StreamReader::with_config(source, config).batch_bytes(BATCH);
     let mut buf = Vec::new();
     while let Some(mut batch) = stream.read_batch_into(&mut buf)? {

@@ -46,9 +46,14 @@ pub fn build_tree<'a>(
 /// `stats --tree`.
 pub fn stats(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
     let file = source.load()?;
-    let prepared = Input::with_encoding(&file[..], settings.encoding)?;
+    let prepared = Input::with_encoding(&file[..], settings.encoding())?;
     let started = Instant::now();
-    let tree = build_tree(&prepared, settings.config(), settings.jobs, settings.chunk)?;
+    let tree = build_tree(
+        &prepared,
+        settings.config(),
+        settings.jobs(),
+        settings.jobs.chunk_bytes,
+    )?;
     let elapsed = started.elapsed().as_secs_f64();
     let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
     report.diagnostics(tree.diagnostics());
