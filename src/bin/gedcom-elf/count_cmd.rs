@@ -12,10 +12,10 @@ use crate::stats::Tally;
 pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
     let started = Instant::now();
     let mut records = 0u64;
-    let done = drive::run(settings, source, &mut Tally, |(tags, err), ds| {
+    let done = drive::run(settings, source, &mut Tally, |tags, ds| {
         report.diagnostics(&ds);
         records += tags.values().sum::<u64>();
-        err.map_or(Ok(()), |e| Err(Fail::Input(e)))
+        Ok(())
     })?;
     report.diagnostics(&done.diagnostics);
     let secs = started.elapsed().as_secs_f64();

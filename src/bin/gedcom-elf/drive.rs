@@ -8,7 +8,7 @@
 //! bounded whatever the input's size.
 
 use std::fs::File;
-use std::io::{self, BufRead, Read};
+use std::io::{self, Read};
 use std::ops::Deref;
 
 use gedcom_elf::par::Chunks;
@@ -31,8 +31,8 @@ pub const BATCH: usize = 64 << 10;
 pub type Bytes = Box<dyn Deref<Target = [u8]>>;
 
 /// A command's work on one chunk. A reading error ends the chunk: the
-/// output keeps what came before it, and the sink reports the error after
-/// writing that output.
+/// output keeps what came before it, and the run stops with the error
+/// after the sink took that output.
 pub trait Work: Sync {
     type Out: Send;
 
@@ -48,21 +48,15 @@ pub trait Work: Sync {
     /// Whether `run` needs the events' line numbers to be the input's. When
     /// it does not, a file's chunks are read numbered each from its own
     /// first line ([`Chunks::for_each_relative`]: no pass over the whole
-    /// file to number them first) and [`Work::shift_lines`] renumbers each
-    /// output as it is merged.
+    /// file to number them first) and the error that ends one is
+    /// renumbered as it is merged.
     fn needs_line_numbers(&self) -> bool {
         true
     }
 
-    /// Adds `off` to the line numbers an output carries (its error), for a
-    /// chunk read numbered from its first line.
-    fn shift_lines(out: Self::Out, off: u64) -> Self::Out {
-        let _ = off;
-        out
-    }
-
-    /// Reads one chunk (or batch) of whole records to its end.
-    fn run(&self, reader: &mut Reader<'_>) -> Self::Out;
+    /// Reads one chunk (or batch) of whole records to its end, or to the
+    /// reading error that ends it.
+    fn run(&self, reader: &mut Reader<'_>) -> (Self::Out, Option<Error>);
 }
 
 /// What a whole run leaves.
@@ -140,7 +134,8 @@ impl Source {
 /// standard input streamed, its batches after the HEAD on `--jobs`
 /// threads), handing each chunk's output and diagnostics to `sink` in
 /// document order. A failure of `sink` (an output error) stops the run and
-/// is returned as it is.
+/// is returned as it is; so does the reading error that ends a chunk,
+/// after `sink` took the chunk.
 pub fn run<W, S>(
     settings: &Settings,
     source: &Source,
@@ -154,107 +149,84 @@ where
     // The library's loops stop on the library's error: a sink's own
     // failure waits here while a stand-in stops them.
     let mut failed = None;
-    let sink = |out, ds| match sink(out, ds) {
-        Ok(()) => Ok(()),
+    let mut sink = |(out, error): (W::Out, Option<Error>), ds| match sink(out, ds) {
+        Ok(()) => error.map_or(Ok(()), Err),
         Err(f) => {
             failed = Some(f);
             Err(Error::from(io::Error::other("output failed")))
         }
     };
-    let result = match source {
-        Source::Stdin => stream(settings, io::stdin().lock(), work, sink),
-        _ => chunks(settings, source, work, sink),
+    let shift = |(out, e): (W::Out, Option<Error>), off| (out, e.map(|e| e.with_line_offset(off)));
+    let relative = !work.needs_line_numbers();
+    let mut run = || -> Result<Done, Fail> {
+        let Source::Stdin = source else {
+            let file = source.load()?;
+            let input = Input::with_encoding(&file[..], settings.encoding())?;
+            let config = settings.config();
+            work.prepare(&input.reader_with_config(config.clone()))?;
+            let work = &*work;
+            let chunks = Chunks::new(&input, config)?
+                .batch_bytes(settings.jobs.chunk_bytes.unwrap_or(CHUNK));
+            let jobs = settings.jobs().clamp(1, chunks.len().max(1));
+            let progress = Progress::new(Some(file.len() as u64));
+            let ends: Vec<_> = (0..chunks.len()).map(|i| chunks.range(i).end).collect();
+            let mut next = 0;
+            let mut done = |part, ds| {
+                progress.set(ends.get(next).map_or(0, |&end| end as u64));
+                next += 1;
+                sink(part, ds)
+            };
+            let chunk = |r: &mut Reader<'_>| Ok(work.run(r));
+            let summary = match relative {
+                true => chunks
+                    .jobs(jobs)
+                    .for_each_relative(chunk, |part, ds, off| done(shift(part, off), ds)),
+                false => chunks.jobs(jobs).for_each(chunk, done),
+            }?;
+            return Ok(Done {
+                stats: summary.stats,
+                encoding: Some(input.encoding_info().clone()),
+                bytes: file.len() as u64,
+                jobs,
+                diagnostics: summary.diagnostics,
+            });
+        };
+        let progress = Progress::new(None);
+        let config = settings.config().encoding(settings.encoding());
+        let mut stream = StreamReader::with_config(progress.wrap(io::stdin().lock()), config)
+            .batch_bytes(settings.jobs.chunk_bytes.unwrap_or(BATCH))
+            .jobs(settings.jobs());
+        // The HEAD's batch here, `prepare`d first; the rest on --jobs threads,
+        // numbered as the input's when the work needs it (the calling thread
+        // counts each batch's lines as it cuts it), else each from its first
+        // line and renumbered.
+        let mut buf = Vec::new();
+        if let Some(reader) = stream
+            .read_batch_into(&mut buf)?
+            .as_mut()
+            .and_then(|b| b.reader_mut())
+        {
+            work.prepare(reader)?;
+            let part = work.run(reader);
+            sink(part, reader.drain_diagnostics().collect())?;
+        }
+        let work = &*work;
+        let batch = |r: &mut Reader<'_>| Ok(work.run(r));
+        let summary = match relative {
+            true => stream.for_each_relative(batch, |part, ds, off| sink(shift(part, off), ds)),
+            false => stream.for_each(batch, &mut sink),
+        }?;
+        Ok(Done {
+            stats: summary.stats,
+            encoding: stream.encoding_info().cloned(),
+            bytes: stream.bytes_read(),
+            jobs: settings.jobs(),
+            diagnostics: summary.diagnostics,
+        })
     };
+    let result = run();
     match (result, failed) {
         (_, Some(f)) => Err(f),
         (r, None) => r,
     }
-}
-
-fn chunks<W, S>(
-    settings: &Settings,
-    source: &Source,
-    work: &mut W,
-    mut sink: S,
-) -> Result<Done, Fail>
-where
-    W: Work,
-    S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Error>,
-{
-    let file = source.load()?;
-    let bytes = &file[..];
-    let input = Input::with_encoding(bytes, settings.encoding())?;
-    let config = settings.config();
-    work.prepare(&input.reader_with_config(config.clone()))?;
-    let work = &*work;
-    let chunks =
-        Chunks::new(&input, config)?.batch_bytes(settings.jobs.chunk_bytes.unwrap_or(CHUNK));
-    let jobs = settings.jobs().clamp(1, chunks.len().max(1));
-    let progress = Progress::new(Some(input.bytes().len() as u64));
-    let ranges: Vec<_> = (0..chunks.len()).map(|i| chunks.range(i)).collect();
-    let mut next = 0;
-    let mut done = |out, ds| {
-        progress.set(ranges.get(next).map_or(0, |r| r.end as u64));
-        next += 1;
-        sink(out, ds)
-    };
-    let chunk = |r: &mut Reader<'_>| Ok(work.run(r));
-    let summary = if work.needs_line_numbers() {
-        chunks.jobs(jobs).for_each(chunk, done)
-    } else {
-        chunks
-            .jobs(jobs)
-            .for_each_relative(chunk, |out, ds, off| done(W::shift_lines(out, off), ds))
-    };
-    drop(progress);
-    let summary = summary?;
-    Ok(Done {
-        stats: summary.stats,
-        encoding: Some(input.encoding_info().clone()),
-        bytes: bytes.len() as u64,
-        jobs,
-        diagnostics: summary.diagnostics,
-    })
-}
-
-fn stream<R, W, S>(settings: &Settings, source: R, work: &mut W, mut sink: S) -> Result<Done, Fail>
-where
-    R: BufRead,
-    W: Work,
-    S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Error>,
-{
-    let progress = Progress::new(None);
-    let source = progress.wrap(source);
-    let config = settings.config().encoding(settings.encoding());
-    let mut stream = StreamReader::with_config(source, config)
-        .batch_bytes(settings.jobs.chunk_bytes.unwrap_or(BATCH))
-        .jobs(settings.jobs());
-    // The HEAD's batch here, `prepare`d first; the rest on --jobs threads,
-    // numbered as the input's when the work needs it (the calling thread
-    // counts each batch's lines as it cuts it), else each from its first
-    // line and renumbered.
-    let mut buf = Vec::new();
-    if let Some(reader) = stream
-        .read_batch_into(&mut buf)?
-        .as_mut()
-        .and_then(|b| b.reader_mut())
-    {
-        work.prepare(reader)?;
-        let out = work.run(reader);
-        sink(out, reader.drain_diagnostics().collect())?;
-    }
-    let work = &*work;
-    let run = |r: &mut Reader<'_>| Ok(work.run(r));
-    let summary = if work.needs_line_numbers() {
-        stream.for_each(run, &mut sink)?
-    } else {
-        stream.for_each_relative(run, |out, ds, off| sink(W::shift_lines(out, off), ds))?
-    };
-    Ok(Done {
-        stats: summary.stats,
-        encoding: stream.encoding_info().cloned(),
-        bytes: stream.bytes_read(),
-        jobs: settings.jobs(),
-        diagnostics: summary.diagnostics,
-    })
 }

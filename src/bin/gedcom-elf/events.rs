@@ -49,7 +49,7 @@ struct Render {
 }
 
 impl Work for Render {
-    type Out = (Vec<u8>, Option<Error>);
+    type Out = Vec<u8>;
 
     fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
         match self.typing.as_mut() {
@@ -64,11 +64,7 @@ impl Work for Render {
         self.typing.is_some()
     }
 
-    fn shift_lines((out, err): Self::Out, off: u64) -> Self::Out {
-        (out, err.map(|e| e.with_line_offset(off)))
-    }
-
-    fn run(&self, events: &mut Reader<'_>) -> Self::Out {
+    fn run(&self, events: &mut Reader<'_>) -> (Vec<u8>, Option<Error>) {
         let mut types = self.typing.as_ref().map(Typing::resolver);
         let mut out = Vec::with_capacity(1 << 16);
         loop {
@@ -113,13 +109,12 @@ pub fn write_chunks<W>(
     report: &mut Report,
 ) -> Result<(), Fail>
 where
-    W: Work<Out = (Vec<u8>, Option<Error>)>,
+    W: Work<Out = Vec<u8>>,
 {
     let mut out = Output::stdout();
-    let done = drive::run(settings, source, work, |(bytes, err), ds| {
+    let done = drive::run(settings, source, work, |bytes, ds| {
         report.diagnostics(&ds);
-        out.write_all(&bytes).map_err(|e| out.fail(e))?;
-        err.map_or(Ok(()), |e| Err(Fail::Input(e)))
+        out.write_all(&bytes).map_err(|e| out.fail(e))
     })?;
     report.diagnostics(&done.diagnostics);
     out.commit()

@@ -96,8 +96,6 @@ pub struct Out {
     printed: u64,
     /// The lines of the structures found (first, last), for their diagnostics.
     lines: Vec<(u64, u64)>,
-    /// The error that ended the chunk.
-    error: Option<Error>,
 }
 
 impl Find {
@@ -177,19 +175,16 @@ impl Work for Find {
         self.typing.prepare(reader)
     }
 
-    fn run(&self, events: &mut Reader<'_>) -> Out {
+    fn run(&self, events: &mut Reader<'_>) -> (Out, Option<Error>) {
         let (mut out, finds) = (Out::default(), &mut Finds::default());
-        loop {
+        let error = loop {
             match events.next_event() {
                 Ok(Some(Event::Begin(b))) => self.begin(&b, finds, &mut out),
                 Ok(Some(Event::End(e))) => self.end(e.level, finds, &mut out),
-                Ok(None) => break,
-                Err(e) => {
-                    out.error = Some(e);
-                    break;
-                }
+                Ok(None) => break None,
+                Err(e) => break Some(e),
             }
-        }
+        };
         // Records are whole in a chunk: what is open ends with it.
         if let Some(from) = finds.from {
             out.lines.push((from, u64::MAX));
@@ -198,7 +193,7 @@ impl Work for Find {
                 finds.closed = false;
             }
         }
-        out
+        (out, error)
     }
 }
 
@@ -241,7 +236,7 @@ pub fn run(
         out.write_all(&got.text).map_err(|e| out.fail(e))?;
         found += got.found;
         printed += got.printed;
-        got.error.map_or(Ok(()), |e| Err(Fail::Input(e)))
+        Ok(())
     })?;
     elsewhere += done.diagnostics.len() as u64;
     out.commit()?;

@@ -49,13 +49,13 @@ struct Render {
 }
 
 impl Work for Render {
-    type Out = (Vec<u8>, Option<Error>);
+    type Out = Vec<u8>;
 
     fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
         self.typing.prepare(reader)
     }
 
-    fn run(&self, events: &mut Reader<'_>) -> Self::Out {
+    fn run(&self, events: &mut Reader<'_>) -> (Vec<u8>, Option<Error>) {
         let mut open = Open {
             types: self.typing.resolver(),
             children: Vec::new(),

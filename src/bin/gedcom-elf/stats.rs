@@ -16,18 +16,14 @@ use crate::report::{Fail, Report};
 pub struct Tally;
 
 impl Work for Tally {
-    type Out = (BTreeMap<String, u64>, Option<Error>);
+    type Out = BTreeMap<String, u64>;
 
     /// A tally needs no line numbers; only an error carries one.
     fn needs_line_numbers(&self) -> bool {
         false
     }
 
-    fn shift_lines((n, err): Self::Out, off: u64) -> Self::Out {
-        (n, err.map(|e| e.with_line_offset(off)))
-    }
-
-    fn run(&self, events: &mut Reader<'_>) -> Self::Out {
+    fn run(&self, events: &mut Reader<'_>) -> (Self::Out, Option<Error>) {
         let mut records: BTreeMap<String, u64> = BTreeMap::new();
         // Records of one tag come in runs: counted here, added at the run's end.
         let mut run: (String, u64) = (String::new(), 0);
@@ -58,12 +54,12 @@ impl Work for Tally {
 pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
     let started = Instant::now();
     let mut records: BTreeMap<String, u64> = BTreeMap::new();
-    let done = drive::run(settings, source, &mut Tally, |(part, err), ds| {
+    let done = drive::run(settings, source, &mut Tally, |part, ds| {
         report.diagnostics(&ds);
         for (tag, n) in part {
             *records.entry(tag).or_default() += n;
         }
-        err.map_or(Ok(()), |e| Err(Fail::Input(e)))
+        Ok(())
     })?;
     report.diagnostics(&done.diagnostics);
     let elapsed = started.elapsed().as_secs_f64();
