@@ -71,43 +71,33 @@ fn main() -> ExitCode {
 /// A clap error: help and version go to standard output (status 0), a
 /// usage error to stderr (status 2).
 fn usage(e: &clap::Error) -> ExitCode {
-    match e.kind() {
-        ClapKind::DisplayHelp | ClapKind::DisplayVersion => print(e.to_string().as_bytes()),
-        ClapKind::InvalidSubcommand => {
-            // `gedcom-elf FILE`: say so, rather than "unrecognized subcommand".
-            let file = match e.get(ContextKind::InvalidSubcommand) {
-                Some(ContextValue::String(f)) if std::path::Path::new(f).is_file() => f,
-                _ => {
-                    let _ = write!(std::io::stderr(), "{e}");
-                    return ExitCode::from(2);
-                }
-            };
-            let _ = write!(
-                std::io::stderr(),
+    let text = match (e.kind(), e.get(ContextKind::InvalidSubcommand)) {
+        (ClapKind::DisplayHelp | ClapKind::DisplayVersion, _) => {
+            return print(e.to_string().as_bytes())
+        }
+        // `gedcom-elf FILE`: say so, rather than "unrecognized subcommand".
+        (ClapKind::InvalidSubcommand, Some(ContextValue::String(file)))
+            if std::path::Path::new(file).is_file() =>
+        {
+            format!(
                 "error: '{file}' is a file, not a command: to read it, name a command \
                  first, e.g. 'gedcom-elf stats {file}'\n\nFor more information, try '--help'.\n"
-            );
-            ExitCode::from(2)
+            )
         }
+        (ClapKind::InvalidSubcommand, _) => e.to_string(),
+        // Without clap's tip for values that look like options: here an
+        // option is never meant as a value.
         _ => {
-            // Without clap's tip for values that look like options: here an
-            // option is never meant as a value.
-            let text = e.to_string().replace(
-                &format!("\n  tip: to pass '{0}' as a value, use '-- {0}'\n", arg(e)),
-                "",
-            );
-            let _ = write!(std::io::stderr(), "{text}");
-            ExitCode::from(2)
+            let arg = match e.get(ContextKind::InvalidArg) {
+                Some(ContextValue::String(a)) => a.as_str(),
+                _ => "",
+            };
+            let tip = format!("\n  tip: to pass '{arg}' as a value, use '-- {arg}'\n");
+            e.to_string().replace(&tip, "")
         }
-    }
-}
-
-/// The argument a clap error is about.
-fn arg(e: &clap::Error) -> String {
-    match e.get(ContextKind::InvalidArg) {
-        Some(ContextValue::String(a)) => a.clone(),
-        _ => String::new(),
-    }
+    };
+    let _ = write!(std::io::stderr(), "{text}");
+    ExitCode::from(2)
 }
 
 fn run(command: Command) -> ExitCode {
@@ -134,12 +124,10 @@ fn run(command: Command) -> ExitCode {
             output,
             ..
         } => {
-            let rules = drop_tag
-                .into_iter()
-                .fold(EditRules::new(), EditRules::drop_tag);
-            let rules = rename_tag
-                .into_iter()
-                .fold(rules, |rules, (old, new)| rules.rename_tag(old, new));
+            let rules = EditRules {
+                drop_tags: drop_tag,
+                rename_tags: rename_tag,
+            };
             edit_cmd::run(&source, s.encoding(), &rules, output.output.as_deref(), r)
         }
         Command::Fmt { w } => rewrite_cmd::run(

@@ -137,8 +137,19 @@ impl Report {
 
     /// A warning of the command's own about the input (hidden by `--quiet`).
     pub fn warning(&self, message: &str) {
+        self.tell(None, "warning", message);
+    }
+
+    /// A note (hidden by `--quiet`).
+    pub fn note(&self, message: &str) {
+        self.tell(None, "note", message);
+    }
+
+    /// A warning or a note of the command's own, at a line of the input or
+    /// about it all (hidden by `--quiet`).
+    fn tell(&self, line: Option<u64>, severity: &str, message: &str) {
         if !self.quiet {
-            say(&self.name, None, "warning", message);
+            say(&self.name, line, severity, message);
         }
     }
 
@@ -147,25 +158,15 @@ impl Report {
     pub fn dropped(&self, listed: &[Dropped], count: u64) {
         for d in listed {
             let message = format!("{} left out of the output: {}", d.tag, d.reason);
-            self.warning_at(d.line, &message);
+            self.tell(d.line, "warning", &message);
         }
         let more = count.saturating_sub(listed.len() as u64);
         if more > 0 {
-            self.note(&format!("{more} more structures left out of the output"));
-        }
-    }
-
-    /// A warning at a line of the input, or about it all (hidden by `--quiet`).
-    pub fn warning_at(&self, line: Option<u64>, message: &str) {
-        if !self.quiet {
-            say(&self.name, line, "warning", message);
-        }
-    }
-
-    /// A note (hidden by `--quiet`).
-    pub fn note(&self, message: &str) {
-        if !self.quiet {
-            say(&self.name, None, "note", message);
+            self.tell(
+                None,
+                "note",
+                &format!("{more} more structures left out of the output"),
+            );
         }
     }
 
