@@ -11,35 +11,25 @@ use crate::output::Output;
 use crate::report::{Fail, Report};
 use crate::typing::Typing;
 
-/// Writes one event as a JSON object line.
-pub fn write_event<W: Write>(out: &mut W, event: &Event<'_>) -> io::Result<()> {
-    write_typed_event(out, event, None)
-}
-
 /// Writes one event as a JSON object line; a begin gets `"type"` as its last
 /// key when `ty` is given (`--types`).
-pub fn write_typed_event<W: Write>(
+pub fn write_event<W: Write>(
     out: &mut W,
     event: &Event<'_>,
     ty: Option<StructureType<'_>>,
 ) -> io::Result<()> {
-    match event {
-        Event::Begin(b) => {
-            out.write_all(b"{\"begin\":")?;
-            write_str(out, &b.tag)?;
-            out.write_all(b",\"level\":")?;
-            write_u64(out, b.level.into())?;
-            write_fields(out, b, ty)?;
-            out.write_all(b"}\n")
-        }
-        Event::End(e) => {
-            out.write_all(b"{\"end\":")?;
-            write_str(out, &e.tag)?;
-            out.write_all(b",\"level\":")?;
-            write_u64(out, e.level.into())?;
-            out.write_all(b"}\n")
-        }
+    let (key, tag, level): (&[u8], _, _) = match event {
+        Event::Begin(b) => (b"{\"begin\":", &b.tag, b.level),
+        Event::End(e) => (b"{\"end\":", &e.tag, e.level),
+    };
+    out.write_all(key)?;
+    write_str(out, tag)?;
+    out.write_all(b",\"level\":")?;
+    write_u64(out, level.into())?;
+    if let Event::Begin(b) = event {
+        write_fields(out, b, ty)?;
     }
+    out.write_all(b"}\n")
 }
 
 /// Renders a chunk's events (with their types for `--types`); a reading
@@ -71,10 +61,8 @@ impl Work for Render {
             match events.next_event() {
                 // Writing to a Vec cannot fail.
                 Ok(Some(e)) => {
-                    let _ = match types.as_mut() {
-                        Some(t) => write_typed_event(&mut out, &e, t.event(&e)),
-                        None => write_event(&mut out, &e),
-                    };
+                    let ty = types.as_mut().and_then(|t| t.event(&e));
+                    let _ = write_event(&mut out, &e, ty);
                 }
                 Ok(None) => return (out, None),
                 Err(e) => return (out, Some(e)),
