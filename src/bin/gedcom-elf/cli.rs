@@ -8,7 +8,7 @@
 
 use std::ffi::OsString;
 
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use gedcom_elf::write::LineEnding;
 use gedcom_elf::Encoding;
 
@@ -357,15 +357,10 @@ impl Command {
     }
 }
 
-/// Writes the completion script for `shell` to `out`.
-pub fn completions(shell: clap_complete::Shell, out: &mut dyn std::io::Write) {
-    let mut cmd = Cli::command();
-    clap_complete::generate(shell, &mut cmd, "gedcom-elf", out);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::CommandFactory;
 
     fn args(a: &[&str]) -> Vec<OsString> {
         a.iter().map(OsString::from).collect()

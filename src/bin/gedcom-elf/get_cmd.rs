@@ -188,10 +188,6 @@ impl Work for Find {
         // Records are whole in a chunk: what is open ends with it.
         if let Some(from) = finds.from {
             out.lines.push((from, u64::MAX));
-            if finds.closed {
-                finds.from = None;
-                finds.closed = false;
-            }
         }
         (out, error)
     }

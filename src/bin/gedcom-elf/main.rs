@@ -28,7 +28,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind as ClapKind};
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use gedcom_elf::edit::EditRules;
 use gedcom_elf::write::WriterConfig;
 
@@ -104,7 +104,7 @@ fn run(command: Command) -> ExitCode {
     let Some((file, settings)) = command.settings() else {
         let mut text = Vec::new();
         if let Command::Completions { shell } = command {
-            cli::completions(shell, &mut text);
+            clap_complete::generate(shell, &mut Cli::command(), "gedcom-elf", &mut text);
         }
         return print(&text);
     };

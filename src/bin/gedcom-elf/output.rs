@@ -65,16 +65,6 @@ impl Drop for Output {
     }
 }
 
-/// `dest`, or the file it links to (followed to the end) when it is a symbolic link.
-fn resolve(dest: &Path) -> PathBuf {
-    match fs::symlink_metadata(dest) {
-        Ok(m) if m.file_type().is_symlink() => {
-            fs::canonicalize(dest).unwrap_or_else(|_| dest.to_path_buf())
-        }
-        _ => dest.to_path_buf(),
-    }
-}
-
 /// Creates a new file beside `dest`, named `.NAME.XXXXXX.tmp`.
 fn create_beside(dest: &Path) -> io::Result<NamedTempFile> {
     let dir = match dest.parent() {
@@ -111,7 +101,8 @@ impl Output {
         let Some(path) = path.filter(|p| *p != "-") else {
             return Ok(Output::stdout());
         };
-        let dest = resolve(Path::new(path));
+        // Beside the file OUT names, when OUT is a symbolic link.
+        let dest = fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
         let cannot = |e: io::Error| {
             Fail::output(
                 path,
