@@ -9,6 +9,7 @@
 use std::ffi::OsString;
 
 use clap::{Args, Parser, Subcommand};
+use gedcom_elf::scan::is_tag;
 use gedcom_elf::write::LineEnding;
 use gedcom_elf::Encoding;
 
@@ -271,12 +272,8 @@ fn line_ending(s: &str) -> Result<LineEnding, String> {
     LineEnding::from_name(s).ok_or_else(|| "lf, crlf or cr".into())
 }
 
-fn valid_tag(t: &str) -> bool {
-    !t.is_empty() && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-}
-
 fn tag(s: &str) -> Result<String, String> {
-    if valid_tag(s) {
+    if is_tag(s.as_bytes()) {
         Ok(s.to_string())
     } else {
         Err("a tag is letters, digits and _".into())
@@ -285,7 +282,7 @@ fn tag(s: &str) -> Result<String, String> {
 
 fn rename(s: &str) -> Result<(String, String), String> {
     let (old, new) = s.split_once('=').ok_or("OLD=NEW is required")?;
-    if !valid_tag(old) || !valid_tag(new) {
+    if !is_tag(old.as_bytes()) || !is_tag(new.as_bytes()) {
         return Err("tags are letters, digits and _".into());
     }
     if new == "CONT" || new == "CONC" {
