@@ -25,15 +25,8 @@ const TICK: Duration = Duration::from_millis(250);
 
 /// Whether stderr is a terminal and standard output is not the same one.
 fn wanted() -> bool {
-    let err = std::io::stderr();
-    if !err.is_terminal() {
-        return false;
-    }
-    let out = std::io::stdout();
-    if !out.is_terminal() {
-        return true;
-    }
-    !same_device(&out, &err)
+    let (out, err) = (std::io::stdout(), std::io::stderr());
+    err.is_terminal() && !(out.is_terminal() && same_device(&out, &err))
 }
 
 #[cfg(unix)]

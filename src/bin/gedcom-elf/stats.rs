@@ -7,7 +7,7 @@ use std::time::Instant;
 use gedcom_elf::{DiagnosticKind, EncodingSource, Error, Event, Reader};
 
 use crate::cli::Settings;
-use crate::drive::{self, Done, Source, Work};
+use crate::drive::{self, Source, Work};
 use crate::output::Output;
 use crate::report::{Fail, Report};
 
@@ -64,63 +64,56 @@ pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<
     report.diagnostics(&done.diagnostics);
     let elapsed = started.elapsed().as_secs_f64();
     let mut out = Output::stdout();
-    print(&mut out, report.name(), &done, &records, elapsed).map_err(|e| out.fail(e))?;
+    let print = |out: &mut Output| -> io::Result<()> {
+        let stats = &done.stats;
+        writeln!(out, "file:        {}", report.name())?;
+        writeln!(out, "bytes:       {}", done.bytes)?;
+        if let Some(info) = &done.encoding {
+            let how = match info.source {
+                EncodingSource::Caller => "given with --encoding".to_string(),
+                EncodingSource::ByteOrderMark => "from the byte-order mark".to_string(),
+                EncodingSource::Sniffed => "sniffed from the first octets".to_string(),
+                EncodingSource::CharLine => format!(
+                    "from the CHAR line {:?} (line {})",
+                    info.char_value.as_deref().unwrap_or(""),
+                    info.char_line.unwrap_or(0)
+                ),
+                _ => "the GEDCOM default (no CHAR line, no byte-order mark)".to_string(),
+            };
+            writeln!(out, "encoding:    {} ({how})", info.encoding)?;
+            if let Some(d) = info.detected {
+                writeln!(out, "  detected:  {d}")?;
+            }
+            if let Some(c) = &info.char_value {
+                writeln!(out, "  specified: CHAR {c}")?;
+            }
+        }
+        writeln!(out, "lines:       {}", stats.lines)?;
+        writeln!(out, "structures:  {}", stats.structures)?;
+        writeln!(out, "max level:   {}", stats.max_level)?;
+        writeln!(out, "records:     {}", records.values().sum::<u64>())?;
+        for (tag, n) in records {
+            writeln!(out, "  {tag:<10} {n}")?;
+        }
+        let total: u64 = stats.diagnostics.iter().sum();
+        writeln!(out, "diagnostics: {total}")?;
+        for kind in DiagnosticKind::ALL {
+            let n = stats.count(*kind);
+            if n > 0 {
+                writeln!(out, "  {:<24} {n} ({})", kind.id(), kind.severity())?;
+            }
+        }
+        if elapsed > 0.0 {
+            writeln!(
+                out,
+                "time:        {:.3} s ({:.1} MB/s, {} jobs)",
+                elapsed,
+                done.bytes as f64 / 1e6 / elapsed,
+                done.jobs
+            )?;
+        }
+        Ok(())
+    };
+    print(&mut out).map_err(|e| out.fail(e))?;
     out.commit()
-}
-
-fn print(
-    out: &mut Output,
-    name: &str,
-    done: &Done,
-    records: &BTreeMap<String, u64>,
-    elapsed: f64,
-) -> io::Result<()> {
-    let stats = &done.stats;
-    writeln!(out, "file:        {name}")?;
-    writeln!(out, "bytes:       {}", done.bytes)?;
-    if let Some(info) = &done.encoding {
-        let how = match info.source {
-            EncodingSource::Caller => "given with --encoding".to_string(),
-            EncodingSource::ByteOrderMark => "from the byte-order mark".to_string(),
-            EncodingSource::Sniffed => "sniffed from the first octets".to_string(),
-            EncodingSource::CharLine => format!(
-                "from the CHAR line {:?} (line {})",
-                info.char_value.as_deref().unwrap_or(""),
-                info.char_line.unwrap_or(0)
-            ),
-            _ => "the GEDCOM default (no CHAR line, no byte-order mark)".to_string(),
-        };
-        writeln!(out, "encoding:    {} ({how})", info.encoding)?;
-        if let Some(d) = info.detected {
-            writeln!(out, "  detected:  {d}")?;
-        }
-        if let Some(c) = &info.char_value {
-            writeln!(out, "  specified: CHAR {c}")?;
-        }
-    }
-    writeln!(out, "lines:       {}", stats.lines)?;
-    writeln!(out, "structures:  {}", stats.structures)?;
-    writeln!(out, "max level:   {}", stats.max_level)?;
-    writeln!(out, "records:     {}", records.values().sum::<u64>())?;
-    for (tag, n) in records {
-        writeln!(out, "  {tag:<10} {n}")?;
-    }
-    let total: u64 = stats.diagnostics.iter().sum();
-    writeln!(out, "diagnostics: {total}")?;
-    for kind in DiagnosticKind::ALL {
-        let n = stats.count(*kind);
-        if n > 0 {
-            writeln!(out, "  {:<24} {n} ({})", kind.id(), kind.severity())?;
-        }
-    }
-    if elapsed > 0.0 {
-        writeln!(
-            out,
-            "time:        {:.3} s ({:.1} MB/s, {} jobs)",
-            elapsed,
-            done.bytes as f64 / 1e6 / elapsed,
-            done.jobs
-        )?;
-    }
-    Ok(())
 }
