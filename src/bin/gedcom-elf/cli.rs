@@ -90,20 +90,8 @@ pub enum Command {
     },
     /// Drop or rename tags; every other octet is copied as it is
     Edit {
-        /// Drop every structure with this tag, and its substructures (repeatable)
-        #[arg(long, value_name = "TAG", value_parser = tag)]
-        drop_tag: Vec<String>,
-        /// Rename the tag OLD to NEW (repeatable)
-        #[arg(long, value_name = "OLD=NEW", value_parser = rename)]
-        rename_tag: Vec<(String, String)>,
         #[command(flatten)]
-        encoding: EncodingOpt,
-        #[command(flatten)]
-        output: OutputArg,
-        #[command(flatten)]
-        diag: DiagOpts,
-        #[command(flatten)]
-        input: InputArg,
+        e: Editing,
     },
     /// The canonical form: UTF-8, LF, single spaces, CONC splits at 255 octets
     Fmt {
@@ -147,6 +135,25 @@ pub struct Reading {
 pub struct Rewriting {
     #[command(flatten)]
     pub read: ReadOpts,
+    #[command(flatten)]
+    pub output: OutputArg,
+    #[command(flatten)]
+    pub diag: DiagOpts,
+    #[command(flatten)]
+    pub input: InputArg,
+}
+
+/// The options of `edit` (which has no strict mode).
+#[derive(Args, Debug)]
+pub struct Editing {
+    /// Drop every structure with this tag, and its substructures (repeatable)
+    #[arg(long, value_name = "TAG", value_parser = tag)]
+    pub drop_tag: Vec<String>,
+    /// Rename the tag OLD to NEW (repeatable)
+    #[arg(long, value_name = "OLD=NEW", value_parser = rename)]
+    pub rename_tag: Vec<(String, String)>,
+    #[command(flatten)]
+    pub encoding: EncodingOpt,
     #[command(flatten)]
     pub output: OutputArg,
     #[command(flatten)]
@@ -337,17 +344,12 @@ impl Command {
             Command::Fmt { w } | Command::Convert { w, .. } => {
                 (w.input.file.as_str(), of(&w.read, None, &w.diag))
             }
-            Command::Edit {
-                encoding,
-                diag,
-                input,
-                ..
-            } => {
+            Command::Edit { e } => {
                 let read = ReadOpts {
                     strict: false,
-                    encoding: encoding.clone(),
+                    encoding: e.encoding.clone(),
                 };
-                (input.file.as_str(), of(&read, None, diag))
+                (e.input.file.as_str(), of(&read, None, &e.diag))
             }
             Command::Completions { .. } => return None,
         })

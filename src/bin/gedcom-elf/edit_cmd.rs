@@ -1,8 +1,8 @@
 //! `edit`: the byte-exact editor, whole or not at all into `-o OUT`.
 
 use gedcom_elf::edit::{edit, EditError, EditRules};
-use gedcom_elf::Encoding;
 
+use crate::cli::Editing;
 use crate::drive::Source;
 use crate::output::Output;
 use crate::progress::Progress;
@@ -11,17 +11,15 @@ use crate::report::{Fail, Report};
 /// `edit`: drops and renames tags of `source`, every other octet copied.
 /// The editor maps what it reads back to the original octets, so it works
 /// on the whole input (standard input is read whole first).
-pub fn run(
-    source: &Source,
-    encoding: Option<Encoding>,
-    rules: &EditRules,
-    output: Option<&str>,
-    report: &mut Report,
-) -> Result<(), Fail> {
+pub fn run(source: &Source, e: Editing, report: &mut Report) -> Result<(), Fail> {
+    let rules = EditRules {
+        drop_tags: e.drop_tag,
+        rename_tags: e.rename_tag,
+    };
     let input = source.load()?;
-    let mut out = Output::create(output)?;
+    let mut out = Output::create(e.output.output.as_deref())?;
     let progress = Progress::new(Some(input.len() as u64));
-    let edited = edit(&input[..], encoding, &mut out, |b| {
+    let edited = edit(&input[..], e.encoding.encoding, &mut out, |b| {
         progress.set(b.span.end as u64);
         rules.action(b)
     });

@@ -29,7 +29,6 @@ use std::process::ExitCode;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind as ClapKind};
 use clap::{CommandFactory, Parser};
-use gedcom_elf::edit::EditRules;
 use gedcom_elf::write::WriterConfig;
 
 use cli::{Cli, Command, Settings};
@@ -51,21 +50,10 @@ fn print(text: &[u8]) -> ExitCode {
 
 fn main() -> ExitCode {
     output::on_interrupt();
-    let command = match Cli::try_parse_from(cli::hoist(std::env::args_os().collect())) {
-        Ok(Cli { command: Some(c) }) => c,
-        Ok(Cli { command: None }) => {
-            // The demo: `stats` on the bundled sample.
-            let (settings, source) = (
-                Settings::default(),
-                Source::Bundled("corpus/sample.ged", SAMPLE),
-            );
-            let mut report = Report::new(source.name(), &settings);
-            let result = stats::run(&settings, &source, &mut report);
-            return report.finish(result);
-        }
-        Err(e) => return usage(&e),
-    };
-    run(command)
+    match Cli::try_parse_from(cli::hoist(std::env::args_os().collect())) {
+        Ok(cli) => run(cli.command),
+        Err(e) => usage(&e),
+    }
 }
 
 /// A clap error: help and version go to standard output (status 0), a
@@ -100,17 +88,28 @@ fn usage(e: &clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn run(command: Command) -> ExitCode {
-    let Some((file, settings)) = command.settings() else {
-        let mut text = Vec::new();
-        if let Command::Completions { shell } = command {
-            clap_complete::generate(shell, &mut Cli::command(), "gedcom-elf", &mut text);
+/// Runs `command`; with none, the demo: `stats` on the bundled sample.
+fn run(command: Option<Command>) -> ExitCode {
+    let (source, settings) = match command.as_ref().map(Command::settings) {
+        None => (
+            Source::Bundled("corpus/sample.ged", SAMPLE),
+            Settings::default(),
+        ),
+        Some(Some((file, settings))) => (Source::from_arg(file), settings),
+        Some(None) => {
+            let mut text = Vec::new();
+            if let Some(Command::Completions { shell }) = command {
+                clap_complete::generate(shell, &mut Cli::command(), "gedcom-elf", &mut text);
+            }
+            return print(&text);
         }
-        return print(&text);
     };
-    let source = Source::from_arg(file);
     let (mut report, s) = (Report::new(source.name(), &settings), &settings);
     let r = &mut report;
+    let Some(command) = command else {
+        let result = stats::run(s, &source, r);
+        return report.finish(result);
+    };
     let result = match command {
         Command::Events { types, .. } => events::run(s, &source, types, r),
         Command::Stats { tree: true, .. } => tree_cmd::stats(s, &source, r),
@@ -118,34 +117,15 @@ fn run(command: Command) -> ExitCode {
         Command::Count { .. } => count_cmd::run(s, &source, r),
         Command::Json { .. } => json_cmd::run(s, &source, r),
         Command::Get { xref, path, .. } => get_cmd::run(s, &source, &xref, path.as_deref(), r),
-        Command::Edit {
-            drop_tag,
-            rename_tag,
-            output,
-            ..
-        } => {
-            let rules = EditRules {
-                drop_tags: drop_tag,
-                rename_tags: rename_tag,
-            };
-            edit_cmd::run(&source, s.encoding(), &rules, output.output.as_deref(), r)
-        }
-        Command::Fmt { w } => rewrite_cmd::run(
-            s,
-            &source,
-            WriterConfig::new(),
-            w.output.output.as_deref(),
-            r,
-        ),
+        Command::Edit { e } => edit_cmd::run(&source, e, r),
+        Command::Fmt { w } => rewrite_cmd::run(s, &source, WriterConfig::new(), &w.output, r),
         Command::Convert {
-            to_encoding,
-            line_ending,
+            to_encoding: e,
+            line_ending: l,
             w,
         } => {
-            let config = WriterConfig::new()
-                .encoding(to_encoding)
-                .line_ending(line_ending);
-            rewrite_cmd::run(s, &source, config, w.output.output.as_deref(), r)
+            let config = WriterConfig::new().encoding(e).line_ending(l);
+            rewrite_cmd::run(s, &source, config, &w.output, r)
         }
         Command::Completions { .. } => Ok(()),
     };

@@ -8,7 +8,7 @@ use gedcom_elf::stream::StreamReader;
 use gedcom_elf::write::{Rewriter, WriteErrorKind, WriterConfig};
 use gedcom_elf::{Event, Reader, Severity};
 
-use crate::cli::Settings;
+use crate::cli::{OutputArg, Settings};
 use crate::drive::{Source, BATCH};
 use crate::output::Output;
 use crate::progress::Progress;
@@ -44,16 +44,16 @@ fn feed<W: Write>(
     }
 }
 
-/// Rewrites `source` with `config` into `output` (standard output when
-/// `None`), reporting what the writer dropped.
+/// Rewrites `source` with `config` into `-o OUT` (or standard output),
+/// reporting what the writer dropped.
 pub fn run(
     settings: &Settings,
     source: &Source,
     config: WriterConfig,
-    output: Option<&str>,
+    output: &OutputArg,
     report: &mut Report,
 ) -> Result<(), Fail> {
-    let mut out = Output::create(output)?;
+    let mut out = Output::create(output.output.as_deref())?;
     let (mut rewriter, mut errors) = (Rewriter::new(config, &mut out), 0);
     let result = match source {
         Source::Stdin => stream(settings, &mut rewriter, report, &mut errors),
