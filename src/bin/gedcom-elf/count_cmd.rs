@@ -17,9 +17,9 @@ pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<
         records += tags.values().sum::<u64>();
         Ok(())
     })?;
-    report.diagnostics(&done.diagnostics);
+    report.diagnostics(&done.summary.diagnostics);
     let secs = started.elapsed().as_secs_f64();
-    let s = &done.stats;
+    let s = &done.summary.stats;
     let mut out = Output::stdout();
     writeln!(
         out,

@@ -11,9 +11,9 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Deref;
 
-use gedcom_elf::par::Chunks;
+use gedcom_elf::par::{Chunks, Summary};
 use gedcom_elf::stream::StreamReader;
-use gedcom_elf::{Diagnostic, EncodingInfo, Error, Input, ReadStats, Reader};
+use gedcom_elf::{Diagnostic, EncodingInfo, Error, Input, Reader};
 
 use crate::cli::Settings;
 use crate::progress::Progress;
@@ -61,13 +61,13 @@ pub trait Work: Sync {
 
 /// What a whole run leaves.
 pub struct Done {
-    pub stats: ReadStats,
+    /// The reading's statistics, and the end-of-input diagnostics (a
+    /// missing TRLR).
+    pub summary: Summary,
     pub encoding: Option<EncodingInfo>,
     pub bytes: u64,
     /// Threads the reading ran on (`--jobs`, at most the file's chunks).
     pub jobs: usize,
-    /// End-of-input diagnostics (a missing TRLR).
-    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// Where a command reads from.
@@ -184,11 +184,10 @@ where
                 false => chunks.jobs(jobs).for_each(chunk, done),
             }?;
             return Ok(Done {
-                stats: summary.stats,
+                summary,
                 encoding: Some(input.encoding_info().clone()),
                 bytes: file.len() as u64,
                 jobs,
-                diagnostics: summary.diagnostics,
             });
         };
         let progress = Progress::new(None);
@@ -217,11 +216,10 @@ where
             false => stream.for_each(batch, &mut sink),
         }?;
         Ok(Done {
-            stats: summary.stats,
+            summary,
             encoding: stream.encoding_info().cloned(),
             bytes: stream.bytes_read(),
             jobs: settings.jobs(),
-            diagnostics: summary.diagnostics,
         })
     };
     let result = run();

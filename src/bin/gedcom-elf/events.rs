@@ -104,6 +104,6 @@ where
         report.diagnostics(&ds);
         out.write_all(&bytes).map_err(|e| out.fail(e))
     })?;
-    report.diagnostics(&done.diagnostics);
+    report.diagnostics(&done.summary.diagnostics);
     out.commit()
 }

@@ -234,7 +234,7 @@ pub fn run(
         printed += got.printed;
         Ok(())
     })?;
-    elsewhere += done.diagnostics.len() as u64;
+    elsewhere += done.summary.diagnostics.len() as u64;
     out.commit()?;
     if elsewhere > 0 {
         report.note(&format!(

@@ -104,8 +104,8 @@ impl Output {
         // Beside the file OUT names, when OUT is a symbolic link.
         let dest = fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
         let cannot = |e: io::Error| {
-            Fail::output(
-                path,
+            Fail::Output(
+                path.into(),
                 io::Error::new(e.kind(), format!("cannot create: {e}")),
             )
         };
@@ -116,7 +116,7 @@ impl Output {
 
     /// The failure for a write error of this output.
     pub fn fail(&self, e: io::Error) -> Fail {
-        Fail::output(&self.name, e)
+        Fail::Output(self.name.clone(), e)
     }
 
     /// Keeps the first error of `r`, for [`Output::check`].

@@ -26,7 +26,7 @@ pub enum Fail {
     /// Reading the input failed, or `--strict` stopped at an error.
     Input(Error),
     /// Writing the output (named) failed.
-    Output { name: String, error: io::Error },
+    Output(String, io::Error),
     /// The writer refused a structure of the input.
     Write(WriteError),
     /// `get` found nothing: the message.
@@ -36,20 +36,12 @@ pub enum Fail {
 }
 
 impl Fail {
-    /// A failure to write to `name`.
-    pub fn output(name: &str, error: io::Error) -> Fail {
-        Fail::Output {
-            name: name.to_string(),
-            error,
-        }
-    }
-
     /// The exit status: 1 for `--strict`, 3 for nothing found, 0 for a
     /// closed standard output (`| head`), 2 otherwise.
     pub fn status(&self) -> u8 {
         match self {
             Fail::Input(e) if matches!(e.kind(), ErrorKind::Strict(_)) => 1,
-            Fail::Output { error, .. } if error.kind() == io::ErrorKind::BrokenPipe => 0,
+            Fail::Output(_, e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
             Fail::NotFound(_) => 3,
             _ => 2,
         }
@@ -199,11 +191,8 @@ impl Report {
                     say(&self.name, line, "error", e.message());
                 }
             }
-            Fail::Output { name, error } => {
-                if error.kind() != io::ErrorKind::BrokenPipe {
-                    say(name, None, "error", &format!("cannot write: {error}"));
-                }
-            }
+            Fail::Output(_, e) if e.kind() == io::ErrorKind::BrokenPipe => {}
+            Fail::Output(name, e) => say(name, None, "error", &format!("cannot write: {e}")),
             Fail::Write(e) => say(&self.name, e.line(), "error", e.message()),
             Fail::NotFound(message) | Fail::Other(message) => {
                 say(&self.name, None, "error", message)

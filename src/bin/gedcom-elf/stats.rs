@@ -61,11 +61,11 @@ pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<
         }
         Ok(())
     })?;
-    report.diagnostics(&done.diagnostics);
+    report.diagnostics(&done.summary.diagnostics);
     let elapsed = started.elapsed().as_secs_f64();
     let mut out = Output::stdout();
     let print = |out: &mut Output| -> io::Result<()> {
-        let stats = &done.stats;
+        let stats = &done.summary.stats;
         writeln!(out, "file:        {}", report.name())?;
         writeln!(out, "bytes:       {}", done.bytes)?;
         if let Some(info) = &done.encoding {
