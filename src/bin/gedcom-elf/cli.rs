@@ -226,7 +226,7 @@ pub struct DiagOpts {
 /// where the command's parser takes them (or refuses them, naming them,
 /// when the command does not take them). Nothing moves when no command
 /// follows them.
-pub fn hoist(args: Vec<OsString>) -> Vec<OsString> {
+pub fn hoist(mut args: Vec<OsString>) -> Vec<OsString> {
     let text = |i: usize| args.get(i).and_then(|a| a.to_str()).unwrap_or("");
     let mut i = 1;
     loop {
@@ -246,10 +246,9 @@ pub fn hoist(args: Vec<OsString>) -> Vec<OsString> {
     if i == 1 || i >= args.len() || text(i).starts_with('-') {
         return args;
     }
-    let mut moved = vec![args[0].clone(), args[i].clone()];
-    moved.extend_from_slice(&args[1..i]);
-    moved.extend_from_slice(&args[i + 1..]);
-    moved
+    let command = args.remove(i);
+    args.insert(1, command);
+    args
 }
 
 fn positive(s: &str) -> Result<usize, String> {

@@ -24,12 +24,11 @@ pub fn run(source: &Source, e: Editing, report: &mut Report) -> Result<(), Fail>
         rules.action(b)
     });
     drop(progress);
-    let stats = match edited {
-        Ok(s) => s,
-        Err(EditError::Read(e)) => return Err(Fail::Input(e)),
-        Err(EditError::Io(e)) => return Err(out.fail(e)),
-        Err(other) => return Err(Fail::Other(other.to_string())),
-    };
+    let stats = edited.map_err(|e| match e {
+        EditError::Read(e) => Fail::Input(e),
+        EditError::Io(e) => out.fail(e),
+        other => Fail::Other(other.to_string()),
+    })?;
     out.commit()?;
     report.note(&format!(
         "{} structures, {} dropped, {} renamed",

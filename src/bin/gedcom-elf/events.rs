@@ -34,15 +34,13 @@ pub fn write_event<W: Write>(
 
 /// Renders a chunk's events (with their types for `--types`); a reading
 /// error ends the chunk.
-struct Render {
-    typing: Option<Typing>,
-}
+struct Render(Option<Typing>);
 
 impl Work for Render {
     type Out = Vec<u8>;
 
     fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
-        match self.typing.as_mut() {
+        match self.0.as_mut() {
             Some(t) => t.prepare(reader),
             None => Ok(()),
         }
@@ -51,11 +49,11 @@ impl Work for Render {
     /// The output has no line numbers; with `--types`, a chunk's resolver
     /// tells the document's first record by its line.
     fn needs_line_numbers(&self) -> bool {
-        self.typing.is_some()
+        self.0.is_some()
     }
 
     fn run(&self, events: &mut Reader<'_>) -> (Vec<u8>, Option<Error>) {
-        let mut types = self.typing.as_ref().map(Typing::resolver);
+        let mut types = self.0.as_ref().map(Typing::resolver);
         let mut out = Vec::with_capacity(1 << 16);
         loop {
             match events.next_event() {
@@ -81,9 +79,7 @@ pub fn run(
     types: bool,
     report: &mut Report,
 ) -> Result<(), Fail> {
-    let mut work = Render {
-        typing: types.then(Typing::new),
-    };
+    let mut work = Render(types.then(Typing::new));
     write_chunks(settings, source, &mut work, report)
 }
 

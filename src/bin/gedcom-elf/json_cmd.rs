@@ -36,19 +36,17 @@ fn write_head<W: Write>(
 
 /// Renders a chunk's records; a reading error ends the chunk, and the
 /// record it interrupts is left out.
-struct Render {
-    typing: Typing,
-}
+struct Render(Typing);
 
 impl Work for Render {
     type Out = Vec<u8>;
 
     fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
-        self.typing.prepare(reader)
+        self.0.prepare(reader)
     }
 
     fn run(&self, events: &mut Reader<'_>) -> (Vec<u8>, Option<Error>) {
-        let mut types = self.typing.resolver();
+        let mut types = self.0.resolver();
         // The structures still open: `true` once one has children.
         let mut open: Vec<bool> = Vec::new();
         let mut out = Vec::with_capacity(1 << 16);
@@ -93,8 +91,6 @@ impl Work for Render {
 }
 
 pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
-    let mut work = Render {
-        typing: Typing::new(),
-    };
+    let mut work = Render(Typing::new());
     crate::events::write_chunks(settings, source, &mut work, report)
 }
