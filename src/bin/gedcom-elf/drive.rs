@@ -26,6 +26,9 @@ pub const CHUNK: usize = 2 << 20;
 /// small, so that a batch and its output stay in a few MiB.
 pub const BATCH: usize = 64 << 10;
 
+/// A small GEDCOM file bundled with the binary for the no-argument demo.
+const SAMPLE: &[u8] = include_bytes!("../../../corpus/sample.ged");
+
 /// The whole input: a file memory-mapped (read when mapping fails), standard
 /// input read, or the bundled sample.
 pub type Bytes = Box<dyn Deref<Target = [u8]>>;
@@ -40,8 +43,7 @@ pub trait Work: Sync {
     /// reader of the whole input (a file) or of the first batch (a
     /// stream) that has not returned an event yet. For what every chunk
     /// needs to know (the HEAD's schema).
-    fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
-        let _ = reader;
+    fn prepare(&mut self, _reader: &Reader<'_>) -> Result<(), Error> {
         Ok(())
     }
 
@@ -76,25 +78,17 @@ pub enum Source {
     File(String),
     /// Standard input (`-`), streamed.
     Stdin,
-    /// A sample bundled with the program (the no-argument demo).
-    Bundled(&'static str, &'static [u8]),
+    /// The sample bundled with the program (the no-argument demo).
+    Sample,
 }
 
 impl Source {
-    /// FILE as given on the command line.
-    pub fn from_arg(file: &str) -> Source {
-        match file {
-            "-" => Source::Stdin,
-            f => Source::File(f.to_string()),
-        }
-    }
-
     /// The name diagnostics use for it.
     pub fn name(&self) -> String {
         match self {
             Source::File(f) => f.clone(),
             Source::Stdin => "<stdin>".into(),
-            Source::Bundled(name, _) => format!("{name} (bundled)"),
+            Source::Sample => "corpus/sample.ged (bundled)".into(),
         }
     }
 
@@ -123,7 +117,7 @@ impl Source {
                         .read_to_end(&mut v)?;
                     Box::new(v)
                 }
-                Source::Bundled(_, b) => Box::new(*b),
+                Source::Sample => Box::new(SAMPLE),
             })
         };
         load().map_err(|e| Fail::Input(Error::from(e)))

@@ -137,7 +137,7 @@ impl Find {
                 out.printed += 1;
             }
             // Writing to a Vec cannot fail.
-            let _ = write_line(&mut f.out, b, self.typing.schema());
+            let _ = write_line(&mut f.out, b, &self.typing.schema);
         }
     }
 

@@ -36,16 +36,12 @@ use drive::Source;
 use output::Output;
 use report::Report;
 
-/// A small GEDCOM file bundled with the binary for the no-argument demo.
-const SAMPLE: &[u8] = include_bytes!("../../../corpus/sample.ged");
-
 /// Prints text for standard output (help, version, completions) and
 /// commits it; a closed pipe is success.
 fn print(text: &[u8]) -> ExitCode {
     let mut out = Output::stdout();
     let written = out.write_all(text).map_err(|e| out.fail(e));
-    let settings = Settings::default();
-    Report::new("gedcom-elf", &settings).finish(written.and_then(|()| out.commit()))
+    Report::new("gedcom-elf", &Settings::default()).finish(written.and_then(|()| out.commit()))
 }
 
 fn main() -> ExitCode {
@@ -91,11 +87,9 @@ fn usage(e: &clap::Error) -> ExitCode {
 /// Runs `command`; with none, the demo: `stats` on the bundled sample.
 fn run(command: Option<Command>) -> ExitCode {
     let (source, settings) = match command.as_ref().map(Command::settings) {
-        None => (
-            Source::Bundled("corpus/sample.ged", SAMPLE),
-            Settings::default(),
-        ),
-        Some(Some((file, settings))) => (Source::from_arg(file), settings),
+        None => (Source::Sample, Settings::default()),
+        Some(Some(("-", settings))) => (Source::Stdin, settings),
+        Some(Some((file, settings))) => (Source::File(file.into()), settings),
         Some(None) => {
             let mut text = Vec::new();
             if let Some(Command::Completions { shell }) = command {

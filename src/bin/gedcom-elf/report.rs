@@ -162,21 +162,17 @@ impl Report {
         }
     }
 
-    /// The counts of diagnostics not shown, one line per kind.
-    fn summarise(&mut self) {
-        for (kind, (_, over)) in std::mem::take(&mut self.kinds) {
-            if over > 0 {
+    /// The end of the command: the counts of diagnostics not shown (one
+    /// line per kind), then the failure if there is one (printed once), and
+    /// the exit status.
+    pub fn finish(self, result: Result<(), Fail>) -> ExitCode {
+        for (kind, (_, over)) in &self.kinds {
+            if *over > 0 {
                 let message =
                     format!("{over} more {kind} diagnostics not shown (--all-warnings shows them)");
                 say(&self.name, None, "note", &message);
             }
         }
-    }
-
-    /// The end of the command: the summary, then the failure if there is
-    /// one (printed once), and the exit status.
-    pub fn finish(mut self, result: Result<(), Fail>) -> ExitCode {
-        self.summarise();
         let Err(fail) = result else {
             return ExitCode::SUCCESS;
         };
