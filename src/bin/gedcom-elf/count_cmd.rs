@@ -20,16 +20,15 @@ pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<
     report.diagnostics(&done.summary.diagnostics);
     let secs = started.elapsed().as_secs_f64();
     let s = &done.summary.stats;
-    let mut out = Output::stdout();
-    writeln!(
-        out,
-        "{records} records, {} structures, {} lines, {} diagnostics",
-        s.structures,
-        s.lines,
-        s.diagnostics.iter().sum::<u64>()
-    )
-    .map_err(|e| out.fail(e))?;
-    out.commit()?;
+    Output::print(|out| {
+        writeln!(
+            out,
+            "{records} records, {} structures, {} lines, {} diagnostics",
+            s.structures,
+            s.lines,
+            s.diagnostics.iter().sum::<u64>()
+        )
+    })?;
     if secs > 0.0 {
         report.note(&format!(
             "{:.3} s, {:.1} MB/s, {} jobs",

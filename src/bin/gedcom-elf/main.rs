@@ -39,9 +39,8 @@ use report::Report;
 /// Prints text for standard output (help, version, completions) and
 /// commits it; a closed pipe is success.
 fn print(text: &[u8]) -> ExitCode {
-    let mut out = Output::stdout();
-    let written = out.write_all(text).map_err(|e| out.fail(e));
-    Report::new("gedcom-elf", &Settings::default()).finish(written.and_then(|()| out.commit()))
+    let written = Output::print(|out| out.write_all(text));
+    Report::new("gedcom-elf", &Settings::default()).finish(written)
 }
 
 fn main() -> ExitCode {

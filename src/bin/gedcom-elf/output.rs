@@ -96,6 +96,14 @@ impl Output {
         }
     }
 
+    /// Writes a command's output to standard output with `write`, and
+    /// commits it.
+    pub fn print(write: impl FnOnce(&mut Output) -> io::Result<()>) -> Result<(), Fail> {
+        let mut out = Output::stdout();
+        write(&mut out).map_err(|e| out.fail(e))?;
+        out.commit()
+    }
+
     /// `-o OUT` (`-` or none: standard output).
     pub fn create(path: Option<&str>) -> Result<Output, Fail> {
         let Some(path) = path.filter(|p| *p != "-") else {

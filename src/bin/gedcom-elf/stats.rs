@@ -1,7 +1,7 @@
 //! `gedcom-elf stats`: what a file holds, and how fast it was read.
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io::Write;
 use std::time::Instant;
 
 use gedcom_elf::{DiagnosticKind, EncodingSource, Error, Event, Reader};
@@ -63,8 +63,7 @@ pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<
     })?;
     report.diagnostics(&done.summary.diagnostics);
     let elapsed = started.elapsed().as_secs_f64();
-    let mut out = Output::stdout();
-    let print = |out: &mut Output| -> io::Result<()> {
+    Output::print(|out| {
         let stats = &done.summary.stats;
         writeln!(out, "file:        {}", report.name())?;
         writeln!(out, "bytes:       {}", done.bytes)?;
@@ -113,7 +112,5 @@ pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<
             )?;
         }
         Ok(())
-    };
-    print(&mut out).map_err(|e| out.fail(e))?;
-    out.commit()
+    })
 }

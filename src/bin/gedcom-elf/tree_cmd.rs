@@ -7,7 +7,7 @@
 //! is therefore read whole first. Every other command streams.
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io::Write;
 use std::time::Instant;
 
 use gedcom_elf::par::Chunks;
@@ -45,9 +45,8 @@ pub fn stats(settings: &Settings, source: &Source, report: &mut Report) -> Resul
     for d in tree.diagnostics() {
         *kinds.entry(d.kind.id()).or_default() += 1;
     }
-    let mut out = Output::stdout();
     let total = tree.diagnostics().len() as u64 + tree.diagnostics_dropped();
-    let print = |out: &mut Output| -> io::Result<()> {
+    Output::print(|out| {
         let bytes = prepared.bytes().len();
         let memory = tree.memory_bytes();
         writeln!(out, "file:        {}", report.name())?;
@@ -76,7 +75,5 @@ pub fn stats(settings: &Settings, source: &Source, report: &mut Report) -> Resul
             )?;
         }
         Ok(())
-    };
-    print(&mut out).map_err(|e| out.fail(e))?;
-    out.commit()
+    })
 }
