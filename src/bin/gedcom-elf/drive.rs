@@ -164,10 +164,9 @@ where
             let jobs = settings.jobs().clamp(1, chunks.len().max(1));
             let progress = Progress::new(Some(file.len() as u64));
             let ends: Vec<_> = (0..chunks.len()).map(|i| chunks.range(i).end).collect();
-            let mut next = 0;
+            let mut ends = ends.into_iter();
             let mut done = |part, ds| {
-                progress.set(ends.get(next).map_or(0, |&end| end as u64));
-                next += 1;
+                progress.set(ends.next().unwrap_or(0) as u64);
                 sink(part, ds)
             };
             let chunk = |r: &mut Reader<'_>| Ok(work.run(r));

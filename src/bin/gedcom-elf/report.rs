@@ -78,6 +78,8 @@ pub struct Report {
     kinds: BTreeMap<&'static str, (u64, u64)>,
     /// The last error printed, so that `--strict`'s error is not printed again.
     last_error: Option<(u64, String)>,
+    /// Error diagnostics reported, printed or not.
+    pub errors: u64,
 }
 
 impl Report {
@@ -89,6 +91,7 @@ impl Report {
             all: settings.diag.all_warnings,
             kinds: BTreeMap::new(),
             last_error: None,
+            errors: 0,
         }
     }
 
@@ -100,6 +103,7 @@ impl Report {
     /// Reports a diagnostic: printed, or counted for the summary.
     pub fn diagnostic(&mut self, d: &Diagnostic) {
         let error = d.severity() == Severity::Error;
+        self.errors += u64::from(error);
         if self.quiet && !error {
             return;
         }

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use gedcom_elf::stream::StreamReader;
 use gedcom_elf::write::{Rewriter, WriteErrorKind, WriterConfig};
-use gedcom_elf::{Event, Reader, Severity};
+use gedcom_elf::{Event, Reader};
 
 use crate::cli::{OutputArg, Settings};
 use crate::drive::{Source, BATCH};
@@ -17,20 +17,18 @@ use crate::report::{Fail, Report};
 /// Writes every event of `events` with `rewriter` (the library's
 /// [`rewrite`](gedcom_elf::write::rewrite), fed piece by piece, so that
 /// standard input streams through it in bounded memory), reporting the
-/// reader's diagnostics (counting the errors in `errors`) and moving
+/// reader's diagnostics and moving
 /// `progress` to the input offsets read.
 fn feed<W: Write>(
     rewriter: &mut Rewriter<W>,
     events: &mut Reader<'_>,
     report: &mut Report,
-    errors: &mut u64,
     progress: Option<&Progress>,
 ) -> Result<(), Fail> {
     let mut begins = 0u32;
     loop {
         let event = events.next_event();
         for d in events.drain_diagnostics() {
-            *errors += u64::from(d.severity() == Severity::Error);
             report.diagnostic(&d);
         }
         let Some(event) = event? else { return Ok(()) };
@@ -54,21 +52,15 @@ pub fn run(
     report: &mut Report,
 ) -> Result<(), Fail> {
     let mut out = Output::create(output.output.as_deref())?;
-    let (mut rewriter, mut errors) = (Rewriter::new(config, &mut out), 0);
+    let mut rewriter = Rewriter::new(config, &mut out);
     let result = match source {
-        Source::Stdin => stream(settings, &mut rewriter, report, &mut errors),
+        Source::Stdin => stream(settings, &mut rewriter, report),
         _ => {
             let file = source.load()?;
             let input = gedcom_elf::Input::with_encoding(&file[..], settings.encoding())?;
             let progress = Progress::new(Some(input.bytes().len() as u64));
             let mut reader = input.reader_with_config(settings.config());
-            feed(
-                &mut rewriter,
-                &mut reader,
-                report,
-                &mut errors,
-                Some(&progress),
-            )
+            feed(&mut rewriter, &mut reader, report, Some(&progress))
         }
     };
     let result = result.and_then(|()| {
@@ -76,9 +68,10 @@ pub fn run(
             report.dropped(w.dropped(), w.dropped_count());
         }
         rewriter.finish()?;
-        if errors > 0 {
+        if report.errors > 0 {
             report.warning(&format!(
-                "the input has {errors} reading error(s); ERROR structures were written as the reader made them"
+                "the input has {} reading error(s); ERROR structures were written as the reader made them",
+                report.errors
             ));
         }
         Ok(())
@@ -98,7 +91,6 @@ fn stream<W: Write>(
     settings: &Settings,
     rewriter: &mut Rewriter<W>,
     report: &mut Report,
-    errors: &mut u64,
 ) -> Result<(), Fail> {
     let progress = Progress::new(None);
     let config = settings.config().encoding(settings.encoding());
@@ -107,11 +99,10 @@ fn stream<W: Write>(
     let mut buf = Vec::new();
     while let Some(mut batch) = stream.read_batch_into(&mut buf)? {
         if let Some(reader) = batch.reader_mut() {
-            feed(rewriter, reader, report, errors, None)?;
+            feed(rewriter, reader, report, None)?;
         }
     }
     for d in stream.drain_diagnostics() {
-        *errors += u64::from(d.severity() == Severity::Error);
         report.diagnostic(&d);
     }
     Ok(())
