@@ -6,7 +6,7 @@ use gedcom_elf::{Error, Event, Reader, StructureType};
 
 use crate::cli::Settings;
 use crate::drive::{self, Source, Work};
-use crate::json::{write_fields, write_key, write_u64};
+use crate::json::{write_fields, write_str, write_u64};
 use crate::output::Output;
 use crate::report::{Fail, Report};
 use crate::typing::Typing;
@@ -22,7 +22,8 @@ pub fn write_event<W: Write>(
         Event::Begin(b) => (b"{\"begin\":", &b.tag, b.level),
         Event::End(e) => (b"{\"end\":", &e.tag, e.level),
     };
-    write_key(out, key, tag)?;
+    out.write_all(key)?;
+    write_str(out, tag)?;
     out.write_all(b",\"level\":")?;
     write_u64(out, level.into())?;
     if let Event::Begin(b) = event {

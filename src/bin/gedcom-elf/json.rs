@@ -13,24 +13,25 @@ pub fn write_fields<W: Write>(
     ty: Option<StructureType<'_>>,
 ) -> io::Result<()> {
     if let Some(x) = &b.xref {
-        write_key(out, b",\"xref\":", &x.to_str_lossy())?;
+        out.write_all(b",\"xref\":")?;
+        write_str(out, &x.to_str_lossy())?;
     }
     match &b.value {
-        Some(Value::Pointer(p)) => write_key(out, b",\"pointer\":", &p.to_str_lossy())?,
-        Some(Value::Text(t)) => write_key(out, b",\"text\":", &t.text())?,
+        Some(Value::Pointer(p)) => {
+            out.write_all(b",\"pointer\":")?;
+            write_str(out, &p.to_str_lossy())?;
+        }
+        Some(Value::Text(t)) => {
+            out.write_all(b",\"text\":")?;
+            write_str(out, &t.text())?;
+        }
         None => {}
     }
     if let Some(t) = ty {
-        write_key(out, b",\"type\":", &t.iri())?;
+        out.write_all(b",\"type\":")?;
+        write_str(out, &t.iri())?;
     }
     Ok(())
-}
-
-/// Writes `key` (the JSON text before a value, as `,"text":`) and `value`
-/// as a JSON string.
-pub fn write_key<W: Write>(out: &mut W, key: &[u8], value: &str) -> io::Result<()> {
-    out.write_all(key)?;
-    write_str(out, value)
 }
 
 /// Writes `s` as a JSON string: `"` and `\` escaped, control characters as

@@ -17,7 +17,7 @@ use gedcom_elf::{Begin, Error, Event, Reader, StructureType};
 
 use crate::cli::Settings;
 use crate::drive::{Source, Work};
-use crate::json::{write_fields, write_key, write_u64};
+use crate::json::{write_fields, write_str, write_u64};
 use crate::report::{Fail, Report};
 use crate::typing::Typing;
 
@@ -27,7 +27,8 @@ fn write_head<W: Write>(
     b: &Begin<'_>,
     ty: Option<StructureType<'_>>,
 ) -> io::Result<()> {
-    write_key(out, b"{\"tag\":", &b.tag)?;
+    out.write_all(b"{\"tag\":")?;
+    write_str(out, &b.tag)?;
     write_fields(out, b, ty)?;
     out.write_all(b",\"line\":")?;
     write_u64(out, b.line)
