@@ -252,10 +252,8 @@ pub fn hoist(mut args: Vec<OsString>) -> Vec<OsString> {
 }
 
 fn positive(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err("a positive whole number is required".into()),
-    }
+    let n = s.parse().ok().filter(|&n: &usize| n > 0);
+    n.ok_or_else(|| "a positive whole number is required".into())
 }
 
 /// The input's encoding by name. `UNICODE` and `utf-16` are refused: they do not say
@@ -279,11 +277,8 @@ fn line_ending(s: &str) -> Result<LineEnding, String> {
 }
 
 fn tag(s: &str) -> Result<String, String> {
-    if is_tag(s.as_bytes()) {
-        Ok(s.to_string())
-    } else {
-        Err("a tag is letters, digits and _".into())
-    }
+    let tag = is_tag(s.as_bytes()).then(|| s.to_string());
+    tag.ok_or_else(|| "a tag is letters, digits and _".into())
 }
 
 fn rename(s: &str) -> Result<(String, String), String> {

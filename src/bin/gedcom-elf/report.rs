@@ -71,7 +71,8 @@ pub fn say(name: &str, line: Option<u64>, severity: &str, message: &str) {
 
 /// The diagnostics and the failure of one command's input.
 pub struct Report {
-    name: String,
+    /// The input's name.
+    pub name: String,
     quiet: bool,
     all: bool,
     /// Per kind: how many were shown, and how many more were not.
@@ -93,11 +94,6 @@ impl Report {
             last_error: None,
             errors: 0,
         }
-    }
-
-    /// The input's name.
-    pub fn name(&self) -> &str {
-        &self.name
     }
 
     /// Reports a diagnostic: printed, or counted for the summary.

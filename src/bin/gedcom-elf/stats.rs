@@ -65,7 +65,7 @@ pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<
     let elapsed = started.elapsed().as_secs_f64();
     Output::print(|out| {
         let stats = &done.summary.stats;
-        writeln!(out, "file:        {}", report.name())?;
+        writeln!(out, "file:        {}", report.name)?;
         writeln!(out, "bytes:       {}", done.bytes)?;
         if let Some(info) = &done.encoding {
             let how = match info.source {

@@ -49,7 +49,7 @@ pub fn stats(settings: &Settings, source: &Source, report: &mut Report) -> Resul
     Output::print(|out| {
         let bytes = prepared.bytes().len();
         let memory = tree.memory_bytes();
-        writeln!(out, "file:        {}", report.name())?;
+        writeln!(out, "file:        {}", report.name)?;
         writeln!(out, "bytes:       {}", file.len())?;
         writeln!(out, "nodes:       {}", tree.len())?;
         writeln!(out, "records:     {}", tree.record_count())?;
