@@ -56,7 +56,6 @@ fn write_line<W: Write>(out: &mut W, b: &Begin<'_>, schema: &Schema) -> io::Resu
 }
 
 /// One structure with the xref_id asked for, while it is open.
-#[derive(Default)]
 pub struct Found {
     /// Its level.
     level: u32,
@@ -106,38 +105,44 @@ impl Find {
                 out.lines.push((from, b.line.saturating_sub(1)));
             }
         }
+        let schema = &self.typing.schema;
+        // Writing to a Vec cannot fail.
+        for f in finds.list.iter_mut().filter(|f| f.open) {
+            if f.printing.is_some() {
+                let _ = write_line(&mut f.out, b, schema);
+                continue;
+            }
+            let Some(path) = &self.path else { continue };
+            let depth = (b.level - f.level) as usize;
+            if f.matched + 1 == depth
+                && path.get(depth - 1).is_some_and(|s| s == "*" || *s == b.tag)
+            {
+                f.matched = depth;
+                if depth == path.len() {
+                    f.printing = Some(b.level);
+                    out.printed += 1;
+                    let _ = write_line(&mut f.out, b, schema);
+                }
+            }
+        }
         if b.xref.as_ref().is_some_and(|x| x.as_bytes() == self.xref) {
             out.found += 1;
             if finds.list.is_empty() {
                 finds.from = Some(b.line);
             }
-            finds.list.push(Found {
+            let mut f = Found {
                 level: b.level,
+                matched: 0,
+                printing: None,
+                out: Vec::new(),
                 open: true,
-                ..Found::default()
-            });
-        }
-        // Each open find (this one too) prints `b` when it is under the node
-        // printed, or is the node (the find itself without a path).
-        for f in finds.list.iter_mut().filter(|f| f.open) {
-            if f.printing.is_none() {
-                if let Some(path) = &self.path {
-                    let depth = (b.level - f.level) as usize;
-                    if f.matched + 1 != depth
-                        || !path.get(depth - 1).is_some_and(|s| s == "*" || *s == b.tag)
-                    {
-                        continue;
-                    }
-                    f.matched = depth;
-                    if depth < path.len() {
-                        continue;
-                    }
-                }
+            };
+            if self.path.is_none() {
                 f.printing = Some(b.level);
                 out.printed += 1;
+                let _ = write_line(&mut f.out, b, schema);
             }
-            // Writing to a Vec cannot fail.
-            let _ = write_line(&mut f.out, b, &self.typing.schema);
+            finds.list.push(f);
         }
     }
 
