@@ -265,11 +265,10 @@ fn encoding(s: &str) -> Result<Encoding, String> {
 /// The output's encoding by name: as [`encoding`], and `UNICODE` or `utf-16` mean
 /// UTF-16LE (what most files that say so are).
 fn to_encoding(s: &str) -> Result<Encoding, String> {
-    let key = s.trim().to_ascii_lowercase();
-    if matches!(key.as_str(), "unicode" | "utf-16" | "utf16") {
-        return Ok(Encoding::Utf16Le);
+    match s.trim().to_ascii_lowercase().as_str() {
+        "unicode" | "utf-16" | "utf16" => Ok(Encoding::Utf16Le),
+        _ => encoding(s),
     }
-    encoding(s)
 }
 
 fn line_ending(s: &str) -> Result<LineEnding, String> {

@@ -130,16 +130,12 @@ impl Source {
 /// document order. A failure of `sink` (an output error) stops the run and
 /// is returned as it is; so does the reading error that ends a chunk,
 /// after `sink` took the chunk.
-pub fn run<W, S>(
+pub fn run<W: Work, S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Fail>>(
     settings: &Settings,
     source: &Source,
     work: &mut W,
     mut sink: S,
-) -> Result<Done, Fail>
-where
-    W: Work,
-    S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Fail>,
-{
+) -> Result<Done, Fail> {
     // The library's loops stop on the library's error: a sink's own
     // failure waits here while a stand-in stops them.
     let mut failed = None;

@@ -86,15 +86,12 @@ pub fn run(
 /// Runs a command whose chunks' outputs are text for standard output, and
 /// reports their diagnostics as they come; a chunk's reading error ends the
 /// run after its text.
-pub fn write_chunks<W>(
+pub fn write_chunks<W: Work<Out = Vec<u8>>>(
     settings: &Settings,
     source: &Source,
     work: &mut W,
     report: &mut Report,
-) -> Result<(), Fail>
-where
-    W: Work<Out = Vec<u8>>,
-{
+) -> Result<(), Fail> {
     let mut out = Output::stdout();
     let done = drive::run(settings, source, work, |bytes, ds| {
         report.diagnostics(&ds);

@@ -20,9 +20,6 @@ fn delay() -> Duration {
         .map_or(Duration::from_secs(1), Duration::from_millis)
 }
 
-/// How often the bar is redrawn.
-const TICK: Duration = Duration::from_millis(250);
-
 /// Whether stderr is a terminal and standard output is not the same one.
 fn wanted() -> bool {
     let (out, err) = (std::io::stdout(), std::io::stderr());
@@ -79,7 +76,7 @@ impl Progress {
         Progress::start(bar.with_message(what), "{spinner} {msg}, {elapsed}")
     }
 
-    /// Shows `bar` after the delay, if it is [`wanted`], redrawn every [`TICK`].
+    /// Shows `bar` after the delay, if it is [`wanted`], redrawn four times a second.
     fn start(bar: ProgressBar, style: &str) -> Progress {
         if let Ok(s) = ProgressStyle::with_template(style) {
             bar.set_style(s);
@@ -89,7 +86,8 @@ impl Progress {
         let show = move || {
             if let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(delay()) {
                 shown.set_draw_target(ProgressDrawTarget::stderr());
-                shown.enable_steady_tick(TICK);
+                // Redrawn four times a second.
+                shown.enable_steady_tick(Duration::from_millis(250));
             }
         };
         let timer = wanted()
