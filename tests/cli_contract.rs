@@ -616,6 +616,19 @@ fn get_exits_3_for_nothing_found_and_shows_only_its_records_diagnostics() {
     }
 }
 
+/// `get` writes payloads by the writer's `@` rule: a CR the reader decoded
+/// from `@#UD@ ` goes out as that escape, never as a line break.
+#[test]
+fn get_writes_at_signs_and_a_cr_by_the_writer_s_rule() {
+    let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NOTE a@#UD@ b x@y\n2 CONT c\n1 DATE @#DJULIAN@ 1540\n0 TRLR\n";
+    let o = run(&["get", "-", "I1"], Some(input));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "0 @I1@ INDI\n1 NOTE a@#UD@ b x@@y\n2 CONT c\n1 DATE @#DJULIAN@ 1540\n"
+    );
+}
+
 /// `get` prints a record as it stands in the document, even where `fmt`'s
 /// writer must refuse: substructures under an `ERROR` the reader made from a
 /// too-deep line (which is why `get` keeps its own line writer).

@@ -14,7 +14,7 @@
 //!   family links, duplicate xref_ids;
 //! - `value.*`: payload grammar (dates, ages, enumerations, coordinates);
 //! - `plausible.*`: dates that cannot all be true, with thresholds in
-//!   [`Thresholds`](config::Thresholds).
+//!   [`Thresholds`].
 //!
 //! Records are checked one at a time as they come (a [`RecordTree`] from
 //! [`Records`](crate::tree::Records), or any record [`NodeRef`]); what
@@ -114,7 +114,7 @@ impl Finding {
 pub(crate) const MAX_PATH: usize = 32;
 
 /// The tags from `node`'s record down to it, joined by `.`; for a node
-/// deeper than [`MAX_PATH`], `…` and the last tags (so that the cost stays
+/// deeper than 32 tags, `…` and the last 31 (so that the cost stays
 /// bounded whatever the input's nesting).
 pub fn path_of(node: NodeRef<'_>) -> String {
     let mut tags = vec![node.tag()];

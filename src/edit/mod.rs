@@ -34,7 +34,7 @@ use crate::diag::Severity;
 use crate::encoding::Encoding;
 use crate::event::{Begin, Event, Origin};
 use crate::input::Input;
-use crate::scan::parse_line;
+use crate::scan::{is_tag, parse_line};
 
 /// What to do with one structure.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -285,10 +285,7 @@ pub fn edit<W: Write>(
                         dropping = Some((b.level, line_start(data, b.span.start), b.span.end));
                     }
                     Action::RenameTag(new) => {
-                        let valid = !new.is_empty()
-                            && new.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
-                            && new != "CONT"
-                            && new != "CONC";
+                        let valid = is_tag(new.as_bytes()) && new != "CONT" && new != "CONC";
                         if !valid {
                             return Err(EditError::InvalidTag(new));
                         }

@@ -50,6 +50,19 @@ impl LineError {
     }
 }
 
+/// `true` when `t` matches `Tag ::= [0-9a-zA-Z_]+` as a whole.
+///
+/// ```
+/// use gedcom_elf::scan::is_tag;
+///
+/// assert!(is_tag(b"_UID") && is_tag(b"NOTE"));
+/// assert!(!is_tag(b"") && !is_tag(b"NO TE") && !is_tag(b"@I1@"));
+/// ```
+#[inline]
+pub fn is_tag(t: &[u8]) -> bool {
+    !t.is_empty() && t.iter().all(|&b| is_id(b))
+}
+
 /// `true` when `p` matches `Pointer ::= "@" [a-zA-Z0-9_] [^@]* "@"` as a whole.
 #[inline]
 pub fn is_pointer(p: &[u8]) -> bool {

@@ -23,7 +23,7 @@ mod line;
 pub(crate) use bytes::{ascii_prefix, count_breaks};
 pub(crate) use cursor::{Cursor, Scanned, TagKind};
 
-pub use line::{is_pointer, is_valid_xref, parse_line, Line, LineError};
+pub use line::{is_pointer, is_tag, is_valid_xref, parse_line, Line, LineError};
 
 const WS: u8 = 1;
 const ID: u8 = 2;

@@ -68,6 +68,7 @@ pub use config::{LineEnding, WriterConfig};
 pub use error::{DropReason, Dropped, WriteError, WriteErrorKind};
 pub(crate) use fast::RawPayload;
 pub(crate) use octets::{keeps_previous_level, raw_tag_ok};
-pub use rewrite::{rewrite, RewriteStats};
+pub use rewrite::{rewrite, RewriteStats, Rewriter};
+pub use text::payload_lines;
 pub use value::{HeadOptions, HeadSchema, IriDefinition, Node, Structure, WriteStep, WriteValue};
 pub use writer::{decode_xref, Writer};

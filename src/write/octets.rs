@@ -280,7 +280,7 @@ pub(super) fn is_continuation(tag: &str) -> bool {
 /// `true` when `tag` matches `[0-9A-Za-z_]+`.
 #[inline]
 pub(super) fn valid_tag(tag: &str) -> bool {
-    !tag.is_empty() && tag.bytes().all(|b| ID_CHAR[b as usize])
+    crate::scan::is_tag(tag.as_bytes())
 }
 
 /// `true` when `x` matches `Pointer` (`"@" [a-zA-Z0-9_] [^@]* "@"`) or, with `xref`,

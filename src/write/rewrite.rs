@@ -1,9 +1,10 @@
-//! [`rewrite`]: a whole read and write, and [`decode_xref`](crate::write::decode_xref).
+//! [`rewrite`]: a whole read and write, and [`Rewriter`], the same fed reader by reader.
 
 use std::io::Write;
 
 use crate::encoding::Encoding;
 use crate::event::Event;
+use crate::read::Reader;
 
 use super::config::WriterConfig;
 use super::error::{Dropped, WriteError, WriteErrorKind};
@@ -79,8 +80,7 @@ pub fn rewrite<W: Write>(
         input_encoding: Some(enc),
         ..RewriteStats::default()
     };
-    let mut writer: Option<Writer<W>> = None;
-    let mut out = Some(out);
+    let mut rewriter = Rewriter::new(config, out);
     loop {
         let event = reader.next_event().map_err(read_error)?;
         for d in reader.drain_diagnostics() {
@@ -90,28 +90,122 @@ pub fn rewrite<W: Write>(
             }
         }
         let Some(event) = event else { break };
-        let w = match writer.as_mut() {
-            Some(w) => w,
-            None => {
-                // The escape table is complete once the first event was read.
-                let config = config
-                    .clone()
-                    .escapes(reader.escape_table().clone())
-                    .cr_is_line_break(false);
-                let o = out
-                    .take()
-                    .ok_or_else(|| WriteError::new(WriteErrorKind::Io, "no output"))?;
-                writer.insert(Writer::with_config(o, config))
-            }
-        };
         if matches!(event, Event::Begin(_)) {
             stats.structures += 1;
         }
-        w.write_event(&event, enc)?;
+        rewriter.write_event(&reader, &event)?;
     }
-    if let Some(mut w) = writer {
+    if let Some(w) = rewriter.writer_mut() {
         (stats.dropped_count, stats.dropped) = w.take_dropped();
-        w.finish()?;
     }
+    rewriter.finish()?;
     Ok(stats)
+}
+
+/// [`rewrite`] fed event by event, from one reader after another: the batches of a
+/// [`StreamReader`](crate::stream::StreamReader) (so that a stream is written again in
+/// bounded memory), or one reader of a whole input. Its one [`Writer`] is made at the
+/// first event, with the input's escape table (complete once a reader returned an
+/// event) and with a CR in a text kept a character
+/// ([`WriterConfig::cr_is_line_break`] off); xref ids are decoded from the reader's
+/// encoding ([`decode_xref`](super::decode_xref)).
+///
+/// ```
+/// use gedcom_elf::write::{Rewriter, WriterConfig};
+/// use gedcom_elf::Input;
+///
+/// let input = Input::new(b"0 HEAD\n1 CHAR ASCII\n0  @I1@  INDI\n1 EMAIL a@@b\n0 TRLR\n")?;
+/// let mut reader = input.reader();
+/// let mut rewriter = Rewriter::new(WriterConfig::new(), Vec::new());
+/// while let Some(event) = reader.next_event()? {
+///     rewriter.write_event(&reader, &event)?;
+/// }
+/// let out = rewriter.finish()?.unwrap_or_default();
+/// assert_eq!(out, b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 EMAIL a@@b\n0 TRLR\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Rewriter<W: Write> {
+    config: WriterConfig,
+    out: Option<W>,
+    writer: Option<(Writer<W>, Encoding)>,
+}
+
+impl<W: Write> Rewriter<W> {
+    /// Writes with `config` (its escape table replaced by the input's) into `out`.
+    pub fn new(config: WriterConfig, out: W) -> Self {
+        Rewriter {
+            config,
+            out: Some(out),
+            writer: None,
+        }
+    }
+
+    /// Writes `event`, which `reader` read ([`Writer::write_event`]).
+    ///
+    /// # Errors
+    /// As [`Writer::write_event`].
+    pub fn write_event(
+        &mut self,
+        reader: &Reader<'_>,
+        event: &Event<'_>,
+    ) -> Result<(), WriteError> {
+        let (writer, source) = match (self.writer.as_mut(), self.out.take()) {
+            (Some(w), _) => w,
+            (None, out) => {
+                let config = (self.config.clone())
+                    .escapes(reader.escape_table().clone())
+                    .cr_is_line_break(false);
+                let out = out.ok_or_else(|| WriteError::new(WriteErrorKind::Io, "no output"))?;
+                self.writer
+                    .insert((Writer::with_config(out, config), reader.encoding()))
+            }
+        };
+        writer.write_event(event, *source)
+    }
+
+    /// The writer, once an event was written: for what it left out
+    /// ([`Writer::dropped`]).
+    pub fn writer_mut(&mut self) -> Option<&mut Writer<W>> {
+        self.writer.as_mut().map(|(w, _)| w)
+    }
+
+    /// Ends the output ([`Writer::finish`]): the writer's output, or `None` when no
+    /// event was written.
+    ///
+    /// # Errors
+    /// As [`Writer::finish`].
+    pub fn finish(self) -> Result<Option<W>, WriteError> {
+        self.writer.map(|(w, _)| w.finish()).transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::StreamReader;
+
+    #[test]
+    fn a_stream_fed_batch_by_batch_is_written_as_rewrite_writes_it() {
+        let input = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NOTE a@#UD@ b\n2 CONT c@@d\n1 BIRT\n2 DATE @#DJULIAN@ 1540\n0 @I2@ INDI\n1 FAMS @F1@\n0 TRLR\n";
+        let mut whole = Vec::new();
+        rewrite(input, None, WriterConfig::new(), &mut whole).unwrap();
+        let mut stream = StreamReader::new(&input[..]).batch_bytes(8);
+        let mut rewriter = Rewriter::new(WriterConfig::new(), Vec::new());
+        let mut buf = Vec::new();
+        while let Some(mut batch) = stream.read_batch_into(&mut buf).unwrap() {
+            if let Some(reader) = batch.reader_mut() {
+                while let Some(event) = reader.next_event().unwrap() {
+                    rewriter.write_event(reader, &event).unwrap();
+                }
+            }
+        }
+        assert_eq!(rewriter.finish().unwrap(), Some(whole));
+        // Nothing read, nothing written.
+        assert_eq!(
+            Rewriter::new(WriterConfig::new(), Vec::<u8>::new())
+                .finish()
+                .unwrap(),
+            None
+        );
+    }
 }

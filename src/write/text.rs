@@ -108,6 +108,34 @@ pub(super) fn prepare(seg: &str, preserve: EscapeSet, enc: &Encoder, out: &mut S
     }
 }
 
+/// The payloads of the lines [`Writer`](super::Writer) writes a text on, without `CONC`
+/// splits: one per line of `text` (each LF starts a `CONT` line; a CR is a character), with
+/// the writer's `@` rule (seed §5): every `@` doubled except those of an escape whose type
+/// `preserve` holds (never `U`), a CR written `@#UD@ `, and each character `encoding` lacks
+/// written as a unicode escape. For callers that lay out lines of their own.
+///
+/// ```
+/// use gedcom_elf::write::payload_lines;
+/// use gedcom_elf::{Encoding, EscapeSet};
+///
+/// let date = EscapeSet::from_types(b"D");
+/// let lines: Vec<String> =
+///     payload_lines("@#DJULIAN@ 1540\nada@example.org", date, Encoding::Utf8).collect();
+/// assert_eq!(lines, ["@#DJULIAN@ 1540", "ada@@example.org"]);
+/// ```
+pub fn payload_lines(
+    text: &str,
+    preserve: EscapeSet,
+    encoding: Encoding,
+) -> impl Iterator<Item = String> + '_ {
+    let enc = Encoder::new(encoding);
+    Segments::new(text, false).map(move |seg| {
+        let mut out = String::with_capacity(seg.len());
+        prepare(seg, preserve, &enc, &mut out);
+        out
+    })
+}
+
 /// `true` for the whitespace of the line grammar (space and tab).
 #[inline]
 fn is_ws(b: u8) -> bool {
@@ -380,6 +408,18 @@ mod tests {
             prep("@#DJULIÅN@ 1", b"D", Encoding::Ascii),
             "@@#DJULI@#UC5@ N@@ 1"
         );
+    }
+
+    #[test]
+    fn payload_lines_are_the_prepared_segments_at_lf() {
+        let d = EscapeSet::from_types(b"D");
+        let lines = |t: &str, e| payload_lines(t, d, e).collect::<Vec<_>>();
+        assert_eq!(lines("", Encoding::Utf8), [""]);
+        assert_eq!(
+            lines("a@b\n\n@#DX@ c\rd", Encoding::Utf8),
+            ["a@@b", "", "@#DX@ c@#UD@ d"]
+        );
+        assert_eq!(lines("é@", Encoding::Ascii), ["@#UE9@ @@"]);
     }
 
     #[test]

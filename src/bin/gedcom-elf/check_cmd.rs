@@ -1,60 +1,49 @@
 //! `gedcom-elf check FILE...`: the library's `check::Checker` over each
-//! file's records, findings as JSON Lines (or text) on stdout, a summary
-//! per file on stderr.
+//! file (mapped, in chunks on `--jobs` threads) or standard input
+//! (streamed), findings as JSON Lines or text on stdout, a summary per file
+//! on stderr.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use gedcom_elf::check::{rules, CheckConfig, Checker, Finding, RunError, Summary, Thresholds};
+use gedcom_elf::check::{rules, CheckConfig, Checker, Finding, Summary, Thresholds};
 use gedcom_elf::par::Chunks;
 use gedcom_elf::tree::Records;
 use gedcom_elf::{Input, ReaderConfig};
 
-use crate::cli::CheckArgs;
-use crate::drive::{FileBytes, Tally, CHUNK};
-use crate::json::{write_str, write_u64};
+use crate::cli::{CheckArgs, Settings};
+use crate::drive::{Source, CHUNK};
+use crate::json::write_str;
 use crate::output::Output;
 use crate::progress::Progress;
-use crate::report::{say, Fail};
+use crate::report::{say, Fail, Report};
 
 /// Writes one finding as a JSON object on a line.
 fn json(out: &mut Output, file: &str, f: &Finding) -> io::Result<()> {
     out.write_all(b"{\"file\":")?;
     write_str(out, file)?;
-    out.write_all(b",\"line\":")?;
-    write_u64(out, f.line)?;
-    out.write_all(b",\"record\":")?;
-    match &f.record {
-        Some(r) => write_str(out, r)?,
-        None => out.write_all(b"null")?,
-    }
+    write!(out, ",\"line\":{}", f.line)?;
     for (key, value) in [
-        ("path", f.path.as_str()),
-        ("rule", f.rule.id),
-        ("severity", f.severity().as_str()),
-        ("message", &f.message),
+        ("record", f.record.as_deref()),
+        ("path", Some(f.path.as_str())),
+        ("rule", Some(f.rule.id)),
+        ("severity", Some(f.severity().as_str())),
+        ("message", Some(f.message.as_str())),
+        ("text", f.text.as_deref()),
     ] {
         write!(out, ",\"{key}\":")?;
-        write_str(out, value)?;
-    }
-    out.write_all(b",\"text\":")?;
-    match &f.text {
-        Some(t) => write_str(out, t)?,
-        None => out.write_all(b"null")?,
+        match value {
+            Some(v) => write_str(out, v)?,
+            None => out.write_all(b"null")?,
+        }
     }
     out.write_all(b"}\n")
 }
 
-/// Writes one finding as `FILE:LINE: severity: [rule] message`.
+/// Writes one finding as `FILE:LINE: severity: [rule] message[: text]`.
 fn text(out: &mut Output, file: &str, f: &Finding) -> io::Result<()> {
-    write!(
-        out,
-        "{file}:{}: {}: [{}] {}",
-        f.line,
-        f.severity(),
-        f.rule.id,
-        f.message
-    )?;
+    let (line, severity, rule) = (f.line, f.severity(), f.rule.id);
+    write!(out, "{file}:{line}: {severity}: [{rule}] {}", f.message)?;
     match &f.text {
         Some(t) if !t.contains('\n') && !f.message.contains(t.as_str()) => writeln!(out, ": {t}"),
         _ => writeln!(out),
@@ -62,15 +51,15 @@ fn text(out: &mut Output, file: &str, f: &Finding) -> io::Result<()> {
 }
 
 /// The configuration the options ask for.
-fn config(args: &CheckArgs) -> Result<CheckConfig, String> {
-    let mut config = CheckConfig::new();
-    if !args.rules.is_empty() {
-        config = config.only(&args.rules).map_err(|e| e.to_string())?;
-    }
+fn config(args: &CheckArgs) -> Result<CheckConfig, Fail> {
+    let only = |c: CheckConfig| match args.rules.is_empty() {
+        true => Ok(c),
+        false => c.only(&args.rules),
+    };
     let d = Thresholds::default();
+    let config = only(CheckConfig::new()).and_then(|c| c.skip(&args.skip));
     Ok(config
-        .skip(&args.skip)
-        .map_err(|e| e.to_string())?
+        .map_err(|e| Fail::Other(e.to_string()))?
         .thresholds(Thresholds {
             min_parent_age: args.min_parent_age.unwrap_or(d.min_parent_age),
             max_parent_age: args.max_parent_age.unwrap_or(d.max_parent_age),
@@ -81,119 +70,89 @@ fn config(args: &CheckArgs) -> Result<CheckConfig, String> {
 }
 
 /// `check`: exit 0 when no file has an error finding, 1 when one has, 2
-/// when a file could not be read or the output could not be written.
-pub fn run(args: &CheckArgs, jobs: usize) -> ExitCode {
-    let mut out = Output::stdout();
+/// when a file could not be read (the others are checked) or the output
+/// could not be written.
+pub fn run(args: &CheckArgs) -> ExitCode {
+    let settings = Settings {
+        jobs: args.jobs.clone(),
+        ..Settings::default()
+    };
+    let report = || Report::new("gedcom-elf", &settings);
     if args.list_rules {
-        let listed = rules().iter().try_for_each(|r| {
-            writeln!(
-                out,
-                "{:<30} {:<7} {}",
-                r.id,
-                r.severity.as_str(),
-                r.description
-            )
-        });
-        return finish(
-            listed.map_err(|e| out.fail(e)).and_then(|()| out.commit()),
-            0,
-        );
+        return report().finish(Output::print(|out| {
+            rules().iter().try_for_each(|r| {
+                let severity = r.severity.as_str();
+                writeln!(out, "{:<30} {severity:<7} {}", r.id, r.description)
+            })
+        }));
     }
     let config = match config(args) {
         Ok(c) => c,
-        Err(message) => {
-            say("gedcom-elf", None, "error", &message);
-            return ExitCode::from(2);
-        }
+        Err(fail) => return report().finish(Err(fail)),
     };
-    let mut status = 0;
+    let (mut out, mut status) = (Output::stdout(), 0);
     for file in &args.files {
-        let name = if file == "-" {
-            "<stdin>"
-        } else {
-            file.as_str()
+        let source = match file.as_str() {
+            "-" => Source::Stdin,
+            f => Source::File(f.into()),
         };
-        let result = check_one(args, &config, jobs, file, name, &mut out);
-        match result {
+        let report = Report::new(source.name(), &settings);
+        match check(args, &config, &settings, &source, &mut out) {
             Ok(s) => {
                 if !args.quiet {
-                    let message = format!(
-                        "{} errors, {} warnings in {} records",
-                        s.errors, s.warnings, s.records
-                    );
-                    say(name, None, "summary", &message);
+                    let (e, w, r) = (s.errors, s.warnings, s.records);
+                    let message = format!("{e} errors, {w} warnings in {r} records");
+                    say(&source.name(), None, "summary", &message);
                 }
-                if s.errors > 0 {
-                    status = status.max(1);
-                }
+                status = status.max(u8::from(s.errors > 0));
             }
-            Err(Fail::Input(e)) => {
-                say(name, e.position().map(|p| p.line), "error", e.message());
+            Err(fail @ Fail::Output(..)) => return report.finish(Err(fail)),
+            Err(fail) => {
                 status = 2;
+                let _ = report.finish(Err(fail));
             }
-            Err(f) => return finish(Err(f), status),
         }
     }
-    finish(out.commit(), status)
-}
-
-/// The exit status: the output's failure, or `status`.
-fn finish(result: Result<(), Fail>, status: u8) -> ExitCode {
-    match result {
+    match out.commit() {
         Ok(()) => ExitCode::from(status),
-        Err(Fail::Output { name, error }) if error.kind() == io::ErrorKind::BrokenPipe => {
-            let _ = name;
-            ExitCode::from(status)
-        }
-        Err(Fail::Output { name, error }) => {
-            say(&name, None, "error", &format!("cannot write: {error}"));
-            ExitCode::from(2)
-        }
-        Err(_) => ExitCode::from(2),
+        Err(fail) => report().finish(Err(fail)),
     }
 }
 
-/// Checks one file (mapped, in chunks on `jobs` threads) or standard
-/// input (streamed, records inspected on `jobs` threads), its findings
-/// written to `out`.
-fn check_one(
+/// Checks one input, its findings written to `out`.
+fn check(
     args: &CheckArgs,
     config: &CheckConfig,
-    jobs: usize,
-    file: &str,
-    name: &str,
+    settings: &Settings,
+    source: &Source,
     out: &mut Output,
 ) -> Result<Summary, Fail> {
     let write = if args.format == "text" { text } else { json };
+    let name = source.name();
     let reader_config = ReaderConfig::new().encoding(args.encoding.encoding);
-    let checker = Checker::new(config.clone()).jobs(jobs);
-    let result = if file == "-" {
+    let (checker, jobs) = (Checker::new(config.clone()), settings.jobs());
+    let mut sink = |f: &Finding| write(out, &name, f);
+    let result = if let Source::Stdin = source {
         let progress = Progress::new(None);
-        let reader = Tally {
-            inner: io::stdin().lock(),
-            progress: &progress,
-        };
-        let records = Records::with_config(reader, reader_config).jobs(jobs);
-        let mut records = match args.chunk_bytes {
-            Some(n) => records.batch_bytes(n),
-            None => records,
-        };
-        checker.run(&mut records, |f| write(out, name, f))
+        let records = Records::with_config(progress.wrap(io::stdin().lock()), reader_config);
+        let mut records = records.jobs(jobs);
+        if let Some(n) = args.jobs.chunk_bytes {
+            records = records.batch_bytes(n);
+        }
+        checker.jobs(jobs).run(&mut records, &mut sink)
     } else {
-        let bytes = FileBytes::open(file).map_err(|e| Fail::Input(e.into()))?;
-        let input = Input::with_encoding(bytes.bytes(), args.encoding.encoding)?;
+        let bytes = source.load()?;
+        let input = Input::with_encoding(&bytes, args.encoding.encoding)?;
         let chunks = Chunks::new(&input, reader_config)?.jobs(jobs);
-        let chunks = chunks.batch_bytes(args.chunk_bytes.unwrap_or(CHUNK));
-        let progress = Progress::step(format!(
+        let chunks = chunks.batch_bytes(args.jobs.chunk_bytes.unwrap_or(CHUNK));
+        let _progress = Progress::step(format!(
             "checking {:.1} MB",
-            bytes.bytes().len() as f64 / 1e6
+            input.bytes().len() as f64 / 1e6
         ));
-        let result = checker.run_chunks(chunks, |f| write(out, name, f));
-        progress.finish();
-        result
+        checker.run_chunks(chunks, &mut sink)
     };
     result.map_err(|e| match e {
-        RunError::Read(e) => Fail::Input(e),
-        RunError::Sink(e) => out.fail(e),
+        gedcom_elf::check::RunError::Read(e) => Fail::Input(e),
+        gedcom_elf::check::RunError::Sink(e) => out.fail(e),
     })
 }

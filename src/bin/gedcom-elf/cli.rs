@@ -8,7 +8,8 @@
 
 use std::ffi::OsString;
 
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+use gedcom_elf::scan::is_tag;
 use gedcom_elf::write::LineEnding;
 use gedcom_elf::Encoding;
 
@@ -89,20 +90,8 @@ pub enum Command {
     },
     /// Drop or rename tags; every other octet is copied as it is
     Edit {
-        /// Drop every structure with this tag, and its substructures (repeatable)
-        #[arg(long, value_name = "TAG", value_parser = tag)]
-        drop_tag: Vec<String>,
-        /// Rename the tag OLD to NEW (repeatable)
-        #[arg(long, value_name = "OLD=NEW", value_parser = rename)]
-        rename_tag: Vec<(String, String)>,
         #[command(flatten)]
-        encoding: EncodingOpt,
-        #[command(flatten)]
-        output: OutputArg,
-        #[command(flatten)]
-        diag: DiagOpts,
-        #[command(flatten)]
-        input: InputArg,
+        e: Editing,
     },
     /// The canonical form: UTF-8, LF, single spaces, CONC splits at 255 octets
     Fmt {
@@ -168,13 +157,8 @@ pub struct CheckArgs {
     /// Print no summary
     #[arg(long, short = 'q')]
     pub quiet: bool,
-    /// Threads for reading [default: every core]
-    #[arg(long, short = 'j', value_name = "N", value_parser = positive)]
-    pub jobs: Option<usize>,
-    /// Cut a file into chunks of about N bytes (default 2 MiB), standard input into batches
-    /// of about N bytes (default 64 KiB); the output does not depend on it (for testing)
-    #[arg(long, value_name = "N", value_parser = positive)]
-    pub chunk_bytes: Option<usize>,
+    #[command(flatten)]
+    pub jobs: JobOpts,
     #[command(flatten)]
     pub encoding: EncodingOpt,
     /// The GEDCOM files, or - for standard input
@@ -208,6 +192,25 @@ pub struct Rewriting {
     pub input: InputArg,
 }
 
+/// The options of `edit` (which has no strict mode).
+#[derive(Args, Debug)]
+pub struct Editing {
+    /// Drop every structure with this tag, and its substructures (repeatable)
+    #[arg(long, value_name = "TAG", value_parser = tag)]
+    pub drop_tag: Vec<String>,
+    /// Rename the tag OLD to NEW (repeatable)
+    #[arg(long, value_name = "OLD=NEW", value_parser = rename)]
+    pub rename_tag: Vec<(String, String)>,
+    #[command(flatten)]
+    pub encoding: EncodingOpt,
+    #[command(flatten)]
+    pub output: OutputArg,
+    #[command(flatten)]
+    pub diag: DiagOpts,
+    #[command(flatten)]
+    pub input: InputArg,
+}
+
 /// The input, for every command that reads one.
 #[derive(Args, Debug)]
 pub struct InputArg {
@@ -226,7 +229,7 @@ pub struct OutputArg {
 }
 
 /// `--encoding` alone (the editor has no strict mode).
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct EncodingOpt {
     /// The input's encoding, instead of the detected one
     #[arg(long, value_name = "NAME", value_parser = encoding, long_help = format!(
@@ -235,7 +238,7 @@ pub struct EncodingOpt {
 }
 
 /// How the input is read.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct ReadOpts {
     /// Stop at the first error (exit status 1)
     #[arg(long)]
@@ -245,7 +248,7 @@ pub struct ReadOpts {
 }
 
 /// Threads and pieces.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct JobOpts {
     /// Threads for reading [default: every core]
     #[arg(long, short = 'j', value_name = "N", value_parser = positive)]
@@ -258,7 +261,7 @@ pub struct JobOpts {
 }
 
 /// What is printed to stderr.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct DiagOpts {
     /// Print no warnings (errors still)
     #[arg(long, short = 'q')]
@@ -272,7 +275,7 @@ pub struct DiagOpts {
 /// where the command's parser takes them (or refuses them, naming them,
 /// when the command does not take them). Nothing moves when no command
 /// follows them.
-pub fn hoist(args: Vec<OsString>) -> Vec<OsString> {
+pub fn hoist(mut args: Vec<OsString>) -> Vec<OsString> {
     let text = |i: usize| args.get(i).and_then(|a| a.to_str()).unwrap_or("");
     let mut i = 1;
     loop {
@@ -292,17 +295,14 @@ pub fn hoist(args: Vec<OsString>) -> Vec<OsString> {
     if i == 1 || i >= args.len() || text(i).starts_with('-') {
         return args;
     }
-    let mut moved = vec![args[0].clone(), args[i].clone()];
-    moved.extend_from_slice(&args[1..i]);
-    moved.extend_from_slice(&args[i + 1..]);
-    moved
+    let command = args.remove(i);
+    args.insert(1, command);
+    args
 }
 
 fn positive(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err("a positive whole number is required".into()),
-    }
+    let n = s.parse().ok().filter(|&n: &usize| n > 0);
+    n.ok_or_else(|| "a positive whole number is required".into())
 }
 
 /// The input's encoding by name. `UNICODE` and `utf-16` are refused: they do not say
@@ -314,32 +314,24 @@ fn encoding(s: &str) -> Result<Encoding, String> {
 /// The output's encoding by name: as [`encoding`], and `UNICODE` or `utf-16` mean
 /// UTF-16LE (what most files that say so are).
 fn to_encoding(s: &str) -> Result<Encoding, String> {
-    let key = s.trim().to_ascii_lowercase();
-    if matches!(key.as_str(), "unicode" | "utf-16" | "utf16") {
-        return Ok(Encoding::Utf16Le);
+    match s.trim().to_ascii_lowercase().as_str() {
+        "unicode" | "utf-16" | "utf16" => Ok(Encoding::Utf16Le),
+        _ => encoding(s),
     }
-    encoding(s)
 }
 
 fn line_ending(s: &str) -> Result<LineEnding, String> {
     LineEnding::from_name(s).ok_or_else(|| "lf, crlf or cr".into())
 }
 
-fn valid_tag(t: &str) -> bool {
-    !t.is_empty() && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-}
-
 fn tag(s: &str) -> Result<String, String> {
-    if valid_tag(s) {
-        Ok(s.to_string())
-    } else {
-        Err("a tag is letters, digits and _".into())
-    }
+    let tag = is_tag(s.as_bytes()).then(|| s.to_string());
+    tag.ok_or_else(|| "a tag is letters, digits and _".into())
 }
 
 fn rename(s: &str) -> Result<(String, String), String> {
     let (old, new) = s.split_once('=').ok_or("OLD=NEW is required")?;
-    if !valid_tag(old) || !valid_tag(new) {
+    if !is_tag(old.as_bytes()) || !is_tag(new.as_bytes()) {
         return Err("tags are letters, digits and _".into());
     }
     if new == "CONT" || new == "CONC" {
@@ -348,89 +340,68 @@ fn rename(s: &str) -> Result<(String, String), String> {
     Ok((old.to_string(), new.to_string()))
 }
 
-/// What a command runs with.
-#[derive(Debug, Clone)]
+/// What a command runs with: its option groups, and the defaults of those
+/// it does not take (every core, the detected encoding, problems recovered).
+#[derive(Debug, Clone, Default)]
 pub struct Settings {
-    pub strict: bool,
-    pub encoding: Option<Encoding>,
-    pub jobs: usize,
-    /// `--chunk-bytes`: chunk size for files, batch size for standard input.
-    pub chunk: Option<usize>,
-    pub quiet: bool,
-    pub all_warnings: bool,
+    pub read: ReadOpts,
+    pub jobs: JobOpts,
+    pub diag: DiagOpts,
 }
 
 impl Settings {
-    /// The defaults: every core, the detected encoding, problems recovered.
-    pub fn new() -> Settings {
-        Settings {
-            strict: false,
-            encoding: None,
-            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            chunk: None,
-            quiet: false,
-            all_warnings: false,
-        }
+    /// Threads for reading: `--jobs`, or every core.
+    pub fn jobs(&self) -> usize {
+        (self.jobs.jobs)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 
-    /// The settings of a command's option groups.
-    fn of(read: Option<&ReadOpts>, jobs: Option<&JobOpts>, diag: &DiagOpts) -> Settings {
-        let mut s = Settings::new();
-        if let Some(r) = read {
-            (s.strict, s.encoding) = (r.strict, r.encoding.encoding);
-        }
-        if let Some(j) = jobs {
-            s.jobs = j.jobs.unwrap_or(s.jobs);
-            s.chunk = j.chunk_bytes;
-        }
-        (s.quiet, s.all_warnings) = (diag.quiet, diag.all_warnings);
-        s
+    /// The input's encoding, if `--encoding` gives it.
+    pub fn encoding(&self) -> Option<Encoding> {
+        self.read.encoding.encoding
     }
 
     /// The reader configuration these settings ask for.
     pub fn config(&self) -> gedcom_elf::ReaderConfig {
-        gedcom_elf::ReaderConfig::new().strict(self.strict)
+        gedcom_elf::ReaderConfig::new().strict(self.read.strict)
     }
 }
 
 impl Command {
     /// The command's input and settings (`None` for `completions`).
     pub fn settings(&self) -> Option<(&str, Settings)> {
-        let reading = |r: &Reading| Settings::of(Some(&r.read), Some(&r.jobs), &r.diag);
-        let rewriting = |w: &Rewriting| Settings::of(Some(&w.read), None, &w.diag);
+        let of = |read: &ReadOpts, jobs: Option<&JobOpts>, diag: &DiagOpts| Settings {
+            read: read.clone(),
+            jobs: jobs.cloned().unwrap_or_default(),
+            diag: diag.clone(),
+        };
         Some(match self {
             Command::Events { r, .. }
             | Command::Stats { r, .. }
             | Command::Count { r }
             | Command::Json { r }
-            | Command::Get { r, .. } => (r.input.file.as_str(), reading(r)),
-            Command::Fmt { w } | Command::Convert { w, .. } => {
-                (w.input.file.as_str(), rewriting(w))
+            | Command::Get { r, .. } => {
+                (r.input.file.as_str(), of(&r.read, Some(&r.jobs), &r.diag))
             }
-            Command::Edit {
-                encoding,
-                diag,
-                input,
-                ..
-            } => {
-                let mut s = Settings::of(None, None, diag);
-                s.encoding = encoding.encoding;
-                (input.file.as_str(), s)
+            Command::Fmt { w } | Command::Convert { w, .. } => {
+                (w.input.file.as_str(), of(&w.read, None, &w.diag))
+            }
+            Command::Edit { e } => {
+                let read = ReadOpts {
+                    strict: false,
+                    encoding: e.encoding.clone(),
+                };
+                (e.input.file.as_str(), of(&read, None, &e.diag))
             }
             Command::Completions { .. } | Command::Check(_) => return None,
         })
     }
 }
 
-/// Writes the completion script for `shell` to `out`.
-pub fn completions(shell: clap_complete::Shell, out: &mut dyn std::io::Write) {
-    let mut cmd = Cli::command();
-    clap_complete::generate(shell, &mut cmd, "gedcom-elf", out);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::CommandFactory;
 
     fn args(a: &[&str]) -> Vec<OsString> {
         a.iter().map(OsString::from).collect()
@@ -463,7 +434,7 @@ mod tests {
         let cli = Cli::try_parse_from(hoist(args(&["g", "-j", "3", "count", "--strict", "x"])));
         let command = cli.unwrap().command.unwrap();
         let (file, s) = command.settings().unwrap();
-        assert_eq!((file, s.jobs, s.strict), ("x", 3, true));
+        assert_eq!((file, s.jobs(), s.read.strict), ("x", 3, true));
     }
 
     #[test]

@@ -12,24 +12,23 @@ use crate::stats::Tally;
 pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
     let started = Instant::now();
     let mut records = 0u64;
-    let done = drive::run(settings, source, &mut Tally, |(tags, err), ds| {
+    let done = drive::run(settings, source, &mut Tally, |tags, ds| {
         report.diagnostics(&ds);
         records += tags.values().sum::<u64>();
-        err.map_or(Ok(()), |e| Err(Fail::Input(e)))
+        Ok(())
     })?;
-    report.diagnostics(&done.diagnostics);
+    report.diagnostics(&done.summary.diagnostics);
     let secs = started.elapsed().as_secs_f64();
-    let s = &done.stats;
-    let mut out = Output::stdout();
-    writeln!(
-        out,
-        "{records} records, {} structures, {} lines, {} diagnostics",
-        s.structures,
-        s.lines,
-        s.diagnostics.iter().sum::<u64>()
-    )
-    .map_err(|e| out.fail(e))?;
-    out.commit()?;
+    let s = &done.summary.stats;
+    Output::print(|out| {
+        writeln!(
+            out,
+            "{records} records, {} structures, {} lines, {} diagnostics",
+            s.structures,
+            s.lines,
+            s.diagnostics.iter().sum::<u64>()
+        )
+    })?;
     if secs > 0.0 {
         report.note(&format!(
             "{:.3} s, {:.1} MB/s, {} jobs",

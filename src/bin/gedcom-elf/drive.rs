@@ -8,11 +8,12 @@
 //! bounded whatever the input's size.
 
 use std::fs::File;
-use std::io::{self, BufRead, Read};
+use std::io::{self, Read};
+use std::ops::Deref;
 
-use gedcom_elf::par::Chunks;
+use gedcom_elf::par::{Chunks, Summary};
 use gedcom_elf::stream::StreamReader;
-use gedcom_elf::{Diagnostic, EncodingInfo, Error, Input, ReadStats, Reader};
+use gedcom_elf::{Diagnostic, EncodingInfo, Error, Input, Reader};
 
 use crate::cli::Settings;
 use crate::progress::Progress;
@@ -25,38 +26,16 @@ pub const CHUNK: usize = 2 << 20;
 /// small, so that a batch and its output stay in a few MiB.
 pub const BATCH: usize = 64 << 10;
 
-/// The bytes of a file: memory-mapped, or read when mapping fails.
-pub enum FileBytes {
-    Mapped(memmap2::Mmap),
-    Read(Vec<u8>),
-}
+/// A small GEDCOM file bundled with the binary for the no-argument demo.
+const SAMPLE: &[u8] = include_bytes!("../../../corpus/sample.ged");
 
-impl FileBytes {
-    pub fn open(path: &str) -> io::Result<FileBytes> {
-        let file = File::open(path)?;
-        // SAFETY: the map is only read, and only while `file` is open. If
-        // another process truncates or rewrites the file while we read it,
-        // reads may see changed bytes or fault (SIGBUS); this is the usual
-        // contract of memory-mapped input, and the parser never assumes the
-        // bytes are stable beyond bounds-checked slicing. Empty files cannot
-        // be mapped on every platform, hence the fallback.
-        match unsafe { memmap2::Mmap::map(&file) } {
-            Ok(m) if !m.is_empty() => Ok(FileBytes::Mapped(m)),
-            _ => Ok(FileBytes::Read(std::fs::read(path)?)),
-        }
-    }
-
-    pub fn bytes(&self) -> &[u8] {
-        match self {
-            FileBytes::Mapped(m) => m,
-            FileBytes::Read(v) => v,
-        }
-    }
-}
+/// The whole input: a file memory-mapped (read when mapping fails), standard
+/// input read, or the bundled sample.
+pub type Bytes = Box<dyn Deref<Target = [u8]>>;
 
 /// A command's work on one chunk. A reading error ends the chunk: the
-/// output keeps what came before it, and the sink reports the error after
-/// writing that output.
+/// output keeps what came before it, and the run stops with the error
+/// after the sink took that output.
 pub trait Work: Sync {
     type Out: Send;
 
@@ -64,40 +43,33 @@ pub trait Work: Sync {
     /// reader of the whole input (a file) or of the first batch (a
     /// stream) that has not returned an event yet. For what every chunk
     /// needs to know (the HEAD's schema).
-    fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
-        let _ = reader;
+    fn prepare(&mut self, _reader: &Reader<'_>) -> Result<(), Error> {
         Ok(())
     }
 
     /// Whether `run` needs the events' line numbers to be the input's. When
     /// it does not, a file's chunks are read numbered each from its own
     /// first line ([`Chunks::for_each_relative`]: no pass over the whole
-    /// file to number them first) and [`Work::shift_lines`] renumbers each
-    /// output as it is merged.
+    /// file to number them first) and the error that ends one is
+    /// renumbered as it is merged.
     fn needs_line_numbers(&self) -> bool {
         true
     }
 
-    /// Adds `off` to the line numbers an output carries (its error), for a
-    /// chunk read numbered from its first line.
-    fn shift_lines(out: Self::Out, off: u64) -> Self::Out {
-        let _ = off;
-        out
-    }
-
-    /// Reads one chunk (or batch) of whole records to its end.
-    fn run(&self, reader: &mut Reader<'_>) -> Self::Out;
+    /// Reads one chunk (or batch) of whole records to its end, or to the
+    /// reading error that ends it.
+    fn run(&self, reader: &mut Reader<'_>) -> (Self::Out, Option<Error>);
 }
 
 /// What a whole run leaves.
 pub struct Done {
-    pub stats: ReadStats,
+    /// The reading's statistics, and the end-of-input diagnostics (a
+    /// missing TRLR).
+    pub summary: Summary,
     pub encoding: Option<EncodingInfo>,
     pub bytes: u64,
     /// Threads the reading ran on (`--jobs`, at most the file's chunks).
     pub jobs: usize,
-    /// End-of-input diagnostics (a missing TRLR).
-    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// Where a command reads from.
@@ -106,37 +78,49 @@ pub enum Source {
     File(String),
     /// Standard input (`-`), streamed.
     Stdin,
-    /// A sample bundled with the program (the no-argument demo).
-    Bundled(&'static str, &'static [u8]),
+    /// The sample bundled with the program (the no-argument demo).
+    Sample,
 }
 
 impl Source {
-    /// FILE as given on the command line.
-    pub fn from_arg(file: &str) -> Source {
-        match file {
-            "-" => Source::Stdin,
-            f => Source::File(f.to_string()),
-        }
-    }
-
     /// The name diagnostics use for it.
     pub fn name(&self) -> String {
         match self {
             Source::File(f) => f.clone(),
             Source::Stdin => "<stdin>".into(),
-            Source::Bundled(name, _) => format!("{name} (bundled)"),
+            Source::Sample => "corpus/sample.ged (bundled)".into(),
         }
     }
 
     /// The whole input: a file mapped, standard input read whole (with a
     /// progress bar), or the sample.
-    pub fn load(&self) -> Result<FileBytes, Fail> {
-        let loaded = match self {
-            Source::File(f) => FileBytes::open(f),
-            Source::Stdin => read_stdin().map(FileBytes::Read),
-            Source::Bundled(_, b) => Ok(FileBytes::Read(b.to_vec())),
+    pub fn load(&self) -> Result<Bytes, Fail> {
+        let load = || -> io::Result<Bytes> {
+            Ok(match self {
+                Source::File(path) => {
+                    let file = File::open(path)?;
+                    // SAFETY: the map is only read, and only while `file` is open. If
+                    // another process truncates or rewrites the file while we read it,
+                    // reads may see changed bytes or fault (SIGBUS); this is the usual
+                    // contract of memory-mapped input, and the parser never assumes the
+                    // bytes are stable beyond bounds-checked slicing. Empty files cannot
+                    // be mapped on every platform, hence the fallback.
+                    match unsafe { memmap2::Mmap::map(&file) } {
+                        Ok(m) if !m.is_empty() => Box::new(m),
+                        _ => Box::new(std::fs::read(path)?),
+                    }
+                }
+                Source::Stdin => {
+                    let mut v = Vec::new();
+                    Progress::new(None)
+                        .wrap(io::stdin().lock())
+                        .read_to_end(&mut v)?;
+                    Box::new(v)
+                }
+                Source::Sample => Box::new(SAMPLE),
+            })
         };
-        loaded.map_err(|e| Fail::Input(Error::from(e)))
+        load().map_err(|e| Fail::Input(Error::from(e)))
     }
 }
 
@@ -144,161 +128,92 @@ impl Source {
 /// standard input streamed, its batches after the HEAD on `--jobs`
 /// threads), handing each chunk's output and diagnostics to `sink` in
 /// document order. A failure of `sink` (an output error) stops the run and
-/// is returned as it is.
-pub fn run<W, S>(
+/// is returned as it is; so does the reading error that ends a chunk,
+/// after `sink` took the chunk.
+pub fn run<W: Work, S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Fail>>(
     settings: &Settings,
     source: &Source,
     work: &mut W,
     mut sink: S,
-) -> Result<Done, Fail>
-where
-    W: Work,
-    S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Fail>,
-{
+) -> Result<Done, Fail> {
     // The library's loops stop on the library's error: a sink's own
     // failure waits here while a stand-in stops them.
     let mut failed = None;
-    let sink = |out, ds| match sink(out, ds) {
-        Ok(()) => Ok(()),
+    let mut sink = |(out, error): (W::Out, Option<Error>), ds| match sink(out, ds) {
+        Ok(()) => error.map_or(Ok(()), Err),
         Err(f) => {
             failed = Some(f);
             Err(Error::from(io::Error::other("output failed")))
         }
     };
-    let result = match source {
-        Source::Stdin => stream(settings, io::stdin().lock(), work, sink),
-        _ => chunks(settings, source, work, sink),
+    let shift = |(out, e): (W::Out, Option<Error>), off| (out, e.map(|e| e.with_line_offset(off)));
+    let relative = !work.needs_line_numbers();
+    let mut run = || -> Result<Done, Fail> {
+        let Source::Stdin = source else {
+            let file = source.load()?;
+            let input = Input::with_encoding(&file[..], settings.encoding())?;
+            let config = settings.config();
+            work.prepare(&input.reader_with_config(config.clone()))?;
+            let work = &*work;
+            let chunks = Chunks::new(&input, config)?
+                .batch_bytes(settings.jobs.chunk_bytes.unwrap_or(CHUNK));
+            let jobs = settings.jobs().clamp(1, chunks.len().max(1));
+            let progress = Progress::new(Some(file.len() as u64));
+            let ends: Vec<_> = (0..chunks.len()).map(|i| chunks.range(i).end).collect();
+            let mut ends = ends.into_iter();
+            let mut done = |part, ds| {
+                progress.set(ends.next().unwrap_or(0) as u64);
+                sink(part, ds)
+            };
+            let chunk = |r: &mut Reader<'_>| Ok(work.run(r));
+            let summary = match relative {
+                true => chunks
+                    .jobs(jobs)
+                    .for_each_relative(chunk, |part, ds, off| done(shift(part, off), ds)),
+                false => chunks.jobs(jobs).for_each(chunk, done),
+            }?;
+            return Ok(Done {
+                summary,
+                encoding: Some(input.encoding_info().clone()),
+                bytes: file.len() as u64,
+                jobs,
+            });
+        };
+        let progress = Progress::new(None);
+        let config = settings.config().encoding(settings.encoding());
+        let mut stream = StreamReader::with_config(progress.wrap(io::stdin().lock()), config)
+            .batch_bytes(settings.jobs.chunk_bytes.unwrap_or(BATCH))
+            .jobs(settings.jobs());
+        // The HEAD's batch here, `prepare`d first; the rest on --jobs threads,
+        // numbered as the input's when the work needs it (the calling thread
+        // counts each batch's lines as it cuts it), else each from its first
+        // line and renumbered.
+        let mut buf = Vec::new();
+        if let Some(reader) = stream
+            .read_batch_into(&mut buf)?
+            .as_mut()
+            .and_then(|b| b.reader_mut())
+        {
+            work.prepare(reader)?;
+            let part = work.run(reader);
+            sink(part, reader.drain_diagnostics().collect())?;
+        }
+        let work = &*work;
+        let batch = |r: &mut Reader<'_>| Ok(work.run(r));
+        let summary = match relative {
+            true => stream.for_each_relative(batch, |part, ds, off| sink(shift(part, off), ds)),
+            false => stream.for_each(batch, &mut sink),
+        }?;
+        Ok(Done {
+            summary,
+            encoding: stream.encoding_info().cloned(),
+            bytes: stream.bytes_read(),
+            jobs: settings.jobs(),
+        })
     };
+    let result = run();
     match (result, failed) {
         (_, Some(f)) => Err(f),
         (r, None) => r,
     }
-}
-
-fn chunks<W, S>(
-    settings: &Settings,
-    source: &Source,
-    work: &mut W,
-    mut sink: S,
-) -> Result<Done, Fail>
-where
-    W: Work,
-    S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Error>,
-{
-    let file = source.load()?;
-    let bytes = file.bytes();
-    let input = Input::with_encoding(bytes, settings.encoding)?;
-    let config = settings.config();
-    work.prepare(&input.reader_with_config(config.clone()))?;
-    let work = &*work;
-    let chunks = Chunks::new(&input, config)?.batch_bytes(settings.chunk.unwrap_or(CHUNK));
-    let jobs = settings.jobs.clamp(1, chunks.len().max(1));
-    let progress = Progress::new(Some(input.bytes().len() as u64));
-    let ranges: Vec<_> = (0..chunks.len()).map(|i| chunks.range(i)).collect();
-    let mut next = 0;
-    let mut done = |out, ds| {
-        progress.set(ranges.get(next).map_or(0, |r| r.end as u64));
-        next += 1;
-        sink(out, ds)
-    };
-    let chunk = |r: &mut Reader<'_>| Ok(work.run(r));
-    let summary = if work.needs_line_numbers() {
-        chunks.jobs(jobs).for_each(chunk, done)
-    } else {
-        chunks
-            .jobs(jobs)
-            .for_each_relative(chunk, |out, ds, off| done(W::shift_lines(out, off), ds))
-    };
-    progress.finish();
-    let summary = summary?;
-    Ok(Done {
-        stats: summary.stats,
-        encoding: Some(input.encoding_info().clone()),
-        bytes: bytes.len() as u64,
-        jobs,
-        diagnostics: summary.diagnostics,
-    })
-}
-
-fn stream<R, W, S>(settings: &Settings, source: R, work: &mut W, mut sink: S) -> Result<Done, Fail>
-where
-    R: BufRead,
-    W: Work,
-    S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Error>,
-{
-    let progress = Progress::new(None);
-    let source = Tally {
-        inner: source,
-        progress: &progress,
-    };
-    let config = settings.config().encoding(settings.encoding);
-    let mut stream = StreamReader::with_config(source, config)
-        .batch_bytes(settings.chunk.unwrap_or(BATCH))
-        .jobs(settings.jobs);
-    // The HEAD's batch here, `prepare`d first; the rest on --jobs threads,
-    // numbered as the input's when the work needs it (the calling thread
-    // counts each batch's lines as it cuts it), else each from its first
-    // line and renumbered.
-    let mut buf = Vec::new();
-    if let Some(reader) = stream
-        .read_batch_into(&mut buf)?
-        .as_mut()
-        .and_then(|b| b.reader_mut())
-    {
-        work.prepare(reader)?;
-        let out = work.run(reader);
-        sink(out, reader.drain_diagnostics().collect())?;
-    }
-    let work = &*work;
-    let run = |r: &mut Reader<'_>| Ok(work.run(r));
-    let summary = if work.needs_line_numbers() {
-        stream.for_each(run, &mut sink)?
-    } else {
-        stream.for_each_relative(run, |out, ds, off| sink(W::shift_lines(out, off), ds))?
-    };
-    Ok(Done {
-        stats: summary.stats,
-        encoding: stream.encoding_info().cloned(),
-        bytes: stream.bytes_read(),
-        jobs: settings.jobs,
-        diagnostics: summary.diagnostics,
-    })
-}
-
-/// A source that moves a progress bar by the bytes taken from it.
-pub struct Tally<'p, R> {
-    pub inner: R,
-    pub progress: &'p Progress,
-}
-
-impl<R: io::Read> io::Read for Tally<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.progress.add(n as u64);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for Tally<'_, R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.inner.consume(n);
-        self.progress.add(n as u64);
-    }
-}
-
-/// Reads standard input whole, moving a progress bar by the bytes read.
-pub fn read_stdin() -> io::Result<Vec<u8>> {
-    let progress = Progress::new(None);
-    let mut v = Vec::new();
-    Tally {
-        inner: io::stdin().lock(),
-        progress: &progress,
-    }
-    .read_to_end(&mut v)?;
-    progress.finish();
-    Ok(v)
 }

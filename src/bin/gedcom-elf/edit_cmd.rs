@@ -1,8 +1,8 @@
 //! `edit`: the byte-exact editor, whole or not at all into `-o OUT`.
 
 use gedcom_elf::edit::{edit, EditError, EditRules};
-use gedcom_elf::Encoding;
 
+use crate::cli::Editing;
 use crate::drive::Source;
 use crate::output::Output;
 use crate::progress::Progress;
@@ -11,27 +11,24 @@ use crate::report::{Fail, Report};
 /// `edit`: drops and renames tags of `source`, every other octet copied.
 /// The editor maps what it reads back to the original octets, so it works
 /// on the whole input (standard input is read whole first).
-pub fn run(
-    source: &Source,
-    encoding: Option<Encoding>,
-    rules: &EditRules,
-    output: Option<&str>,
-    report: &mut Report,
-) -> Result<(), Fail> {
+pub fn run(source: &Source, e: Editing, report: &mut Report) -> Result<(), Fail> {
+    let rules = EditRules {
+        drop_tags: e.drop_tag,
+        rename_tags: e.rename_tag,
+    };
     let input = source.load()?;
-    let mut out = Output::create(output)?;
-    let progress = Progress::new(Some(input.bytes().len() as u64));
-    let edited = edit(input.bytes(), encoding, &mut out, |b| {
+    let mut out = Output::create(e.output.output.as_deref())?;
+    let progress = Progress::new(Some(input.len() as u64));
+    let edited = edit(&input[..], e.encoding.encoding, &mut out, |b| {
         progress.set(b.span.end as u64);
         rules.action(b)
     });
-    progress.finish();
-    let stats = match edited {
-        Ok(s) => s,
-        Err(EditError::Read(e)) => return Err(Fail::Input(e)),
-        Err(EditError::Io(e)) => return Err(out.fail(e)),
-        Err(other) => return Err(Fail::Other(other.to_string())),
-    };
+    drop(progress);
+    let stats = edited.map_err(|e| match e {
+        EditError::Read(e) => Fail::Input(e),
+        EditError::Io(e) => out.fail(e),
+        other => Fail::Other(other.to_string()),
+    })?;
     out.commit()?;
     report.note(&format!(
         "{} structures, {} dropped, {} renamed",

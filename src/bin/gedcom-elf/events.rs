@@ -11,48 +11,36 @@ use crate::output::Output;
 use crate::report::{Fail, Report};
 use crate::typing::Typing;
 
-/// Writes one event as a JSON object line.
-pub fn write_event<W: Write>(out: &mut W, event: &Event<'_>) -> io::Result<()> {
-    write_typed_event(out, event, None)
-}
-
 /// Writes one event as a JSON object line; a begin gets `"type"` as its last
 /// key when `ty` is given (`--types`).
-pub fn write_typed_event<W: Write>(
+pub fn write_event<W: Write>(
     out: &mut W,
     event: &Event<'_>,
     ty: Option<StructureType<'_>>,
 ) -> io::Result<()> {
-    match event {
-        Event::Begin(b) => {
-            out.write_all(b"{\"begin\":")?;
-            write_str(out, &b.tag)?;
-            out.write_all(b",\"level\":")?;
-            write_u64(out, b.level.into())?;
-            write_fields(out, b, ty)?;
-            out.write_all(b"}\n")
-        }
-        Event::End(e) => {
-            out.write_all(b"{\"end\":")?;
-            write_str(out, &e.tag)?;
-            out.write_all(b",\"level\":")?;
-            write_u64(out, e.level.into())?;
-            out.write_all(b"}\n")
-        }
+    let (key, tag, level): (&[u8], _, _) = match event {
+        Event::Begin(b) => (b"{\"begin\":", &b.tag, b.level),
+        Event::End(e) => (b"{\"end\":", &e.tag, e.level),
+    };
+    out.write_all(key)?;
+    write_str(out, tag)?;
+    out.write_all(b",\"level\":")?;
+    write_u64(out, level.into())?;
+    if let Event::Begin(b) = event {
+        write_fields(out, b, ty)?;
     }
+    out.write_all(b"}\n")
 }
 
 /// Renders a chunk's events (with their types for `--types`); a reading
 /// error ends the chunk.
-struct Render {
-    typing: Option<Typing>,
-}
+struct Render(Option<Typing>);
 
 impl Work for Render {
-    type Out = (Vec<u8>, Option<Error>);
+    type Out = Vec<u8>;
 
     fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
-        match self.typing.as_mut() {
+        match self.0.as_mut() {
             Some(t) => t.prepare(reader),
             None => Ok(()),
         }
@@ -61,24 +49,18 @@ impl Work for Render {
     /// The output has no line numbers; with `--types`, a chunk's resolver
     /// tells the document's first record by its line.
     fn needs_line_numbers(&self) -> bool {
-        self.typing.is_some()
+        self.0.is_some()
     }
 
-    fn shift_lines((out, err): Self::Out, off: u64) -> Self::Out {
-        (out, err.map(|e| e.with_line_offset(off)))
-    }
-
-    fn run(&self, events: &mut Reader<'_>) -> Self::Out {
-        let mut types = self.typing.as_ref().map(Typing::resolver);
+    fn run(&self, events: &mut Reader<'_>) -> (Vec<u8>, Option<Error>) {
+        let mut types = self.0.as_ref().map(Typing::resolver);
         let mut out = Vec::with_capacity(1 << 16);
         loop {
             match events.next_event() {
                 // Writing to a Vec cannot fail.
                 Ok(Some(e)) => {
-                    let _ = match types.as_mut() {
-                        Some(t) => write_typed_event(&mut out, &e, t.event(&e)),
-                        None => write_event(&mut out, &e),
-                    };
+                    let ty = types.as_mut().and_then(|t| t.event(&e));
+                    let _ = write_event(&mut out, &e, ty);
                 }
                 Ok(None) => return (out, None),
                 Err(e) => return (out, Some(e)),
@@ -97,30 +79,24 @@ pub fn run(
     types: bool,
     report: &mut Report,
 ) -> Result<(), Fail> {
-    let mut work = Render {
-        typing: types.then(Typing::new),
-    };
+    let mut work = Render(types.then(Typing::new));
     write_chunks(settings, source, &mut work, report)
 }
 
 /// Runs a command whose chunks' outputs are text for standard output, and
 /// reports their diagnostics as they come; a chunk's reading error ends the
 /// run after its text.
-pub fn write_chunks<W>(
+pub fn write_chunks<W: Work<Out = Vec<u8>>>(
     settings: &Settings,
     source: &Source,
     work: &mut W,
     report: &mut Report,
-) -> Result<(), Fail>
-where
-    W: Work<Out = (Vec<u8>, Option<Error>)>,
-{
+) -> Result<(), Fail> {
     let mut out = Output::stdout();
-    let done = drive::run(settings, source, work, |(bytes, err), ds| {
+    let done = drive::run(settings, source, work, |bytes, ds| {
         report.diagnostics(&ds);
-        out.write_all(&bytes).map_err(|e| out.fail(e))?;
-        err.map_or(Ok(()), |e| Err(Fail::Input(e)))
+        out.write_all(&bytes).map_err(|e| out.fail(e))
     })?;
-    report.diagnostics(&done.diagnostics);
+    report.diagnostics(&done.summary.diagnostics);
     out.commit()
 }

@@ -3,8 +3,8 @@
 //!
 //! The text is written in UTF-8 with LF line breaks and single spaces,
 //! each line at its level in the document: payload line breaks become
-//! `CONT` lines, `@` is written `@@` except in the escapes the tag
-//! preserves (seed §5.2), and no line is split with `CONC`.
+//! `CONT` lines, `@` signs are written by the writer's rule
+//! ([`payload_lines`]), and no line is split with `CONC`.
 //!
 //! Nothing here needs another record: the output is the structures whose
 //! xref_id is XREF (every one of them, when it is duplicated, so the whole
@@ -14,48 +14,16 @@
 //! standard input, and builds no tree.
 
 use std::io::{self, Write};
-use std::sync::Arc;
 
 use gedcom_elf::tree::Schema;
-use gedcom_elf::{Begin, Error, EscapeSet, Event, Reader, Value};
+use gedcom_elf::write::payload_lines;
+use gedcom_elf::{Begin, Encoding, Error, Event, Reader, Value};
 
 use crate::cli::Settings;
 use crate::drive::{self, Source, Work};
 use crate::output::Output;
 use crate::report::{Fail, Report};
 use crate::typing::Typing;
-
-/// Writes a payload's text with `@` encoded: preserved escapes verbatim,
-/// every other `@` doubled.
-fn write_payload<W: Write>(out: &mut W, text: &str, preserve: EscapeSet) -> io::Result<()> {
-    let b = text.as_bytes();
-    let mut i = 0;
-    let mut start = 0;
-    while i < b.len() {
-        if b[i] != b'@' {
-            i += 1;
-            continue;
-        }
-        // "@#" [A-Z] [^@\r\n]* "@ " with a preserved type stays as it is.
-        if b.get(i + 1) == Some(&b'#') && b.get(i + 2).is_some_and(|&t| preserve.contains(t)) {
-            if let Some(j) = b[i + 3..]
-                .iter()
-                .position(|&c| c == b'@' || c == b'\n' || c == b'\r')
-            {
-                let at = i + 3 + j;
-                if b[at] == b'@' && b.get(at + 1) == Some(&b' ') {
-                    i = at + 2;
-                    continue;
-                }
-            }
-        }
-        out.write_all(&b[start..i])?;
-        out.write_all(b"@@")?;
-        i += 1;
-        start = i;
-    }
-    out.write_all(&b[start..])
-}
 
 /// Writes one structure's line (and its `CONT` lines).
 fn write_line<W: Write>(out: &mut W, b: &Begin<'_>, schema: &Schema) -> io::Result<()> {
@@ -72,15 +40,13 @@ fn write_line<W: Write>(out: &mut W, b: &Begin<'_>, schema: &Schema) -> io::Resu
             out.write_all(p.as_bytes())?;
         }
         Some(Value::Text(t)) => {
-            let text = t.text();
             let preserve = schema.escapes().lookup(b.tag.as_bytes());
-            for (k, line) in text.split('\n').enumerate() {
+            for (k, line) in payload_lines(&t.text(), preserve, Encoding::Utf8).enumerate() {
                 if k > 0 {
                     write!(out, "\n{} CONT", level + 1)?;
                 }
                 if !line.is_empty() {
-                    out.write_all(b" ")?;
-                    write_payload(out, line, preserve)?;
+                    write!(out, " {line}")?;
                 }
             }
         }
@@ -129,8 +95,6 @@ pub struct Out {
     printed: u64,
     /// The lines of the structures found (first, last), for their diagnostics.
     lines: Vec<(u64, u64)>,
-    /// The error that ended the chunk.
-    error: Option<Error>,
 }
 
 impl Find {
@@ -141,7 +105,7 @@ impl Find {
                 out.lines.push((from, b.line.saturating_sub(1)));
             }
         }
-        let schema: &Arc<Schema> = self.typing.schema();
+        let schema = &self.typing.schema;
         // Writing to a Vec cannot fail.
         for f in finds.list.iter_mut().filter(|f| f.open) {
             if f.printing.is_some() {
@@ -210,28 +174,21 @@ impl Work for Find {
         self.typing.prepare(reader)
     }
 
-    fn run(&self, events: &mut Reader<'_>) -> Out {
+    fn run(&self, events: &mut Reader<'_>) -> (Out, Option<Error>) {
         let (mut out, finds) = (Out::default(), &mut Finds::default());
-        loop {
+        let error = loop {
             match events.next_event() {
                 Ok(Some(Event::Begin(b))) => self.begin(&b, finds, &mut out),
                 Ok(Some(Event::End(e))) => self.end(e.level, finds, &mut out),
-                Ok(None) => break,
-                Err(e) => {
-                    out.error = Some(e);
-                    break;
-                }
+                Ok(None) => break None,
+                Err(e) => break Some(e),
             }
-        }
+        };
         // Records are whole in a chunk: what is open ends with it.
         if let Some(from) = finds.from {
             out.lines.push((from, u64::MAX));
-            if finds.closed {
-                finds.from = None;
-                finds.closed = false;
-            }
         }
-        out
+        (out, error)
     }
 }
 
@@ -274,9 +231,9 @@ pub fn run(
         out.write_all(&got.text).map_err(|e| out.fail(e))?;
         found += got.found;
         printed += got.printed;
-        got.error.map_or(Ok(()), |e| Err(Fail::Input(e)))
+        Ok(())
     })?;
-    elsewhere += done.diagnostics.len() as u64;
+    elsewhere += done.summary.diagnostics.len() as u64;
     out.commit()?;
     if elsewhere > 0 {
         report.note(&format!(

@@ -92,18 +92,8 @@ fn has_special(w: u64) -> bool {
 
 /// Writes `n` in decimal (what `write!(out, "{n}")` writes, without the
 /// formatting machinery).
-pub fn write_u64<W: Write>(out: &mut W, mut n: u64) -> io::Result<()> {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.write_all(&buf[i..])
+pub fn write_u64<W: Write>(out: &mut W, n: u64) -> io::Result<()> {
+    out.write_all(itoa::Buffer::new().format(n).as_bytes())
 }
 
 #[cfg(test)]

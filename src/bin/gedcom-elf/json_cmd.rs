@@ -13,7 +13,6 @@
 
 use std::io::{self, Write};
 
-use gedcom_elf::tree::TypeResolver;
 use gedcom_elf::{Begin, Error, Event, Reader, StructureType};
 
 use crate::cli::Settings;
@@ -35,31 +34,21 @@ fn write_head<W: Write>(
     write_u64(out, b.line)
 }
 
-/// What a chunk's records leave: the structures still open (`true` once
-/// one has children), and the types.
-pub struct Open {
-    types: TypeResolver,
-    children: Vec<bool>,
-}
-
 /// Renders a chunk's records; a reading error ends the chunk, and the
 /// record it interrupts is left out.
-struct Render {
-    typing: Typing,
-}
+struct Render(Typing);
 
 impl Work for Render {
-    type Out = (Vec<u8>, Option<Error>);
+    type Out = Vec<u8>;
 
     fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
-        self.typing.prepare(reader)
+        self.0.prepare(reader)
     }
 
-    fn run(&self, events: &mut Reader<'_>) -> Self::Out {
-        let mut open = Open {
-            types: self.typing.resolver(),
-            children: Vec::new(),
-        };
+    fn run(&self, events: &mut Reader<'_>) -> (Vec<u8>, Option<Error>) {
+        let mut types = self.0.resolver();
+        // The structures still open: `true` once one has children.
+        let mut open: Vec<bool> = Vec::new();
         let mut out = Vec::with_capacity(1 << 16);
         // Where the record being written began in `out`.
         let mut record = 0;
@@ -67,7 +56,7 @@ impl Work for Render {
             // Writing to a Vec cannot fail.
             match events.next_event() {
                 Ok(Some(Event::Begin(b))) => {
-                    match open.children.last_mut() {
+                    match open.last_mut() {
                         None => record = out.len(),
                         Some(seen @ false) => {
                             *seen = true;
@@ -75,23 +64,23 @@ impl Work for Render {
                         }
                         Some(true) => out.push(b','),
                     }
-                    let ty = open.types.begin(&b);
+                    let ty = types.begin(&b);
                     let _ = write_head(&mut out, &b, ty);
-                    open.children.push(false);
+                    open.push(false);
                 }
                 Ok(Some(Event::End(_))) => {
-                    open.types.end();
-                    if open.children.pop() == Some(true) {
+                    types.end();
+                    if open.pop() == Some(true) {
                         out.push(b']');
                     }
                     out.push(b'}');
-                    if open.children.is_empty() {
+                    if open.is_empty() {
                         out.push(b'\n');
                     }
                 }
                 Ok(None) => return (out, None),
                 Err(e) => {
-                    if !open.children.is_empty() {
+                    if !open.is_empty() {
                         out.truncate(record);
                     }
                     return (out, Some(e));
@@ -102,8 +91,6 @@ impl Work for Render {
 }
 
 pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
-    let mut work = Render {
-        typing: Typing::new(),
-    };
+    let mut work = Render(Typing::new());
     crate::events::write_chunks(settings, source, &mut work, report)
 }

@@ -29,8 +29,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind as ClapKind};
-use clap::Parser;
-use gedcom_elf::edit::EditRules;
+use clap::{CommandFactory, Parser};
 use gedcom_elf::write::WriterConfig;
 
 use cli::{Cli, Command, Settings};
@@ -38,94 +37,76 @@ use drive::Source;
 use output::Output;
 use report::Report;
 
-/// A small GEDCOM file bundled with the binary for the no-argument demo.
-const SAMPLE: &[u8] = include_bytes!("../../../corpus/sample.ged");
-
 /// Prints text for standard output (help, version, completions) and
 /// commits it; a closed pipe is success.
 fn print(text: &[u8]) -> ExitCode {
-    let mut out = Output::stdout();
-    let written = out.write_all(text).map_err(|e| out.fail(e));
-    let settings = Settings::new();
-    Report::new("gedcom-elf", &settings).finish(written.and_then(|()| out.commit()))
+    let written = Output::print(|out| out.write_all(text));
+    Report::new("gedcom-elf", &Settings::default()).finish(written)
 }
 
 fn main() -> ExitCode {
     output::on_interrupt();
-    let command = match Cli::try_parse_from(cli::hoist(std::env::args_os().collect())) {
-        Ok(Cli { command: Some(c) }) => c,
-        Ok(Cli { command: None }) => {
-            // The demo: `stats` on the bundled sample.
-            let (settings, source) = (
-                Settings::new(),
-                Source::Bundled("corpus/sample.ged", SAMPLE),
-            );
-            let mut report = Report::new(source.name(), &settings);
-            let result = stats::run(&settings, &source, &mut report);
-            return report.finish(result);
-        }
-        Err(e) => return usage(&e),
-    };
-    run(command)
+    match Cli::try_parse_from(cli::hoist(std::env::args_os().collect())) {
+        Ok(cli) => run(cli.command),
+        Err(e) => usage(&e),
+    }
 }
 
 /// A clap error: help and version go to standard output (status 0), a
 /// usage error to stderr (status 2).
 fn usage(e: &clap::Error) -> ExitCode {
-    match e.kind() {
-        ClapKind::DisplayHelp | ClapKind::DisplayVersion => print(e.to_string().as_bytes()),
-        ClapKind::InvalidSubcommand => {
-            // `gedcom-elf FILE`: say so, rather than "unrecognized subcommand".
-            let file = match e.get(ContextKind::InvalidSubcommand) {
-                Some(ContextValue::String(f)) if std::path::Path::new(f).is_file() => f,
-                _ => {
-                    let _ = write!(std::io::stderr(), "{e}");
-                    return ExitCode::from(2);
-                }
-            };
-            let _ = write!(
-                std::io::stderr(),
+    let text = match (e.kind(), e.get(ContextKind::InvalidSubcommand)) {
+        (ClapKind::DisplayHelp | ClapKind::DisplayVersion, _) => {
+            return print(e.to_string().as_bytes())
+        }
+        // `gedcom-elf FILE`: say so, rather than "unrecognized subcommand".
+        (ClapKind::InvalidSubcommand, Some(ContextValue::String(file)))
+            if std::path::Path::new(file).is_file() =>
+        {
+            format!(
                 "error: '{file}' is a file, not a command: to read it, name a command \
                  first, e.g. 'gedcom-elf stats {file}'\n\nFor more information, try '--help'.\n"
-            );
-            ExitCode::from(2)
+            )
         }
+        (ClapKind::InvalidSubcommand, _) => e.to_string(),
+        // Without clap's tip for values that look like options: here an
+        // option is never meant as a value.
         _ => {
-            // Without clap's tip for values that look like options: here an
-            // option is never meant as a value.
-            let text = e.to_string().replace(
-                &format!("\n  tip: to pass '{0}' as a value, use '-- {0}'\n", arg(e)),
-                "",
-            );
-            let _ = write!(std::io::stderr(), "{text}");
-            ExitCode::from(2)
+            let arg = match e.get(ContextKind::InvalidArg) {
+                Some(ContextValue::String(a)) => a.as_str(),
+                _ => "",
+            };
+            let tip = format!("\n  tip: to pass '{arg}' as a value, use '-- {arg}'\n");
+            e.to_string().replace(&tip, "")
         }
-    }
-}
-
-/// The argument a clap error is about.
-fn arg(e: &clap::Error) -> String {
-    match e.get(ContextKind::InvalidArg) {
-        Some(ContextValue::String(a)) => a.clone(),
-        _ => String::new(),
-    }
-}
-
-fn run(command: Command) -> ExitCode {
-    if let Command::Check(args) = &command {
-        let jobs = args.jobs.unwrap_or_else(|| Settings::new().jobs);
-        return check_cmd::run(args, jobs);
-    }
-    let Some((file, settings)) = command.settings() else {
-        let mut text = Vec::new();
-        if let Command::Completions { shell } = command {
-            cli::completions(shell, &mut text);
-        }
-        return print(&text);
     };
-    let source = Source::from_arg(file);
+    let _ = write!(std::io::stderr(), "{text}");
+    ExitCode::from(2)
+}
+
+/// Runs `command`; with none, the demo: `stats` on the bundled sample.
+fn run(command: Option<Command>) -> ExitCode {
+    if let Some(Command::Check(args)) = &command {
+        return check_cmd::run(args);
+    }
+    let (source, settings) = match command.as_ref().map(Command::settings) {
+        None => (Source::Sample, Settings::default()),
+        Some(Some(("-", settings))) => (Source::Stdin, settings),
+        Some(Some((file, settings))) => (Source::File(file.into()), settings),
+        Some(None) => {
+            let mut text = Vec::new();
+            if let Some(Command::Completions { shell }) = command {
+                clap_complete::generate(shell, &mut Cli::command(), "gedcom-elf", &mut text);
+            }
+            return print(&text);
+        }
+    };
     let (mut report, s) = (Report::new(source.name(), &settings), &settings);
     let r = &mut report;
+    let Some(command) = command else {
+        let result = stats::run(s, &source, r);
+        return report.finish(result);
+    };
     let result = match command {
         Command::Events { types, .. } => events::run(s, &source, types, r),
         Command::Stats { tree: true, .. } => tree_cmd::stats(s, &source, r),
@@ -133,36 +114,15 @@ fn run(command: Command) -> ExitCode {
         Command::Count { .. } => count_cmd::run(s, &source, r),
         Command::Json { .. } => json_cmd::run(s, &source, r),
         Command::Get { xref, path, .. } => get_cmd::run(s, &source, &xref, path.as_deref(), r),
-        Command::Edit {
-            drop_tag,
-            rename_tag,
-            output,
-            ..
-        } => {
-            let rules = drop_tag
-                .into_iter()
-                .fold(EditRules::new(), EditRules::drop_tag);
-            let rules = rename_tag
-                .into_iter()
-                .fold(rules, |rules, (old, new)| rules.rename_tag(old, new));
-            edit_cmd::run(&source, s.encoding, &rules, output.output.as_deref(), r)
-        }
-        Command::Fmt { w } => rewrite_cmd::run(
-            s,
-            &source,
-            WriterConfig::new(),
-            w.output.output.as_deref(),
-            r,
-        ),
+        Command::Edit { e } => edit_cmd::run(&source, e, r),
+        Command::Fmt { w } => rewrite_cmd::run(s, &source, WriterConfig::new(), &w.output, r),
         Command::Convert {
-            to_encoding,
-            line_ending,
+            to_encoding: e,
+            line_ending: l,
             w,
         } => {
-            let config = WriterConfig::new()
-                .encoding(to_encoding)
-                .line_ending(line_ending);
-            rewrite_cmd::run(s, &source, config, w.output.output.as_deref(), r)
+            let config = WriterConfig::new().encoding(e).line_ending(l);
+            rewrite_cmd::run(s, &source, config, &w.output, r)
         }
         Command::Completions { .. } | Command::Check(_) => Ok(()),
     };

@@ -46,39 +46,22 @@ fn pending(path: &Path, add: bool) {
     }
 }
 
-/// A temporary file beside its destination (removed when dropped, unless
-/// renamed).
-struct Staged {
-    file: BufWriter<NamedTempFile>,
-    dest: PathBuf,
-}
-
-impl Drop for Staged {
-    fn drop(&mut self) {
-        pending(self.file.get_ref().path(), false);
-    }
-}
-
-enum Sink {
-    Stdout(BufWriter<io::StdoutLock<'static>>),
-    File(Staged),
-}
-
 /// Where a command's output goes.
 pub struct Output {
-    sink: Sink,
+    out: BufWriter<Box<dyn Write>>,
+    /// `-o OUT`: the temporary file written (removed when dropped, unless
+    /// renamed) and OUT, where it goes.
+    staged: Option<(NamedTempFile, PathBuf)>,
     name: String,
     /// The first error writing (kept so that it is reported, once, as the output's).
     error: Option<io::Error>,
 }
 
-/// `dest`, or the file it links to (followed to the end) when it is a symbolic link.
-fn resolve(dest: &Path) -> PathBuf {
-    match fs::symlink_metadata(dest) {
-        Ok(m) if m.file_type().is_symlink() => {
-            fs::canonicalize(dest).unwrap_or_else(|_| dest.to_path_buf())
+impl Drop for Output {
+    fn drop(&mut self) {
+        if let Some((temp, _)) = &self.staged {
+            pending(temp.path(), false);
         }
-        _ => dest.to_path_buf(),
     }
 }
 
@@ -101,11 +84,24 @@ fn create_beside(dest: &Path) -> io::Result<NamedTempFile> {
 impl Output {
     /// Standard output.
     pub fn stdout() -> Output {
+        Output::new(Box::new(io::stdout().lock()), None, "<stdout>")
+    }
+
+    fn new(out: Box<dyn Write>, staged: Option<(NamedTempFile, PathBuf)>, name: &str) -> Output {
         Output {
-            sink: Sink::Stdout(BufWriter::with_capacity(1 << 16, io::stdout().lock())),
-            name: "<stdout>".into(),
+            out: BufWriter::with_capacity(1 << 16, out),
+            staged,
+            name: name.to_string(),
             error: None,
         }
+    }
+
+    /// Writes a command's output to standard output with `write`, and
+    /// commits it.
+    pub fn print(write: impl FnOnce(&mut Output) -> io::Result<()>) -> Result<(), Fail> {
+        let mut out = Output::stdout();
+        write(&mut out).map_err(|e| out.fail(e))?;
+        out.commit()
     }
 
     /// `-o OUT` (`-` or none: standard output).
@@ -113,26 +109,22 @@ impl Output {
         let Some(path) = path.filter(|p| *p != "-") else {
             return Ok(Output::stdout());
         };
-        let dest = resolve(Path::new(path));
-        let temp = create_beside(&dest).map_err(|e| {
-            Fail::output(
-                path,
+        // Beside the file OUT names, when OUT is a symbolic link.
+        let dest = fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
+        let cannot = |e: io::Error| {
+            Fail::Output(
+                path.into(),
                 io::Error::new(e.kind(), format!("cannot create: {e}")),
             )
-        })?;
-        Ok(Output {
-            sink: Sink::File(Staged {
-                file: BufWriter::with_capacity(1 << 16, temp),
-                dest,
-            }),
-            name: path.to_string(),
-            error: None,
-        })
+        };
+        let temp = create_beside(&dest).map_err(cannot)?;
+        let file = temp.as_file().try_clone().map_err(cannot)?;
+        Ok(Output::new(Box::new(file), Some((temp, dest)), path))
     }
 
     /// The failure for a write error of this output.
     pub fn fail(&self, e: io::Error) -> Fail {
-        Fail::output(&self.name, e)
+        Fail::Output(self.name.clone(), e)
     }
 
     /// Keeps the first error of `r`, for [`Output::check`].
@@ -155,40 +147,30 @@ impl Output {
     /// (flushed, synced, with the permissions OUT had, renamed over it).
     pub fn commit(mut self) -> Result<(), Fail> {
         self.check()?;
-        let name = self.name.clone();
-        let fail = |e: io::Error| Fail::output(&name, e);
-        match &mut self.sink {
-            Sink::Stdout(w) => w.flush().map_err(fail),
-            Sink::File(staged) => {
-                staged.file.flush().map_err(fail)?;
-                let file = staged.file.get_ref().as_file();
-                file.sync_all().map_err(fail)?;
-                if let Ok(m) = fs::metadata(&staged.dest) {
-                    file.set_permissions(m.permissions()).map_err(fail)?;
+        let put = |out: &mut BufWriter<_>, staged: &mut Option<(NamedTempFile, PathBuf)>| {
+            out.flush()?;
+            if let Some((temp, dest)) = staged {
+                temp.as_file().sync_all()?;
+                if let Ok(m) = fs::metadata(&dest) {
+                    temp.as_file().set_permissions(m.permissions())?;
                 }
-                let temp = staged.file.get_mut();
-                fs::rename(temp.path(), &staged.dest).map_err(fail)?;
+                fs::rename(temp.path(), &dest)?;
                 temp.disable_cleanup(true);
-                Ok(())
             }
-        }
+            io::Result::Ok(())
+        };
+        put(&mut self.out, &mut self.staged).map_err(|e| self.fail(e))
     }
 }
 
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let r = match &mut self.sink {
-            Sink::Stdout(w) => w.write(buf),
-            Sink::File(s) => s.file.write(buf),
-        };
+        let r = self.out.write(buf);
         self.keep(r)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        let r = match &mut self.sink {
-            Sink::Stdout(w) => w.flush(),
-            Sink::File(s) => s.file.flush(),
-        };
+        let r = self.out.flush();
         self.keep(r)
     }
 }

@@ -26,7 +26,7 @@ pub enum Fail {
     /// Reading the input failed, or `--strict` stopped at an error.
     Input(Error),
     /// Writing the output (named) failed.
-    Output { name: String, error: io::Error },
+    Output(String, io::Error),
     /// The writer refused a structure of the input.
     Write(WriteError),
     /// `get` found nothing: the message.
@@ -36,20 +36,12 @@ pub enum Fail {
 }
 
 impl Fail {
-    /// A failure to write to `name`.
-    pub fn output(name: &str, error: io::Error) -> Fail {
-        Fail::Output {
-            name: name.to_string(),
-            error,
-        }
-    }
-
     /// The exit status: 1 for `--strict`, 3 for nothing found, 0 for a
     /// closed standard output (`| head`), 2 otherwise.
     pub fn status(&self) -> u8 {
         match self {
             Fail::Input(e) if matches!(e.kind(), ErrorKind::Strict(_)) => 1,
-            Fail::Output { error, .. } if error.kind() == io::ErrorKind::BrokenPipe => 0,
+            Fail::Output(_, e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
             Fail::NotFound(_) => 3,
             _ => 2,
         }
@@ -79,13 +71,16 @@ pub fn say(name: &str, line: Option<u64>, severity: &str, message: &str) {
 
 /// The diagnostics and the failure of one command's input.
 pub struct Report {
-    name: String,
+    /// The input's name.
+    pub name: String,
     quiet: bool,
     all: bool,
     /// Per kind: how many were shown, and how many more were not.
     kinds: BTreeMap<&'static str, (u64, u64)>,
     /// The last error printed, so that `--strict`'s error is not printed again.
     last_error: Option<(u64, String)>,
+    /// Error diagnostics reported, printed or not.
+    pub errors: u64,
 }
 
 impl Report {
@@ -93,21 +88,18 @@ impl Report {
     pub fn new(name: impl Into<String>, settings: &Settings) -> Report {
         Report {
             name: name.into(),
-            quiet: settings.quiet,
-            all: settings.all_warnings,
+            quiet: settings.diag.quiet,
+            all: settings.diag.all_warnings,
             kinds: BTreeMap::new(),
             last_error: None,
+            errors: 0,
         }
-    }
-
-    /// The input's name.
-    pub fn name(&self) -> &str {
-        &self.name
     }
 
     /// Reports a diagnostic: printed, or counted for the summary.
     pub fn diagnostic(&mut self, d: &Diagnostic) {
         let error = d.severity() == Severity::Error;
+        self.errors += u64::from(error);
         if self.quiet && !error {
             return;
         }
@@ -137,8 +129,19 @@ impl Report {
 
     /// A warning of the command's own about the input (hidden by `--quiet`).
     pub fn warning(&self, message: &str) {
+        self.tell(None, "warning", message);
+    }
+
+    /// A note (hidden by `--quiet`).
+    pub fn note(&self, message: &str) {
+        self.tell(None, "note", message);
+    }
+
+    /// A warning or a note of the command's own, at a line of the input or
+    /// about it all (hidden by `--quiet`).
+    fn tell(&self, line: Option<u64>, severity: &str, message: &str) {
         if !self.quiet {
-            say(&self.name, None, "warning", message);
+            say(&self.name, line, severity, message);
         }
     }
 
@@ -147,43 +150,29 @@ impl Report {
     pub fn dropped(&self, listed: &[Dropped], count: u64) {
         for d in listed {
             let message = format!("{} left out of the output: {}", d.tag, d.reason);
-            self.warning_at(d.line, &message);
+            self.tell(d.line, "warning", &message);
         }
         let more = count.saturating_sub(listed.len() as u64);
         if more > 0 {
-            self.note(&format!("{more} more structures left out of the output"));
+            self.tell(
+                None,
+                "note",
+                &format!("{more} more structures left out of the output"),
+            );
         }
     }
 
-    /// A warning at a line of the input, or about it all (hidden by `--quiet`).
-    pub fn warning_at(&self, line: Option<u64>, message: &str) {
-        if !self.quiet {
-            say(&self.name, line, "warning", message);
-        }
-    }
-
-    /// A note (hidden by `--quiet`).
-    pub fn note(&self, message: &str) {
-        if !self.quiet {
-            say(&self.name, None, "note", message);
-        }
-    }
-
-    /// The counts of diagnostics not shown, one line per kind.
-    fn summarise(&mut self) {
-        for (kind, (_, over)) in std::mem::take(&mut self.kinds) {
-            if over > 0 {
+    /// The end of the command: the counts of diagnostics not shown (one
+    /// line per kind), then the failure if there is one (printed once), and
+    /// the exit status.
+    pub fn finish(self, result: Result<(), Fail>) -> ExitCode {
+        for (kind, (_, over)) in &self.kinds {
+            if *over > 0 {
                 let message =
                     format!("{over} more {kind} diagnostics not shown (--all-warnings shows them)");
                 say(&self.name, None, "note", &message);
             }
         }
-    }
-
-    /// The end of the command: the summary, then the failure if there is
-    /// one (printed once), and the exit status.
-    pub fn finish(mut self, result: Result<(), Fail>) -> ExitCode {
-        self.summarise();
         let Err(fail) = result else {
             return ExitCode::SUCCESS;
         };
@@ -198,11 +187,8 @@ impl Report {
                     say(&self.name, line, "error", e.message());
                 }
             }
-            Fail::Output { name, error } => {
-                if error.kind() != io::ErrorKind::BrokenPipe {
-                    say(name, None, "error", &format!("cannot write: {error}"));
-                }
-            }
+            Fail::Output(_, e) if e.kind() == io::ErrorKind::BrokenPipe => {}
+            Fail::Output(name, e) => say(name, None, "error", &format!("cannot write: {e}")),
             Fail::Write(e) => say(&self.name, e.line(), "error", e.message()),
             Fail::NotFound(message) | Fail::Other(message) => {
                 say(&self.name, None, "error", message)

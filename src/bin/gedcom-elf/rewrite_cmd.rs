@@ -5,117 +5,77 @@
 use std::io::{self, Write};
 
 use gedcom_elf::stream::StreamReader;
-use gedcom_elf::write::{WriteErrorKind, Writer, WriterConfig};
-use gedcom_elf::{Encoding, Event, Reader, Severity};
+use gedcom_elf::write::{Rewriter, WriteErrorKind, WriterConfig};
+use gedcom_elf::{Event, Reader};
 
-use crate::cli::Settings;
-use crate::drive::{Source, Tally, BATCH};
+use crate::cli::{OutputArg, Settings};
+use crate::drive::{Source, BATCH};
 use crate::output::Output;
 use crate::progress::Progress;
 use crate::report::{Fail, Report};
 
-/// The library's [`rewrite`](gedcom_elf::write::rewrite), fed piece by
-/// piece, so that standard input streams through it in bounded memory: each
-/// event is written as it is read, the writer's escape table is the input's
-/// (complete once the first event was read), and xrefs are decoded from the
-/// reader's encoding (see `decode_xref`).
-struct Rewriter<W: Write> {
-    config: WriterConfig,
-    out: Option<W>,
-    writer: Option<(Writer<W>, Encoding)>,
-    read_errors: u64,
-}
-
-impl<W: Write> Rewriter<W> {
-    fn new(config: WriterConfig, out: W) -> Self {
-        Rewriter {
-            config,
-            out: Some(out),
-            writer: None,
-            read_errors: 0,
+/// Writes every event of `events` with `rewriter` (the library's
+/// [`rewrite`](gedcom_elf::write::rewrite), fed piece by piece, so that
+/// standard input streams through it in bounded memory), reporting the
+/// reader's diagnostics and moving
+/// `progress` to the input offsets read.
+fn feed<W: Write>(
+    rewriter: &mut Rewriter<W>,
+    events: &mut Reader<'_>,
+    report: &mut Report,
+    progress: Option<&Progress>,
+) -> Result<(), Fail> {
+    let mut begins = 0u32;
+    loop {
+        let event = events.next_event();
+        for d in events.drain_diagnostics() {
+            report.diagnostic(&d);
         }
-    }
-
-    /// Writes every event of `events`, reporting its diagnostics and moving
-    /// `progress` to the input offsets read.
-    fn feed(
-        &mut self,
-        events: &mut Reader<'_>,
-        report: &mut Report,
-        progress: Option<&Progress>,
-    ) -> Result<(), Fail> {
-        let mut begins = 0u32;
-        loop {
-            let event = events.next_event();
-            if !events.diagnostics().is_empty() {
-                for d in events.drain_diagnostics() {
-                    self.read_errors += u64::from(d.severity() == Severity::Error);
-                    report.diagnostic(&d);
-                }
+        let Some(event) = event? else { return Ok(()) };
+        if let (Some(p), Event::Begin(b)) = (progress, &event) {
+            begins += 1;
+            if begins.is_multiple_of(4096) {
+                p.set(b.span.end as u64);
             }
-            let Some(event) = event? else { return Ok(()) };
-            let (w, source) = match self.writer.as_mut() {
-                Some(w) => w,
-                None => {
-                    let source = events.encoding();
-                    let config = self.config.clone();
-                    let config = config
-                        .escapes(events.escape_table().clone())
-                        .cr_is_line_break(false);
-                    let Some(o) = self.out.take() else {
-                        return Ok(());
-                    };
-                    self.writer.insert((Writer::with_config(o, config), source))
-                }
-            };
-            if let (Some(p), Event::Begin(b)) = (progress, &event) {
-                begins += 1;
-                if begins.is_multiple_of(4096) {
-                    p.set(b.span.end as u64);
-                }
-            }
-            w.write_event(&event, *source)?;
         }
-    }
-
-    /// Ends the output, reporting what the writer dropped.
-    fn finish(self, report: &Report) -> Result<(), Fail> {
-        if let Some((w, _)) = self.writer {
-            report.dropped(w.dropped(), w.dropped_count());
-            w.finish()?;
-        }
-        if self.read_errors > 0 {
-            report.warning(&format!(
-                "the input has {} reading error(s); ERROR structures were written as the reader made them",
-                self.read_errors
-            ));
-        }
-        Ok(())
+        rewriter.write_event(events, &event)?;
     }
 }
 
-/// Rewrites `source` with `config` into `output` (standard output when
-/// `None`).
+/// Rewrites `source` with `config` into `-o OUT` (or standard output),
+/// reporting what the writer dropped.
 pub fn run(
     settings: &Settings,
     source: &Source,
     config: WriterConfig,
-    output: Option<&str>,
+    output: &OutputArg,
     report: &mut Report,
 ) -> Result<(), Fail> {
-    let mut out = Output::create(output)?;
+    let mut out = Output::create(output.output.as_deref())?;
     let mut rewriter = Rewriter::new(config, &mut out);
     let result = match source {
         Source::Stdin => stream(settings, &mut rewriter, report),
         _ => {
             let file = source.load()?;
-            let input = gedcom_elf::Input::with_encoding(file.bytes(), settings.encoding)?;
+            let input = gedcom_elf::Input::with_encoding(&file[..], settings.encoding())?;
             let progress = Progress::new(Some(input.bytes().len() as u64));
             let mut reader = input.reader_with_config(settings.config());
-            rewriter.feed(&mut reader, report, Some(&progress))
+            feed(&mut rewriter, &mut reader, report, Some(&progress))
         }
-    }
-    .and_then(|()| rewriter.finish(report));
+    };
+    let result = result.and_then(|()| {
+        if let Some(w) = rewriter.writer_mut() {
+            report.dropped(w.dropped(), w.dropped_count());
+        }
+        rewriter.finish()?;
+        if report.errors > 0 {
+            report.warning(&format!(
+                "the input has {} reading error(s); ERROR structures were written as the reader made them",
+                report.errors
+            ));
+        }
+        Ok(())
+    });
     match result {
         // The writer's i/o error is the output's.
         Err(Fail::Write(e)) if e.kind() == WriteErrorKind::Io => {
@@ -133,20 +93,16 @@ fn stream<W: Write>(
     report: &mut Report,
 ) -> Result<(), Fail> {
     let progress = Progress::new(None);
-    let source = Tally {
-        inner: io::stdin().lock(),
-        progress: &progress,
-    };
-    let config = settings.config().encoding(settings.encoding);
+    let config = settings.config().encoding(settings.encoding());
+    let source = progress.wrap(io::stdin().lock());
     let mut stream = StreamReader::with_config(source, config).batch_bytes(BATCH);
     let mut buf = Vec::new();
     while let Some(mut batch) = stream.read_batch_into(&mut buf)? {
         if let Some(reader) = batch.reader_mut() {
-            rewriter.feed(reader, report, None)?;
+            feed(rewriter, reader, report, None)?;
         }
     }
     for d in stream.drain_diagnostics() {
-        rewriter.read_errors += u64::from(d.severity() == Severity::Error);
         report.diagnostic(&d);
     }
     Ok(())

@@ -1,13 +1,13 @@
 //! `gedcom-elf stats`: what a file holds, and how fast it was read.
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io::Write;
 use std::time::Instant;
 
 use gedcom_elf::{DiagnosticKind, EncodingSource, Error, Event, Reader};
 
 use crate::cli::Settings;
-use crate::drive::{self, Done, Source, Work};
+use crate::drive::{self, Source, Work};
 use crate::output::Output;
 use crate::report::{Fail, Report};
 
@@ -16,18 +16,14 @@ use crate::report::{Fail, Report};
 pub struct Tally;
 
 impl Work for Tally {
-    type Out = (BTreeMap<String, u64>, Option<Error>);
+    type Out = BTreeMap<String, u64>;
 
     /// A tally needs no line numbers; only an error carries one.
     fn needs_line_numbers(&self) -> bool {
         false
     }
 
-    fn shift_lines((n, err): Self::Out, off: u64) -> Self::Out {
-        (n, err.map(|e| e.with_line_offset(off)))
-    }
-
-    fn run(&self, events: &mut Reader<'_>) -> Self::Out {
+    fn run(&self, events: &mut Reader<'_>) -> (Self::Out, Option<Error>) {
         let mut records: BTreeMap<String, u64> = BTreeMap::new();
         // Records of one tag come in runs: counted here, added at the run's end.
         let mut run: (String, u64) = (String::new(), 0);
@@ -58,73 +54,63 @@ impl Work for Tally {
 pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
     let started = Instant::now();
     let mut records: BTreeMap<String, u64> = BTreeMap::new();
-    let done = drive::run(settings, source, &mut Tally, |(part, err), ds| {
+    let done = drive::run(settings, source, &mut Tally, |part, ds| {
         report.diagnostics(&ds);
         for (tag, n) in part {
             *records.entry(tag).or_default() += n;
         }
-        err.map_or(Ok(()), |e| Err(Fail::Input(e)))
+        Ok(())
     })?;
-    report.diagnostics(&done.diagnostics);
+    report.diagnostics(&done.summary.diagnostics);
     let elapsed = started.elapsed().as_secs_f64();
-    let mut out = Output::stdout();
-    print(&mut out, report.name(), &done, &records, elapsed).map_err(|e| out.fail(e))?;
-    out.commit()
-}
-
-fn print(
-    out: &mut Output,
-    name: &str,
-    done: &Done,
-    records: &BTreeMap<String, u64>,
-    elapsed: f64,
-) -> io::Result<()> {
-    let stats = &done.stats;
-    writeln!(out, "file:        {name}")?;
-    writeln!(out, "bytes:       {}", done.bytes)?;
-    if let Some(info) = &done.encoding {
-        let how = match info.source {
-            EncodingSource::Caller => "given with --encoding".to_string(),
-            EncodingSource::ByteOrderMark => "from the byte-order mark".to_string(),
-            EncodingSource::Sniffed => "sniffed from the first octets".to_string(),
-            EncodingSource::CharLine => format!(
-                "from the CHAR line {:?} (line {})",
-                info.char_value.as_deref().unwrap_or(""),
-                info.char_line.unwrap_or(0)
-            ),
-            _ => "the GEDCOM default (no CHAR line, no byte-order mark)".to_string(),
-        };
-        writeln!(out, "encoding:    {} ({how})", info.encoding)?;
-        if let Some(d) = info.detected {
-            writeln!(out, "  detected:  {d}")?;
+    Output::print(|out| {
+        let stats = &done.summary.stats;
+        writeln!(out, "file:        {}", report.name)?;
+        writeln!(out, "bytes:       {}", done.bytes)?;
+        if let Some(info) = &done.encoding {
+            let how = match info.source {
+                EncodingSource::Caller => "given with --encoding".to_string(),
+                EncodingSource::ByteOrderMark => "from the byte-order mark".to_string(),
+                EncodingSource::Sniffed => "sniffed from the first octets".to_string(),
+                EncodingSource::CharLine => format!(
+                    "from the CHAR line {:?} (line {})",
+                    info.char_value.as_deref().unwrap_or(""),
+                    info.char_line.unwrap_or(0)
+                ),
+                _ => "the GEDCOM default (no CHAR line, no byte-order mark)".to_string(),
+            };
+            writeln!(out, "encoding:    {} ({how})", info.encoding)?;
+            if let Some(d) = info.detected {
+                writeln!(out, "  detected:  {d}")?;
+            }
+            if let Some(c) = &info.char_value {
+                writeln!(out, "  specified: CHAR {c}")?;
+            }
         }
-        if let Some(c) = &info.char_value {
-            writeln!(out, "  specified: CHAR {c}")?;
+        writeln!(out, "lines:       {}", stats.lines)?;
+        writeln!(out, "structures:  {}", stats.structures)?;
+        writeln!(out, "max level:   {}", stats.max_level)?;
+        writeln!(out, "records:     {}", records.values().sum::<u64>())?;
+        for (tag, n) in records {
+            writeln!(out, "  {tag:<10} {n}")?;
         }
-    }
-    writeln!(out, "lines:       {}", stats.lines)?;
-    writeln!(out, "structures:  {}", stats.structures)?;
-    writeln!(out, "max level:   {}", stats.max_level)?;
-    writeln!(out, "records:     {}", records.values().sum::<u64>())?;
-    for (tag, n) in records {
-        writeln!(out, "  {tag:<10} {n}")?;
-    }
-    let total: u64 = stats.diagnostics.iter().sum();
-    writeln!(out, "diagnostics: {total}")?;
-    for kind in DiagnosticKind::ALL {
-        let n = stats.count(*kind);
-        if n > 0 {
-            writeln!(out, "  {:<24} {n} ({})", kind.id(), kind.severity())?;
+        let total: u64 = stats.diagnostics.iter().sum();
+        writeln!(out, "diagnostics: {total}")?;
+        for kind in DiagnosticKind::ALL {
+            let n = stats.count(*kind);
+            if n > 0 {
+                writeln!(out, "  {:<24} {n} ({})", kind.id(), kind.severity())?;
+            }
         }
-    }
-    if elapsed > 0.0 {
-        writeln!(
-            out,
-            "time:        {:.3} s ({:.1} MB/s, {} jobs)",
-            elapsed,
-            done.bytes as f64 / 1e6 / elapsed,
-            done.jobs
-        )?;
-    }
-    Ok(())
+        if elapsed > 0.0 {
+            writeln!(
+                out,
+                "time:        {:.3} s ({:.1} MB/s, {} jobs)",
+                elapsed,
+                done.bytes as f64 / 1e6 / elapsed,
+                done.jobs
+            )?;
+        }
+        Ok(())
+    })
 }

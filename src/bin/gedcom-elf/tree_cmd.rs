@@ -7,12 +7,12 @@
 //! is therefore read whole first. Every other command streams.
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io::Write;
 use std::time::Instant;
 
 use gedcom_elf::par::Chunks;
 use gedcom_elf::tree::Tree;
-use gedcom_elf::{Error, Input, ReaderConfig};
+use gedcom_elf::Input;
 
 use crate::cli::Settings;
 use crate::drive::Source;
@@ -20,48 +20,37 @@ use crate::output::Output;
 use crate::progress::Progress;
 use crate::report::{Fail, Report};
 
-/// Builds the tree of the whole input on `jobs` threads (`--jobs`): the one
-/// place a tree is built. The build is one library call that reports no
-/// progress, so the bar shows the time it has taken.
-pub fn build_tree<'a>(
-    input: &'a Input<'_>,
-    config: ReaderConfig,
-    jobs: usize,
-    chunk: Option<usize>,
-) -> Result<Tree<'a>, Error> {
-    let progress = Progress::step(format!(
-        "building the tree of {:.1} MB",
-        input.bytes().len() as f64 / 1e6
-    ));
-    // Record-aligned chunks on `jobs` threads; identical to `Tree::build`.
-    let tree = match chunk {
-        Some(bytes) => Chunks::new(input, config)
-            .and_then(|c| Tree::from_chunks(c.jobs(jobs).batch_bytes(bytes))),
-        None => Chunks::new(input, config).and_then(|c| Tree::from_chunks(c.jobs(jobs))),
-    };
-    progress.finish();
-    tree
-}
-
 /// `stats --tree`.
 pub fn stats(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
     let file = source.load()?;
-    let prepared = Input::with_encoding(file.bytes(), settings.encoding)?;
+    let prepared = Input::with_encoding(&file[..], settings.encoding())?;
     let started = Instant::now();
-    let tree = build_tree(&prepared, settings.config(), settings.jobs, settings.chunk)?;
+    // The build is one library call that reports no progress, so the bar
+    // shows the time it has taken.
+    let progress = Progress::step(format!(
+        "building the tree of {:.1} MB",
+        prepared.bytes().len() as f64 / 1e6
+    ));
+    // Record-aligned chunks on --jobs threads; identical to `Tree::build`.
+    let chunks = Chunks::new(&prepared, settings.config())?.jobs(settings.jobs());
+    let tree = match settings.jobs.chunk_bytes {
+        Some(bytes) => Tree::from_chunks(chunks.batch_bytes(bytes)),
+        None => Tree::from_chunks(chunks),
+    };
+    drop(progress);
+    let tree = tree?;
     let elapsed = started.elapsed().as_secs_f64();
     let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
     report.diagnostics(tree.diagnostics());
     for d in tree.diagnostics() {
         *kinds.entry(d.kind.id()).or_default() += 1;
     }
-    let mut out = Output::stdout();
     let total = tree.diagnostics().len() as u64 + tree.diagnostics_dropped();
-    let print = |out: &mut Output| -> io::Result<()> {
+    Output::print(|out| {
         let bytes = prepared.bytes().len();
         let memory = tree.memory_bytes();
-        writeln!(out, "file:        {}", report.name())?;
-        writeln!(out, "bytes:       {}", file.bytes().len())?;
+        writeln!(out, "file:        {}", report.name)?;
+        writeln!(out, "bytes:       {}", file.len())?;
         writeln!(out, "nodes:       {}", tree.len())?;
         writeln!(out, "records:     {}", tree.record_count())?;
         writeln!(out, "undef:       {}", tree.undefined_records().count())?;
@@ -82,11 +71,9 @@ pub fn stats(settings: &Settings, source: &Source, report: &mut Report) -> Resul
                 out,
                 "build time:  {:.3} s ({:.1} MB/s)",
                 elapsed,
-                file.bytes().len() as f64 / 1e6 / elapsed
+                file.len() as f64 / 1e6 / elapsed
             )?;
         }
         Ok(())
-    };
-    print(&mut out).map_err(|e| out.fail(e))?;
-    out.commit()
+    })
 }

@@ -10,7 +10,8 @@ use gedcom_elf::{Error, Event, Reader};
 
 /// The document's schema and where its first record begins.
 pub struct Typing {
-    schema: Arc<Schema>,
+    /// The HEAD's schema (the default one until [`Typing::prepare`]).
+    pub schema: Arc<Schema>,
     /// The line of the document's first structure (the HEAD).
     first_line: u64,
 }
@@ -31,11 +32,6 @@ impl Typing {
             self.first_line = b.line;
         }
         Ok(())
-    }
-
-    /// The schema in use.
-    pub fn schema(&self) -> &Arc<Schema> {
-        &self.schema
     }
 
     /// A resolver for one chunk, or for a whole stream: it types its first
