@@ -8,23 +8,19 @@
 //! sorted lists, not hash sets.
 
 use std::fmt;
-use std::io::Read;
 
 use super::config::Groups;
+use super::inspect::{inspect_into, same, Inspection, Span};
 use super::links::{self, Role};
 use super::plausible::{self, age_range};
-use super::{join_path, read, structure, values, CheckConfig, Finding, Rule, Version};
-use crate::ordered::{par_ranges, Pool};
-use crate::par::{first_record_reader, Chunks, Numbering};
+use super::{read, CheckConfig, Finding, Rule, Version};
+use crate::ordered::par_ranges;
 use crate::tree::hash::FastMap as HashMap;
-use crate::tree::{NodeRef, RecordTree, Records, Schema, Step, Tree};
+use crate::tree::NodeRef;
 use crate::{Diagnostic, Error, Severity};
 
 /// No record: a pointer's record has no xref_id, or its target is none.
 const NONE: u32 = u32::MAX;
-
-/// A range of a string buffer.
-type Span = (u32, u32);
 
 /// Strings numbered as they are first seen.
 #[derive(Default)]
@@ -53,67 +49,6 @@ impl Interner {
             return "";
         };
         self.text.get(a as usize..b as usize).unwrap_or("")
-    }
-}
-
-/// A pointer as an inspection found it.
-#[derive(Debug)]
-struct PointerFact {
-    target: Span,
-    line: u64,
-    path: Span,
-    expected: Option<&'static [&'static str]>,
-    role: Role,
-}
-
-/// What an inspection found of one record.
-#[derive(Debug)]
-struct RecordFacts {
-    xref: Option<Span>,
-    tag: Span,
-    line: u64,
-    /// The end of its pointers and findings in the inspection's lists.
-    pointers_end: usize,
-    findings_end: usize,
-    birth: Option<(i64, i64)>,
-    marriage: Option<((i64, i64), u64, Span)>,
-    /// The version a first record that is the HEAD says.
-    head_version: Option<Version>,
-}
-
-/// What inspecting records found: each record's own findings and the
-/// facts that the rules about more than one record need, as plain data
-/// (one string buffer for all the records inspected together). Made by
-/// [`Checker::inspect`] (which only reads the checker, so records can be
-/// inspected on several threads) and given to [`Checker::absorb`] in
-/// document order.
-#[derive(Debug, Default)]
-pub struct Inspection {
-    strings: String,
-    records: Vec<RecordFacts>,
-    pointers: Vec<PointerFact>,
-    findings: Vec<Finding>,
-}
-
-impl Inspection {
-    /// The records inspected.
-    pub fn len(&self) -> usize {
-        self.records.len()
-    }
-
-    /// Whether no record was inspected.
-    pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
-    }
-
-    fn text(&self, (a, b): Span) -> &str {
-        self.strings.get(a as usize..b as usize).unwrap_or("")
-    }
-
-    fn put(&mut self, s: &str) -> Span {
-        let start = self.strings.len() as u32;
-        self.strings.push_str(s);
-        (start, self.strings.len() as u32)
     }
 }
 
@@ -151,7 +86,7 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn count(&mut self, f: &Finding) {
+    pub(super) fn count(&mut self, f: &Finding) {
         match f.severity() {
             Severity::Error => self.errors += 1,
             Severity::Warning => self.warnings += 1,
@@ -186,7 +121,7 @@ impl<E: fmt::Debug + fmt::Display> std::error::Error for RunError<E> {}
 /// ([`Checker::record`]); each record's own findings come at once; the
 /// findings that need every record (links, parents' ages) come from
 /// [`Checker::finish`]. [`Checker::run`] does all of it over
-/// [`Records`], the reader's diagnostics included, in line order.
+/// [`Records`](crate::tree::Records), the reader's diagnostics included, in line order.
 ///
 /// ```
 /// use gedcom_elf::check::{CheckConfig, Checker};
@@ -208,11 +143,11 @@ impl<E: fmt::Debug + fmt::Display> std::error::Error for RunError<E> {}
 /// # Ok::<(), gedcom_elf::check::RunError<std::convert::Infallible>>(())
 /// ```
 pub struct Checker {
-    config: CheckConfig,
-    groups: Groups,
-    jobs: usize,
-    version: Version,
-    started: bool,
+    pub(super) config: CheckConfig,
+    pub(super) groups: Groups,
+    pub(super) jobs: usize,
+    pub(super) version: Version,
+    pub(super) started: bool,
     /// The records' xref_ids, numbered as they are defined.
     xrefs: Interner,
     paths: Interner,
@@ -227,7 +162,7 @@ pub struct Checker {
     expected: Vec<Option<&'static [&'static str]>>,
     pointers: Vec<Pointer>,
     marriages: Vec<Marriage>,
-    records: u64,
+    pub(super) records: u64,
 }
 
 impl Checker {
@@ -297,7 +232,7 @@ impl Checker {
 
     /// Keeps the facts of the `i`th record of `found`, its findings taken
     /// from `findings` to `out`.
-    fn absorb_record(
+    pub(super) fn absorb_record(
         &mut self,
         found: &Inspection,
         i: usize,
@@ -615,441 +550,4 @@ impl Checker {
             }
         }
     }
-
-    /// Checks the input of `chunks` as [`Checker::run`] checks a stream of
-    /// records, with the same findings in the same order: each chunk is
-    /// read into a tree of its records and inspected on one of the chunks'
-    /// [`jobs`](Chunks::jobs) threads (this checker's own
-    /// [`jobs`](Checker::jobs) do not count here), and the inspections are
-    /// absorbed in document order on the calling thread. The fast way to
-    /// check a file that is in memory (or mapped).
-    ///
-    /// ```
-    /// use gedcom_elf::check::{CheckConfig, Checker};
-    /// use gedcom_elf::par::Chunks;
-    /// use gedcom_elf::{Input, ReaderConfig};
-    ///
-    /// let input = Input::new(b"0 HEAD\n1 CHAR UTF-8\n0 @F1@ FAM\n1 HUSB @F1@\n0 TRLR\n")?;
-    /// let chunks = Chunks::new(&input, ReaderConfig::new())?.jobs(2);
-    /// let mut found = Vec::new();
-    /// Checker::new(CheckConfig::new()).run_chunks(chunks, |f| {
-    ///     found.push((f.line, f.rule.id));
-    ///     Ok::<(), std::convert::Infallible>(())
-    /// }).unwrap();
-    /// assert_eq!(found, [(4, "link.wrong-type")]);
-    /// # Ok::<(), gedcom_elf::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`Checker::run`].
-    pub fn run_chunks<E, S>(
-        mut self,
-        chunks: Chunks<'_>,
-        mut sink: S,
-    ) -> Result<Summary, RunError<E>>
-    where
-        S: FnMut(&Finding) -> Result<(), E>,
-    {
-        let head = first_record_reader(chunks.first.clone());
-        let schema = Schema::from_reader(head.clone()).map_err(RunError::Read)?;
-        // The version, from the HEAD, before the chunks are read.
-        let head_tree = Tree::build_with_schema(head, schema.clone()).map_err(RunError::Read)?;
-        if let Some(h) = head_tree.records().next() {
-            self.version = structure::version_of(h);
-        }
-        self.started = true;
-        let sizes: Vec<usize> = (0..chunks.len()).map(|i| chunks.range(i).len()).collect();
-        let text = crate::tree::utf8_prefix(chunks.first.input());
-        let (config, groups, version) = (self.config.clone(), self.groups, self.version);
-        self.jobs = chunks.jobs;
-        let mut summary = Summary::default();
-        let mut out = Out {
-            held: Vec::new(),
-            pending: Vec::new(),
-        };
-        let mut failed_sink = None;
-        let result = chunks.run(
-            Numbering::Global,
-            |i, reader, ds| {
-                let tree = Tree::of_chunk(reader, schema.clone(), text, (i == 0, sizes[i]), ds)?;
-                let mut found = Inspection::default();
-                for r in tree.records() {
-                    let first = i == 0 && r.id().index() == 0;
-                    inspect_into(&config, groups, version, first, r, &mut found);
-                }
-                Ok(found)
-            },
-            |found, ds, _| {
-                out.pending
-                    .extend(ds.iter().filter_map(|d| self.diagnostic(d)));
-                if let Err(e) = out.absorb(&mut self, found, &mut summary, &mut sink) {
-                    failed_sink = Some(e);
-                    return Err(Error::from(std::io::Error::other("the sink failed")));
-                }
-                Ok(())
-            },
-        );
-        if let Some(e) = failed_sink {
-            return Err(e);
-        }
-        let failed = match result {
-            Ok(end) => {
-                out.pending
-                    .extend(end.diagnostics.iter().filter_map(|d| self.diagnostic(d)));
-                None
-            }
-            Err(e) => Some(e),
-        };
-        self.end(out, failed, summary, &mut sink)
-    }
-
-    /// Gives what is held and pending and, unless reading failed, the
-    /// findings of [`Checker::finish`].
-    fn end<E, S>(
-        self,
-        mut out: Out,
-        failed: Option<Error>,
-        mut summary: Summary,
-        sink: &mut S,
-    ) -> Result<Summary, RunError<E>>
-    where
-        S: FnMut(&Finding) -> Result<(), E>,
-    {
-        summary.records = self.records;
-        let mut rest = std::mem::take(&mut out.held);
-        rest.append(&mut out.pending);
-        if failed.is_none() {
-            self.finish(&mut rest);
-        }
-        give(&mut rest, &mut summary, sink)?;
-        match failed {
-            Some(e) => Err(RunError::Read(e)),
-            None => Ok(summary),
-        }
-    }
-
-    /// Inspects the records after the HEAD on `jobs` threads in
-    /// [`Checker::run`] (default 1: on the calling thread), in groups of
-    /// about 64 KiB of records; what they find is absorbed in document
-    /// order, so the findings are the same at every number of jobs.
-    pub fn jobs(mut self, jobs: usize) -> Checker {
-        self.jobs = jobs.max(1);
-        self
-    }
-
-    /// Checks every record of `records` and gives every finding to `sink`
-    /// in line order: each record's findings and the reader's diagnostics
-    /// as the records come (one record behind, so that the diagnostics of
-    /// a record's lines come with it), then those of [`Checker::finish`].
-    /// The same findings in the same order at every number of
-    /// [`jobs`](Checker::jobs), of the records' [`jobs`](Records::jobs) and
-    /// of their [`batch_bytes`](Records::batch_bytes).
-    ///
-    /// # Errors
-    /// [`RunError::Read`]: reading failed (the findings of what was read
-    /// before were given); [`RunError::Sink`]: `sink` failed.
-    pub fn run<R, E, S>(
-        mut self,
-        records: &mut Records<R>,
-        mut sink: S,
-    ) -> Result<Summary, RunError<E>>
-    where
-        R: Read,
-        S: FnMut(&Finding) -> Result<(), E>,
-    {
-        let mut summary = Summary::default();
-        let mut out = Out {
-            held: Vec::new(),
-            pending: Vec::new(),
-        };
-        let mut failed = None;
-        let next = |records: &mut Records<R>, out: &mut Out, checker: &Checker| {
-            let next = records.next();
-            let ds = records.drain_diagnostics();
-            out.pending
-                .extend(ds.filter_map(|d| checker.diagnostic(&d)));
-            next
-        };
-        // The HEAD (or whatever comes first) here: it decides the version.
-        match next(records, &mut out, &self) {
-            Some(Ok(head)) => {
-                let inspection = self.inspect(head.root());
-                out.absorb(&mut self, inspection, &mut summary, &mut sink)?;
-            }
-            Some(Err(e)) => failed = Some(e),
-            None => {}
-        }
-        let (config, groups, version) = (self.config.clone(), self.groups, self.version);
-        let work = move |group: Vec<RecordTree>| -> Inspection {
-            let mut found = Inspection::default();
-            for r in &group {
-                inspect_into(&config, groups, version, false, r.root(), &mut found);
-            }
-            found
-        };
-        let jobs = self.jobs;
-        std::thread::scope(|scope| {
-            let mut pool = (jobs > 1).then(|| Pool::scoped(scope, &work, jobs, 2));
-            let mut group = Vec::new();
-            let mut bytes = 0;
-            while failed.is_none() {
-                let record = match next(records, &mut out, &self) {
-                    Some(Ok(r)) => Some(r),
-                    Some(Err(e)) => {
-                        failed = Some(e);
-                        None
-                    }
-                    None => None,
-                };
-                let end = record.is_none();
-                if let Some(r) = record {
-                    bytes += r.bytes().len();
-                    group.push(r);
-                }
-                if group.is_empty() || (!end && bytes < GROUP && pool.is_some()) {
-                    if end {
-                        break;
-                    }
-                    continue;
-                }
-                bytes = 0;
-                let group = std::mem::take(&mut group);
-                match pool.as_mut() {
-                    Some(pool) => {
-                        pool.submit(group);
-                        while !pool.has_room() || (end && pool.in_flight() > 0) {
-                            if let Some(i) = pool.next() {
-                                out.absorb(&mut self, i, &mut summary, &mut sink)?;
-                            }
-                        }
-                    }
-                    None => out.absorb(&mut self, work(group), &mut summary, &mut sink)?,
-                }
-                if end {
-                    break;
-                }
-            }
-            if let Some(pool) = pool.as_mut() {
-                while let Some(i) = pool.next() {
-                    out.absorb(&mut self, i, &mut summary, &mut sink)?;
-                }
-            }
-            Ok::<(), RunError<E>>(())
-        })?;
-        out.pending.extend(
-            records
-                .drain_diagnostics()
-                .filter_map(|d| self.diagnostic(&d)),
-        );
-        summary.records = self.records;
-        let mut rest = std::mem::take(&mut out.held);
-        rest.append(&mut out.pending);
-        if failed.is_none() {
-            self.finish(&mut rest);
-        }
-        give(&mut rest, &mut summary, &mut sink)?;
-        match failed {
-            Some(e) => Err(RunError::Read(e)),
-            None => Ok(summary),
-        }
-    }
-}
-
-/// Inspects one record into `found`: see [`Checker::inspect`]. `first`:
-/// the first record of the document (a HEAD there decides the version).
-fn inspect_into(
-    config: &CheckConfig,
-    g: Groups,
-    version: Version,
-    first: bool,
-    record: NodeRef<'_>,
-    found: &mut Inspection,
-) {
-    let record_tag = record.tag();
-    let head_version = (first && record_tag == "HEAD").then(|| structure::version_of(record));
-    let version = head_version.unwrap_or(version);
-    let findings_start = found.findings.len();
-    let findings = &mut found.findings;
-    if g.structure {
-        structure::check(record, version, findings);
-    }
-    let limits = config.limits();
-    let mut pointers = Vec::new();
-    // The tags from the record down.
-    let mut path: Vec<&str> = Vec::new();
-    // The depth of an extension's structure being skipped.
-    let mut skip: Option<usize> = None;
-    for step in record.walk() {
-        let node = match step {
-            Step::Enter(n) => n,
-            Step::Leave(_) => {
-                path.pop();
-                if skip.is_some_and(|d| path.len() < d) {
-                    skip = None;
-                }
-                continue;
-            }
-        };
-        let tag = node.tag();
-        path.push(tag);
-        if skip.is_some() {
-            continue;
-        }
-        if tag.starts_with('_') {
-            skip = Some(path.len());
-            continue;
-        }
-        if g.value {
-            values::check(node, tag, version, findings);
-        }
-        if g.plausible && tag == "AGE" {
-            plausible::age(node, limits, findings);
-        }
-        if !(g.link || g.plausible) {
-            continue;
-        }
-        if let Some(p) = node.pointer() {
-            // GEDCOM 7's null pointer points nowhere on purpose.
-            if version == Version::Gedcom7 && p.as_bytes() == b"@VOID@" {
-                continue;
-            }
-            let role = if path.len() == 2 {
-                let pedigree = node.child("PEDI").and_then(|p| p.text());
-                Role::of(record_tag, tag, pedigree.as_deref())
-            } else {
-                Role::Other
-            };
-            pointers.push((
-                p,
-                node.line(),
-                join_path(&path),
-                structure::pointer_target(node, version),
-                role,
-            ));
-        }
-    }
-    let mut birth = None;
-    let mut marriage = None;
-    if g.plausible && record_tag == "INDI" {
-        birth = plausible::person(record, limits, findings);
-    }
-    if g.plausible && record_tag == "FAM" {
-        marriage = record
-            .children_with_tag("MARR")
-            .filter_map(|m| m.child("DATE"))
-            .find_map(|d| Some((plausible::span(Some(d))?, d.line(), d.text()?)));
-    }
-    let mut mine = findings.split_off(findings_start);
-    mine.retain(|f| config.has(f.rule));
-    // Every finding here is in this record (`Finding::at` leaves it out
-    // when the node is too deep to walk up to it).
-    let own = record.xref().map(|x| x.to_string());
-    for f in &mut mine {
-        if f.record.is_none() && f.path.starts_with('…') {
-            f.record.clone_from(&own);
-        }
-    }
-    mine.sort_by_key(|f| f.line);
-    found.findings.append(&mut mine);
-    let xref = record.xref().map(|x| found.put(&x.to_str_lossy()));
-    let tag = found.put(record_tag);
-    for (target, line, path, expected, role) in pointers {
-        let target = found.put(&target.to_str_lossy());
-        let path = found.put(&path);
-        found.pointers.push(PointerFact {
-            target,
-            line,
-            path,
-            expected,
-            role,
-        });
-    }
-    let marriage = marriage.map(|(span, line, text)| (span, line, found.put(&text)));
-    found.records.push(RecordFacts {
-        xref,
-        tag,
-        line: record.line(),
-        pointers_end: found.pointers.len(),
-        findings_end: found.findings.len(),
-        birth,
-        marriage,
-        head_version,
-    });
-}
-
-/// Whether two lists of record tags are the same list of the tables.
-fn same(a: Option<&'static [&'static str]>, b: Option<&'static [&'static str]>) -> bool {
-    match (a, b) {
-        (Some(a), Some(b)) => std::ptr::eq(a, b) || a == b,
-        (None, None) => true,
-        _ => false,
-    }
-}
-
-/// Bytes of records inspected together on a thread.
-const GROUP: usize = 64 << 10;
-
-/// The findings on their way to the sink in [`Checker::run`].
-struct Out {
-    /// The last record's findings, held until the next record comes.
-    held: Vec<Finding>,
-    /// The reader's diagnostics not given yet.
-    pending: Vec<Finding>,
-}
-
-impl Out {
-    /// Absorbs the records of `inspection` one by one, giving before each
-    /// the findings held and the diagnostics before its first line (its
-    /// own findings are held until the next record's turn).
-    fn absorb<E, S>(
-        &mut self,
-        checker: &mut Checker,
-        inspection: Inspection,
-        summary: &mut Summary,
-        sink: &mut S,
-    ) -> Result<(), RunError<E>>
-    where
-        S: FnMut(&Finding) -> Result<(), E>,
-    {
-        let mut findings = inspection.findings.into_iter();
-        let parts = Inspection {
-            findings: Vec::new(),
-            ..inspection
-        };
-        for (i, r) in parts.records.iter().enumerate() {
-            let line = r.line;
-            if !self.pending.is_empty() {
-                let (now, later): (Vec<_>, Vec<_>) = self
-                    .pending
-                    .drain(..)
-                    .partition(|f: &Finding| f.line < line);
-                self.pending = later;
-                let mut now = now;
-                now.append(&mut self.held);
-                give(&mut now, summary, sink)?;
-            } else if !self.held.is_empty() {
-                give(&mut self.held, summary, sink)?;
-            }
-            checker.absorb_record(&parts, i, &mut findings, &mut self.held);
-        }
-        Ok(())
-    }
-}
-
-/// Gives `list`'s findings to `sink` in line order (stable: a diagnostic
-/// before a finding of the same line), counting them.
-fn give<E, S>(
-    list: &mut Vec<Finding>,
-    summary: &mut Summary,
-    sink: &mut S,
-) -> Result<(), RunError<E>>
-where
-    S: FnMut(&Finding) -> Result<(), E>,
-{
-    list.sort_by_key(|f| f.line);
-    for f in list.drain(..) {
-        summary.count(&f);
-        sink(&f).map_err(RunError::Sink)?;
-    }
-    Ok(())
 }

@@ -25,9 +25,11 @@
 
 mod checker;
 mod config;
+mod inspect;
 mod links;
 mod plausible;
 mod read;
+mod run;
 mod structure;
 mod values;
 
@@ -36,8 +38,9 @@ use std::sync::OnceLock;
 use crate::tree::NodeRef;
 use crate::Severity;
 
-pub use checker::{Checker, Inspection, RunError, Summary};
+pub use checker::{Checker, RunError, Summary};
 pub use config::{CheckConfig, Thresholds, UnknownRule};
+pub use inspect::Inspection;
 
 /// Which grammar and structure rules a document is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

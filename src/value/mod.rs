@@ -95,6 +95,7 @@ pub mod age;
 mod calendar;
 pub mod date;
 pub mod enums;
+mod formal;
 pub mod gedcomx;
 pub mod name;
 mod parse;

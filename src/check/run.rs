@@ -1,0 +1,320 @@
+//! Checking a whole input: [`Checker::run`] over a stream of records,
+//! [`Checker::run_chunks`] over a slice's chunks, the findings in line order.
+
+use std::io::Read;
+
+use super::checker::{RunError, Summary};
+use super::inspect::{inspect_into, Inspection};
+use super::{structure, Checker, Finding};
+use crate::ordered::Pool;
+use crate::par::{first_record_reader, Chunks, Numbering};
+use crate::tree::{RecordTree, Records, Schema, Tree};
+use crate::Error;
+
+impl Checker {
+    /// Checks the input of `chunks` as [`Checker::run`] checks a stream of
+    /// records, with the same findings in the same order: each chunk is
+    /// read into a tree of its records and inspected on one of the chunks'
+    /// [`jobs`](Chunks::jobs) threads (this checker's own
+    /// [`jobs`](Checker::jobs) do not count here), and the inspections are
+    /// absorbed in document order on the calling thread. The fast way to
+    /// check a file that is in memory (or mapped).
+    ///
+    /// ```
+    /// use gedcom_elf::check::{CheckConfig, Checker};
+    /// use gedcom_elf::par::Chunks;
+    /// use gedcom_elf::{Input, ReaderConfig};
+    ///
+    /// let input = Input::new(b"0 HEAD\n1 CHAR UTF-8\n0 @F1@ FAM\n1 HUSB @F1@\n0 TRLR\n")?;
+    /// let chunks = Chunks::new(&input, ReaderConfig::new())?.jobs(2);
+    /// let mut found = Vec::new();
+    /// Checker::new(CheckConfig::new()).run_chunks(chunks, |f| {
+    ///     found.push((f.line, f.rule.id));
+    ///     Ok::<(), std::convert::Infallible>(())
+    /// }).unwrap();
+    /// assert_eq!(found, [(4, "link.wrong-type")]);
+    /// # Ok::<(), gedcom_elf::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Checker::run`].
+    pub fn run_chunks<E, S>(
+        mut self,
+        chunks: Chunks<'_>,
+        mut sink: S,
+    ) -> Result<Summary, RunError<E>>
+    where
+        S: FnMut(&Finding) -> Result<(), E>,
+    {
+        let head = first_record_reader(chunks.first.clone());
+        let schema = Schema::from_reader(head.clone()).map_err(RunError::Read)?;
+        // The version, from the HEAD, before the chunks are read.
+        let head_tree = Tree::build_with_schema(head, schema.clone()).map_err(RunError::Read)?;
+        if let Some(h) = head_tree.records().next() {
+            self.version = structure::version_of(h);
+        }
+        self.started = true;
+        let sizes: Vec<usize> = (0..chunks.len()).map(|i| chunks.range(i).len()).collect();
+        let text = crate::tree::utf8_prefix(chunks.first.input());
+        let (config, groups, version) = (self.config.clone(), self.groups, self.version);
+        self.jobs = chunks.jobs;
+        let mut summary = Summary::default();
+        let mut out = Out {
+            held: Vec::new(),
+            pending: Vec::new(),
+        };
+        let mut failed_sink = None;
+        let result = chunks.run(
+            Numbering::Global,
+            |i, reader, ds| {
+                let tree = Tree::of_chunk(reader, schema.clone(), text, (i == 0, sizes[i]), ds)?;
+                let mut found = Inspection::default();
+                for r in tree.records() {
+                    let first = i == 0 && r.id().index() == 0;
+                    inspect_into(&config, groups, version, first, r, &mut found);
+                }
+                Ok(found)
+            },
+            |found, ds, _| {
+                out.pending
+                    .extend(ds.iter().filter_map(|d| self.diagnostic(d)));
+                if let Err(e) = out.absorb(&mut self, found, &mut summary, &mut sink) {
+                    failed_sink = Some(e);
+                    return Err(Error::from(std::io::Error::other("the sink failed")));
+                }
+                Ok(())
+            },
+        );
+        if let Some(e) = failed_sink {
+            return Err(e);
+        }
+        let failed = match result {
+            Ok(end) => {
+                out.pending
+                    .extend(end.diagnostics.iter().filter_map(|d| self.diagnostic(d)));
+                None
+            }
+            Err(e) => Some(e),
+        };
+        self.end(out, failed, summary, &mut sink)
+    }
+
+    /// Gives what is held and pending and, unless reading failed, the
+    /// findings of [`Checker::finish`].
+    fn end<E, S>(
+        self,
+        mut out: Out,
+        failed: Option<Error>,
+        mut summary: Summary,
+        sink: &mut S,
+    ) -> Result<Summary, RunError<E>>
+    where
+        S: FnMut(&Finding) -> Result<(), E>,
+    {
+        summary.records = self.records;
+        let mut rest = std::mem::take(&mut out.held);
+        rest.append(&mut out.pending);
+        if failed.is_none() {
+            self.finish(&mut rest);
+        }
+        give(&mut rest, &mut summary, sink)?;
+        match failed {
+            Some(e) => Err(RunError::Read(e)),
+            None => Ok(summary),
+        }
+    }
+
+    /// Inspects the records after the HEAD on `jobs` threads in
+    /// [`Checker::run`] (default 1: on the calling thread), in groups of
+    /// about 64 KiB of records; what they find is absorbed in document
+    /// order, so the findings are the same at every number of jobs.
+    pub fn jobs(mut self, jobs: usize) -> Checker {
+        self.jobs = jobs.max(1);
+        self
+    }
+
+    /// Checks every record of `records` and gives every finding to `sink`
+    /// in line order: each record's findings and the reader's diagnostics
+    /// as the records come (one record behind, so that the diagnostics of
+    /// a record's lines come with it), then those of [`Checker::finish`].
+    /// The same findings in the same order at every number of
+    /// [`jobs`](Checker::jobs), of the records' [`jobs`](Records::jobs) and
+    /// of their [`batch_bytes`](Records::batch_bytes).
+    ///
+    /// # Errors
+    /// [`RunError::Read`]: reading failed (the findings of what was read
+    /// before were given); [`RunError::Sink`]: `sink` failed.
+    pub fn run<R, E, S>(
+        mut self,
+        records: &mut Records<R>,
+        mut sink: S,
+    ) -> Result<Summary, RunError<E>>
+    where
+        R: Read,
+        S: FnMut(&Finding) -> Result<(), E>,
+    {
+        let mut summary = Summary::default();
+        let mut out = Out {
+            held: Vec::new(),
+            pending: Vec::new(),
+        };
+        let mut failed = None;
+        let next = |records: &mut Records<R>, out: &mut Out, checker: &Checker| {
+            let next = records.next();
+            let ds = records.drain_diagnostics();
+            out.pending
+                .extend(ds.filter_map(|d| checker.diagnostic(&d)));
+            next
+        };
+        // The HEAD (or whatever comes first) here: it decides the version.
+        match next(records, &mut out, &self) {
+            Some(Ok(head)) => {
+                let inspection = self.inspect(head.root());
+                out.absorb(&mut self, inspection, &mut summary, &mut sink)?;
+            }
+            Some(Err(e)) => failed = Some(e),
+            None => {}
+        }
+        let (config, groups, version) = (self.config.clone(), self.groups, self.version);
+        let work = move |group: Vec<RecordTree>| -> Inspection {
+            let mut found = Inspection::default();
+            for r in &group {
+                inspect_into(&config, groups, version, false, r.root(), &mut found);
+            }
+            found
+        };
+        let jobs = self.jobs;
+        std::thread::scope(|scope| {
+            let mut pool = (jobs > 1).then(|| Pool::scoped(scope, &work, jobs, 2));
+            let mut group = Vec::new();
+            let mut bytes = 0;
+            while failed.is_none() {
+                let record = match next(records, &mut out, &self) {
+                    Some(Ok(r)) => Some(r),
+                    Some(Err(e)) => {
+                        failed = Some(e);
+                        None
+                    }
+                    None => None,
+                };
+                let end = record.is_none();
+                if let Some(r) = record {
+                    bytes += r.bytes().len();
+                    group.push(r);
+                }
+                if group.is_empty() || (!end && bytes < GROUP && pool.is_some()) {
+                    if end {
+                        break;
+                    }
+                    continue;
+                }
+                bytes = 0;
+                let group = std::mem::take(&mut group);
+                match pool.as_mut() {
+                    Some(pool) => {
+                        pool.submit(group);
+                        while !pool.has_room() || (end && pool.in_flight() > 0) {
+                            if let Some(i) = pool.next() {
+                                out.absorb(&mut self, i, &mut summary, &mut sink)?;
+                            }
+                        }
+                    }
+                    None => out.absorb(&mut self, work(group), &mut summary, &mut sink)?,
+                }
+                if end {
+                    break;
+                }
+            }
+            if let Some(pool) = pool.as_mut() {
+                while let Some(i) = pool.next() {
+                    out.absorb(&mut self, i, &mut summary, &mut sink)?;
+                }
+            }
+            Ok::<(), RunError<E>>(())
+        })?;
+        out.pending.extend(
+            records
+                .drain_diagnostics()
+                .filter_map(|d| self.diagnostic(&d)),
+        );
+        summary.records = self.records;
+        let mut rest = std::mem::take(&mut out.held);
+        rest.append(&mut out.pending);
+        if failed.is_none() {
+            self.finish(&mut rest);
+        }
+        give(&mut rest, &mut summary, &mut sink)?;
+        match failed {
+            Some(e) => Err(RunError::Read(e)),
+            None => Ok(summary),
+        }
+    }
+}
+
+/// Bytes of records inspected together on a thread.
+const GROUP: usize = 64 << 10;
+
+/// The findings on their way to the sink in [`Checker::run`].
+struct Out {
+    /// The last record's findings, held until the next record comes.
+    held: Vec<Finding>,
+    /// The reader's diagnostics not given yet.
+    pending: Vec<Finding>,
+}
+
+impl Out {
+    /// Absorbs the records of `inspection` one by one, giving before each
+    /// the findings held and the diagnostics before its first line (its
+    /// own findings are held until the next record's turn).
+    fn absorb<E, S>(
+        &mut self,
+        checker: &mut Checker,
+        inspection: Inspection,
+        summary: &mut Summary,
+        sink: &mut S,
+    ) -> Result<(), RunError<E>>
+    where
+        S: FnMut(&Finding) -> Result<(), E>,
+    {
+        let mut findings = inspection.findings.into_iter();
+        let parts = Inspection {
+            findings: Vec::new(),
+            ..inspection
+        };
+        for (i, r) in parts.records.iter().enumerate() {
+            let line = r.line;
+            if !self.pending.is_empty() {
+                let (now, later): (Vec<_>, Vec<_>) = self
+                    .pending
+                    .drain(..)
+                    .partition(|f: &Finding| f.line < line);
+                self.pending = later;
+                let mut now = now;
+                now.append(&mut self.held);
+                give(&mut now, summary, sink)?;
+            } else if !self.held.is_empty() {
+                give(&mut self.held, summary, sink)?;
+            }
+            checker.absorb_record(&parts, i, &mut findings, &mut self.held);
+        }
+        Ok(())
+    }
+}
+
+/// Gives `list`'s findings to `sink` in line order (stable: a diagnostic
+/// before a finding of the same line), counting them.
+fn give<E, S>(
+    list: &mut Vec<Finding>,
+    summary: &mut Summary,
+    sink: &mut S,
+) -> Result<(), RunError<E>>
+where
+    S: FnMut(&Finding) -> Result<(), E>,
+{
+    list.sort_by_key(|f| f.line);
+    for f in list.drain(..) {
+        summary.count(&f);
+        sink(&f).map_err(RunError::Sink)?;
+    }
+    Ok(())
+}
