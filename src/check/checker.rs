@@ -10,7 +10,7 @@
 use std::fmt;
 
 use super::config::Groups;
-use super::inspect::{inspect_into, same, Inspection, Span};
+use super::inspect::{inspect_into, Inspection, Span};
 use super::links::{self, Role};
 use super::plausible::{self, age_range};
 use super::{read, CheckConfig, Finding, Rule, Version};
@@ -290,7 +290,7 @@ impl Checker {
             let begin = self.targets.len() as u32;
             self.targets.push_str(found.text(p.target));
             let path = self.paths.id(found.text(p.path));
-            let expected = match self.expected.iter().position(|&e| same(e, p.expected)) {
+            let expected = match self.expected.iter().position(|&e| e == p.expected) {
                 Some(i) => i,
                 None => {
                     self.expected.push(p.expected);

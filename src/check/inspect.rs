@@ -3,7 +3,7 @@
 
 use super::config::Groups;
 use super::links::Role;
-use super::{join_path, plausible, structure, values, CheckConfig, Finding, Version};
+use super::{plausible, push_path, structure, values, CheckConfig, Finding, Version};
 use crate::tree::{NodeRef, Step};
 
 /// A range of a string buffer.
@@ -62,12 +62,13 @@ impl Inspection {
     pub(super) fn text(&self, (a, b): Span) -> &str {
         self.strings.get(a as usize..b as usize).unwrap_or("")
     }
+}
 
-    fn put(&mut self, s: &str) -> Span {
-        let start = self.strings.len() as u32;
-        self.strings.push_str(s);
-        (start, self.strings.len() as u32)
-    }
+/// Appends `s` to `strings`, giving its span there.
+fn put(strings: &mut String, s: &str) -> Span {
+    let start = strings.len() as u32;
+    strings.push_str(s);
+    (start, strings.len() as u32)
 }
 
 /// Inspects one record into `found`: see [`Checker::inspect`](super::Checker::inspect). `first`:
@@ -83,13 +84,19 @@ pub(super) fn inspect_into(
     let record_tag = record.tag();
     let head_version = (first && record_tag == "HEAD").then(|| structure::version_of(record));
     let version = head_version.unwrap_or(version);
-    let findings_start = found.findings.len();
-    let findings = &mut found.findings;
+    let Inspection {
+        strings,
+        records,
+        pointers,
+        findings,
+    } = found;
+    let findings_start = findings.len();
     if g.structure {
         structure::check(record, version, findings);
     }
     let limits = config.limits();
-    let mut pointers = Vec::new();
+    let xref = record.xref().map(|x| put(strings, &x.to_str_lossy()));
+    let tag = put(strings, record_tag);
     // The tags from the record down.
     let mut path: Vec<&str> = Vec::new();
     // The depth of an extension's structure being skipped.
@@ -128,19 +135,20 @@ pub(super) fn inspect_into(
             if version == Version::Gedcom7 && p.as_bytes() == b"@VOID@" {
                 continue;
             }
-            let role = if path.len() == 2 {
-                let pedigree = node.child("PEDI").and_then(|p| p.text());
-                Role::of(record_tag, tag, pedigree.as_deref())
-            } else {
-                Role::Other
+            let role = match path.len() {
+                2 => Role::of(record_tag, tag, node),
+                _ => Role::Other,
             };
-            pointers.push((
-                p,
-                node.line(),
-                join_path(&path),
-                structure::pointer_target(node, version),
+            let target = put(strings, &p.to_str_lossy());
+            let start = strings.len() as u32;
+            push_path(strings, &path);
+            pointers.push(PointerFact {
+                target,
+                line: node.line(),
+                path: (start, strings.len() as u32),
+                expected: structure::pointer_target(node, version),
                 role,
-            ));
+            });
         }
     }
     let mut birth = None;
@@ -152,51 +160,26 @@ pub(super) fn inspect_into(
         marriage = record
             .children_with_tag("MARR")
             .filter_map(|m| m.child("DATE"))
-            .find_map(|d| Some((plausible::span(Some(d))?, d.line(), d.text()?)));
+            .find_map(|d| Some((plausible::span(d)?, d.line(), put(strings, &d.text()?))));
     }
     let mut mine = findings.split_off(findings_start);
     mine.retain(|f| config.has(f.rule));
-    // Every finding here is in this record (`Finding::at` leaves it out
+    // Every finding here is in this record (`Finding::at` cannot say so
     // when the node is too deep to walk up to it).
     let own = record.xref().map(|x| x.to_string());
     for f in &mut mine {
-        if f.record.is_none() && f.path.starts_with('…') {
-            f.record.clone_from(&own);
-        }
+        f.record.clone_from(&own);
     }
     mine.sort_by_key(|f| f.line);
-    found.findings.append(&mut mine);
-    let xref = record.xref().map(|x| found.put(&x.to_str_lossy()));
-    let tag = found.put(record_tag);
-    for (target, line, path, expected, role) in pointers {
-        let target = found.put(&target.to_str_lossy());
-        let path = found.put(&path);
-        found.pointers.push(PointerFact {
-            target,
-            line,
-            path,
-            expected,
-            role,
-        });
-    }
-    let marriage = marriage.map(|(span, line, text)| (span, line, found.put(&text)));
-    found.records.push(RecordFacts {
+    findings.append(&mut mine);
+    records.push(RecordFacts {
         xref,
         tag,
         line: record.line(),
-        pointers_end: found.pointers.len(),
-        findings_end: found.findings.len(),
+        pointers_end: pointers.len(),
+        findings_end: findings.len(),
         birth,
         marriage,
         head_version,
     });
-}
-
-/// Whether two lists of record tags are the same list of the tables.
-pub(super) fn same(a: Option<&'static [&'static str]>, b: Option<&'static [&'static str]>) -> bool {
-    match (a, b) {
-        (Some(a), Some(b)) => std::ptr::eq(a, b) || a == b,
-        (None, None) => true,
-        _ => false,
-    }
 }

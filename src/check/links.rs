@@ -2,6 +2,8 @@
 //! has been seen.
 
 use super::Rule;
+use crate::tree::NodeRef;
+use crate::value::Pedigree;
 use crate::Severity;
 
 /// `link.missing-target`.
@@ -56,14 +58,18 @@ pub(crate) enum Role {
 }
 
 impl Role {
-    /// The role of a pointer with `tag` at level 1 of a record tagged
-    /// `record`; `pedigree` is the payload of its `PEDI`.
-    pub(crate) fn of(record: &str, tag: &str, pedigree: Option<&str>) -> Role {
+    /// The role of `pointer`, a structure tagged `tag` at level 1 of a
+    /// record tagged `record` (a `FAMC`'s is read from its `PEDI`).
+    pub(crate) fn of(record: &str, tag: &str, pointer: NodeRef<'_>) -> Role {
         match (record, tag) {
             ("INDI", "FAMS") => Role::Spouse,
-            ("INDI", "FAMC") => Role::Child(pedigree.is_some_and(|p| {
-                p.eq_ignore_ascii_case("adopted") || p.eq_ignore_ascii_case("foster")
-            })),
+            ("INDI", "FAMC") => {
+                let pedigree = pointer.child("PEDI").and_then(|p| p.pedigree());
+                Role::Child(matches!(
+                    pedigree,
+                    Some(Ok(Pedigree::Adopted | Pedigree::Foster))
+                ))
+            }
             ("FAM", "HUSB") => Role::Husband,
             ("FAM", "WIFE") => Role::Wife,
             ("FAM", "CHIL") => Role::HasChild,

@@ -113,6 +113,22 @@ impl Finding {
     }
 }
 
+/// A tag of at most 8 octets as a number, its octets big-endian from the
+/// top, so that keys sort as the tags do and compare in one instruction
+/// (`None`: a longer tag).
+pub(crate) const fn tag_key(tag: &[u8]) -> Option<u64> {
+    if tag.len() > 8 {
+        return None;
+    }
+    let mut k = [0u8; 8];
+    let mut i = 0;
+    while i < tag.len() {
+        k[i] = tag[i];
+        i += 1;
+    }
+    Some(u64::from_be_bytes(k))
+}
+
 /// Paths longer than this many tags keep only their last tags, after `…`.
 pub(crate) const MAX_PATH: usize = 32;
 
@@ -122,31 +138,44 @@ pub(crate) const MAX_PATH: usize = 32;
 pub fn path_of(node: NodeRef<'_>) -> String {
     let mut tags = vec![node.tag()];
     let mut n = node;
+    let mut elided = false;
     while let Some(p) = n.parent() {
         if tags.len() == MAX_PATH {
             tags.truncate(MAX_PATH - 1);
-            tags.push("…");
+            elided = true;
             break;
         }
         tags.push(p.tag());
         n = p;
     }
     tags.reverse();
-    tags.join(".")
+    let mut path = String::new();
+    write_path(&mut path, elided, &tags);
+    path
 }
 
-/// `tags` (a record's tag first) joined by `.`, as [`path_of`] joins them:
-/// at most [`MAX_PATH`] of them, `…` first in place of the elided ones.
-pub(crate) fn join_path(tags: &[&str]) -> String {
-    if tags.len() <= MAX_PATH {
-        return tags.join(".");
+/// Appends `tags` (a record's tag first) joined by `.` to `out`, as
+/// [`path_of`] joins them: at most [`MAX_PATH`] of them, `…` first in
+/// place of the elided ones.
+pub(crate) fn push_path(out: &mut String, tags: &[&str]) {
+    match tags.len().checked_sub(MAX_PATH - 1) {
+        Some(from) if tags.len() > MAX_PATH => write_path(out, true, &tags[from..]),
+        _ => write_path(out, false, tags),
     }
-    let mut s = String::from("…");
-    for t in &tags[tags.len() - (MAX_PATH - 1)..] {
-        s.push('.');
-        s.push_str(t);
+}
+
+/// The one way a path is written: `…` when tags were `elided`, then
+/// `shown` joined by `.`.
+fn write_path(out: &mut String, elided: bool, shown: &[&str]) {
+    if elided {
+        out.push('…');
     }
-    s
+    for (i, t) in shown.iter().enumerate() {
+        if i > 0 || elided {
+            out.push('.');
+        }
+        out.push_str(t);
+    }
 }
 
 /// Every rule, in the order `check --list-rules` prints them: `read`,
@@ -196,7 +225,9 @@ mod tests {
                 n = p;
             }
             tags.reverse();
-            assert_eq!(path_of(node), join_path(&tags));
+            let mut joined = String::new();
+            push_path(&mut joined, &tags);
+            assert_eq!(path_of(node), joined);
             assert!(path_of(node).split('.').count() <= MAX_PATH);
         }
     }

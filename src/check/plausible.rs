@@ -5,7 +5,7 @@
 //! breaks it, so a vague date (`BEF 1900`, `1850`) fires less often than an
 //! exact one, and never wrongly.
 
-use super::{Finding, Rule, Thresholds};
+use super::{tag_key, Finding, Rule, Thresholds};
 use crate::tree::NodeRef;
 use crate::value::{Age, Date};
 use crate::Severity;
@@ -74,27 +74,12 @@ pub(crate) static RULES: &[&Rule] = &[
     &MARRIED_TOO_YOUNG,
 ];
 
-/// A tag of up to 4 letters as a number (0 for a longer one): compared
-/// with one instruction instead of a string comparison.
-const fn tag_key(tag: &[u8]) -> u32 {
-    if tag.len() > 4 {
-        return 0;
-    }
-    let mut k = 0u32;
-    let mut i = 0;
-    while i < tag.len() {
-        k = (k << 8) | tag[i] as u32;
-        i += 1;
-    }
-    k
-}
-
 /// [`LIFE_EVENTS`] as [`tag_key`]s.
-const LIFE_KEYS: [u32; LIFE_EVENTS.len()] = {
-    let mut keys = [0u32; LIFE_EVENTS.len()];
+const LIFE_KEYS: [u64; LIFE_EVENTS.len()] = {
+    let mut keys = [0u64; LIFE_EVENTS.len()];
     let mut i = 0;
     while i < keys.len() {
-        keys[i] = tag_key(LIFE_EVENTS[i].as_bytes());
+        keys[i] = tag_key(LIFE_EVENTS[i].as_bytes()).unwrap();
         i += 1;
     }
     keys
@@ -108,8 +93,8 @@ const LIFE_EVENTS: [&str; 31] = [
 ];
 
 /// The span of days a DATE node can mean, if it is a date with one.
-pub(crate) fn span(date: Option<NodeRef<'_>>) -> Option<(i64, i64)> {
-    let text = date?.text()?;
+pub(crate) fn span(date: NodeRef<'_>) -> Option<(i64, i64)> {
+    let text = date.text()?;
     Date::parse(&text).ok()?.jdn_range()
 }
 
@@ -134,7 +119,7 @@ pub(crate) fn person(
     let dated = |tag: &str| {
         record
             .children_with_tag(tag)
-            .find_map(|e| e.child("DATE").and_then(|d| Some((span(Some(d))?, d))))
+            .find_map(|e| e.child("DATE").and_then(|d| Some((span(d)?, d))))
     };
     let birth = dated("BIRT");
     let death = dated("DEAT");
@@ -166,14 +151,13 @@ pub(crate) fn person(
         .min_by_key(|(s, _)| s.1);
     let mut oldest: Option<(f64, NodeRef<'_>)> = None;
     for event in record.children() {
-        let key = tag_key(event.tag().as_bytes());
-        if key == 0 || !LIFE_KEYS.contains(&key) {
+        if !tag_key(event.tag().as_bytes()).is_some_and(|k| LIFE_KEYS.contains(&k)) {
             continue;
         }
         let Some(date) = event.child("DATE") else {
             continue;
         };
-        let Some(s) = span(Some(date)) else { continue };
+        let Some(s) = span(date) else { continue };
         if let Some((e, node)) = end {
             if s.0 > e.1 {
                 let what = if node.parent().is_some_and(|p| p.tag() == "DEAT") {

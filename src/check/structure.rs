@@ -297,16 +297,9 @@ impl Table {
     }
 }
 
-/// A tag of at most 8 octets as a number, its octets big-endian from the
-/// top, so that keys sort as the tags do (`None`: a longer tag, which no
-/// table has).
+/// A tag as a number (`None`: a longer tag, which no table has).
 fn key(tag: &[u8]) -> Option<u64> {
-    if tag.len() > 8 {
-        return None;
-    }
-    let mut k = [0u8; 8];
-    k[..tag.len()].copy_from_slice(tag);
-    Some(u64::from_be_bytes(k))
+    super::tag_key(tag)
 }
 
 /// The entry for `tag` in `subs` (sorted by tag, so by key).
