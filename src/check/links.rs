@@ -4,40 +4,19 @@
 use super::Rule;
 use crate::tree::NodeRef;
 use crate::value::Pedigree;
-use crate::Severity;
 
-/// `link.missing-target`.
-pub(crate) static MISSING_TARGET: Rule = Rule {
-    id: "link.missing-target",
-    severity: Severity::Error,
-    description: "a pointer to an xref_id that no record has",
-};
-
-/// `link.wrong-type`.
-pub(crate) static WRONG_TYPE: Rule = Rule {
-    id: "link.wrong-type",
-    severity: Severity::Error,
-    description:
-        "a pointer to a record of a type the structure may not point to (FAMC to an INDI, ...)",
-};
-
-/// `link.one-sided`.
-pub(crate) static ONE_SIDED: Rule = Rule {
-    id: "link.one-sided",
-    severity: Severity::Warning,
-    description:
-        "a family link without its counterpart (FAMS and the family's HUSB/WIFE, FAMC and its CHIL)",
-};
-
-/// `link.duplicate-xref`.
-pub(crate) static DUPLICATE_XREF: Rule = Rule {
-    id: "link.duplicate-xref",
-    severity: Severity::Error,
-    description: "an xref_id that more than one record has",
-};
-
-/// The rules of this file.
-pub(crate) static RULES: &[&Rule] = &[&MISSING_TARGET, &WRONG_TYPE, &ONE_SIDED, &DUPLICATE_XREF];
+rules! {
+    /// `link.missing-target`.
+    MISSING_TARGET = "link.missing-target", Error, "a pointer to an xref_id that no record has";
+    /// `link.wrong-type`.
+    WRONG_TYPE = "link.wrong-type", Error,
+        "a pointer to a record of a type the structure may not point to (FAMC to an INDI, ...)";
+    /// `link.one-sided`.
+    ONE_SIDED = "link.one-sided", Warning,
+        "a family link without its counterpart (FAMS and the family's HUSB/WIFE, FAMC and its CHIL)";
+    /// `link.duplicate-xref`.
+    DUPLICATE_XREF = "link.duplicate-xref", Error, "an xref_id that more than one record has";
+}
 
 /// What a pointer says about the family links.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

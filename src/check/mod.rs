@@ -23,6 +23,23 @@
 //!
 //! [`RecordTree`]: crate::tree::RecordTree
 
+/// Declares a file's rules, each a `static` [`Rule`] with its id, severity
+/// and description, and `RULES`, the list of them in that order.
+macro_rules! rules {
+    ($($(#[$doc:meta])* $name:ident = $id:literal, $severity:ident, $description:expr;)*) => {
+        $(
+            $(#[$doc])*
+            pub(crate) static $name: Rule = Rule {
+                id: $id,
+                severity: crate::Severity::$severity,
+                description: $description,
+            };
+        )*
+        /// The rules of this file, in the order `check --list-rules` gives.
+        pub(crate) static RULES: &[&Rule] = &[$(&$name),*];
+    };
+}
+
 mod checker;
 mod config;
 mod inspect;

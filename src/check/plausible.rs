@@ -8,71 +8,32 @@
 use super::{tag_key, Finding, Rule, Thresholds};
 use crate::tree::NodeRef;
 use crate::value::{Age, Date};
-use crate::Severity;
 
 /// Days in a mean Gregorian year.
 pub(crate) const YEAR: f64 = 365.2425;
 
-/// `plausible.death-before-birth`.
-pub(crate) static DEATH_BEFORE_BIRTH: Rule = Rule {
-    id: "plausible.death-before-birth",
-    severity: Severity::Warning,
-    description: "a death dated before the birth",
-};
-
-/// `plausible.after-death`.
-pub(crate) static AFTER_DEATH: Rule = Rule {
-    id: "plausible.after-death",
-    severity: Severity::Warning,
-    description: "an event dated after the person's death or burial (burial, probate and posthumous LDS ordinances excepted)",
-};
-
-/// `plausible.too-old`.
-pub(crate) static TOO_OLD: Rule = Rule {
-    id: "plausible.too-old",
-    severity: Severity::Warning,
-    description:
-        "a person older than --max-age (120) at death, at a dated event or in an AGE payload",
-};
-
-/// `plausible.parent-too-young`.
-pub(crate) static PARENT_TOO_YOUNG: Rule = Rule {
-    id: "plausible.parent-too-young",
-    severity: Severity::Warning,
-    description: "a parent younger than --min-parent-age (12) at a child's birth (PEDI adopted or foster exempts)",
-};
-
-/// `plausible.parent-too-old`.
-pub(crate) static PARENT_TOO_OLD: Rule = Rule {
-    id: "plausible.parent-too-old",
-    severity: Severity::Warning,
-    description: "a father (HUSB) older than --max-parent-age (70) at a child's birth (PEDI adopted or foster exempts)",
-};
-
-/// `plausible.mother-too-old`.
-pub(crate) static MOTHER_TOO_OLD: Rule = Rule {
-    id: "plausible.mother-too-old",
-    severity: Severity::Warning,
-    description: "a mother (WIFE) older than --max-mother-age (55) at a child's birth (PEDI adopted or foster exempts)",
-};
-
-/// `plausible.married-too-young`.
-pub(crate) static MARRIED_TOO_YOUNG: Rule = Rule {
-    id: "plausible.married-too-young",
-    severity: Severity::Warning,
-    description: "a spouse younger than --min-marriage-age (12) at the family's marriage",
-};
-
-/// The rules of this file.
-pub(crate) static RULES: &[&Rule] = &[
-    &DEATH_BEFORE_BIRTH,
-    &AFTER_DEATH,
-    &TOO_OLD,
-    &PARENT_TOO_YOUNG,
-    &PARENT_TOO_OLD,
-    &MOTHER_TOO_OLD,
-    &MARRIED_TOO_YOUNG,
-];
+rules! {
+    /// `plausible.death-before-birth`.
+    DEATH_BEFORE_BIRTH = "plausible.death-before-birth", Warning, "a death dated before the birth";
+    /// `plausible.after-death`.
+    AFTER_DEATH = "plausible.after-death", Warning,
+        "an event dated after the person's death or burial (burial, probate and posthumous LDS ordinances excepted)";
+    /// `plausible.too-old`.
+    TOO_OLD = "plausible.too-old", Warning,
+        "a person older than --max-age (120) at death, at a dated event or in an AGE payload";
+    /// `plausible.parent-too-young`.
+    PARENT_TOO_YOUNG = "plausible.parent-too-young", Warning,
+        "a parent younger than --min-parent-age (12) at a child's birth (PEDI adopted or foster exempts)";
+    /// `plausible.parent-too-old`.
+    PARENT_TOO_OLD = "plausible.parent-too-old", Warning,
+        "a father (HUSB) older than --max-parent-age (70) at a child's birth (PEDI adopted or foster exempts)";
+    /// `plausible.mother-too-old`.
+    MOTHER_TOO_OLD = "plausible.mother-too-old", Warning,
+        "a mother (WIFE) older than --max-mother-age (55) at a child's birth (PEDI adopted or foster exempts)";
+    /// `plausible.married-too-young`.
+    MARRIED_TOO_YOUNG = "plausible.married-too-young", Warning,
+        "a spouse younger than --min-marriage-age (12) at the family's marriage";
+}
 
 /// [`LIFE_EVENTS`] as [`tag_key`]s.
 const LIFE_KEYS: [u64; LIFE_EVENTS.len()] = {

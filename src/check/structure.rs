@@ -65,41 +65,20 @@ use std::sync::OnceLock;
 
 use super::{Finding, Rule, Version};
 use crate::tree::NodeRef;
-use crate::Severity;
 
-/// A standard tag under a structure whose type does not allow it.
-pub(crate) static UNEXPECTED: Rule = Rule {
-    id: "structure.unexpected",
-    severity: Severity::Warning,
-    description: "a standard tag where its superstructure's type does not allow it \
-                  (an extension: kept, but its meaning is unknown)",
-};
-
-/// More substructures of one type than the superstructure allows.
-pub(crate) static TOO_MANY: Rule = Rule {
-    id: "structure.too-many",
-    severity: Severity::Error,
-    description: "more substructures of one type than its superstructure allows \
-                  ({0:1} or {1:1})",
-};
-
-/// A required substructure is missing.
-pub(crate) static MISSING: Rule = Rule {
-    id: "structure.missing",
-    severity: Severity::Error,
-    description: "a required substructure ({1:1} or {1:M}) is missing",
-};
-
-/// A payload of the wrong kind, or one missing or where none may be.
-pub(crate) static PAYLOAD: Rule = Rule {
-    id: "structure.payload",
-    severity: Severity::Error,
-    description: "a pointer where text is expected or text where a pointer is, \
-                  a payload where none is allowed, or a required payload missing",
-};
-
-/// The rules of this file.
-pub(crate) static RULES: &[&Rule] = &[&UNEXPECTED, &TOO_MANY, &MISSING, &PAYLOAD];
+rules! {
+    /// A standard tag under a structure whose type does not allow it.
+    UNEXPECTED = "structure.unexpected", Warning,
+        "a standard tag where its superstructure's type does not allow it (an extension: kept, but its meaning is unknown)";
+    /// More substructures of one type than the superstructure allows.
+    TOO_MANY = "structure.too-many", Error,
+        "more substructures of one type than its superstructure allows ({0:1} or {1:1})";
+    /// A required substructure is missing.
+    MISSING = "structure.missing", Error, "a required substructure ({1:1} or {1:M}) is missing";
+    /// A payload of the wrong kind, or one missing or where none may be.
+    PAYLOAD = "structure.payload", Error,
+        "a pointer where text is expected or text where a pointer is, a payload where none is allowed, or a required payload missing";
+}
 
 /// The 5.5.1 tables (ELF data model and default schema).
 const ELF551: &str = include_str!("tables/elf551.tsv");

@@ -3,39 +3,19 @@
 use super::{Finding, Rule, Version};
 use crate::tree::NodeRef;
 use crate::value::{check_enumeration, latitude, longitude, Age, Date};
-use crate::Severity;
 
-/// `value.date`.
-pub(crate) static DATE: Rule = Rule {
-    id: "value.date",
-    severity: Severity::Error,
-    description: "a DATE payload that is not a date (5.5.1/ELF or GEDCOM 7 grammar)",
-};
-
-/// `value.age`.
-pub(crate) static AGE: Rule = Rule {
-    id: "value.age",
-    severity: Severity::Error,
-    description: "an AGE payload that is not an age (5.5.1/ELF or GEDCOM 7 grammar)",
-};
-
-/// `value.enum`.
-pub(crate) static ENUM: Rule = Rule {
-    id: "value.enum",
-    severity: Severity::Error,
-    description:
-        "a payload outside its enumeration (SEX, PEDI, QUAY, RESN, ADOP, NAME.TYPE, MEDI, ROLE)",
-};
-
-/// `value.coordinate`.
-pub(crate) static COORDINATE: Rule = Rule {
-    id: "value.coordinate",
-    severity: Severity::Error,
-    description: "a LATI or LONG that is not N/S or E/W and degrees within range",
-};
-
-/// The rules of this file.
-pub(crate) static RULES: &[&Rule] = &[&DATE, &AGE, &ENUM, &COORDINATE];
+rules! {
+    /// `value.date`.
+    DATE = "value.date", Error, "a DATE payload that is not a date (5.5.1/ELF or GEDCOM 7 grammar)";
+    /// `value.age`.
+    AGE = "value.age", Error, "an AGE payload that is not an age (5.5.1/ELF or GEDCOM 7 grammar)";
+    /// `value.enum`.
+    ENUM = "value.enum", Error,
+        "a payload outside its enumeration (SEX, PEDI, QUAY, RESN, ADOP, NAME.TYPE, MEDI, ROLE)";
+    /// `value.coordinate`.
+    COORDINATE = "value.coordinate", Error,
+        "a LATI or LONG that is not N/S or E/W and degrees within range";
+}
 
 /// Checks the payload of `node` (a standard structure tagged `tag`, not
 /// under an extension), pushing a finding if it breaks its grammar.
