@@ -47,7 +47,7 @@ impl Checker {
         S: FnMut(&Finding) -> Result<(), E>,
     {
         let head = first_record_reader(chunks.first.clone());
-        let schema = Schema::from_reader(head.clone()).map_err(RunError::Read)?;
+        let schema = Schema::from_reader(chunks.first.clone()).map_err(RunError::Read)?;
         // The version, from the HEAD, before the chunks are read.
         let head_tree = Tree::build_with_schema(head, schema.clone()).map_err(RunError::Read)?;
         if let Some(h) = head_tree.records().next() {

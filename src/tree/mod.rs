@@ -56,15 +56,12 @@ pub use types::TypeResolver;
 use crate::diag::{Diagnostic, Error};
 use crate::escape::EscapeTable;
 use crate::event::Event;
-use crate::par::{first_record_reader, Chunks, Numbering};
+use crate::par::{Chunks, Numbering};
 use crate::read::Reader;
 use crate::Input;
 use arena::{Builder, Core, Diagnostics, Joiner, Shared, Src};
 
-/// The longest valid UTF-8 prefix of `input`, as trees of it use it.
-pub(crate) fn utf8_prefix(input: &[u8]) -> &str {
-    arena::utf8_prefix(input)
-}
+pub(crate) use arena::utf8_prefix;
 
 /// A whole document as a tree: see the [module documentation](self).
 ///
@@ -123,9 +120,7 @@ impl<'a> Tree<'a> {
     /// [`ErrorKind::Limit`](crate::ErrorKind::Limit) for inputs of 4 GiB or
     /// more (read those with [`Records`]).
     pub fn build(reader: Reader<'a>) -> Result<Tree<'a>, Error> {
-        // The HEAD is in the first record: its reader need not look at the
-        // rest.
-        let schema = Schema::from_reader(first_record_reader(reader.clone()))?;
+        let schema = Schema::from_reader(reader.clone())?;
         Tree::build_with_schema(reader, schema)
     }
 
@@ -213,7 +208,7 @@ impl<'a> Tree<'a> {
             return Tree::build(chunks.first);
         }
         let bytes: &'a [u8] = chunks.first.input();
-        let schema = Schema::from_reader(first_record_reader(chunks.first.clone()))?;
+        let schema = Schema::from_reader(chunks.first.clone())?;
         let shared = Arc::new(Shared {
             schema: schema.clone(),
             escapes: EscapeTable::default(),

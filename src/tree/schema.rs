@@ -36,6 +36,7 @@
 //!   every other tag maps per seed 003 §6.2, `HEAD` included. `UNDEF` is
 //!   `elf:Undefined` in every mode.
 
+use crate::scan::is_tag;
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
@@ -189,10 +190,6 @@ fn diag(position: Position, message: String) -> Diagnostic {
         position,
         message,
     }
-}
-
-fn is_tag(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 impl SchemaBuilder {
@@ -372,7 +369,7 @@ impl SchemaBuilder {
                 ));
                 continue;
             };
-            if !is_tag(key) {
+            if !is_tag(key.as_bytes()) {
                 s.diagnostics
                     .push(diag(*at, format!("defn key {key:?} is not a tag; ignored")));
                 continue;
@@ -459,7 +456,7 @@ impl SchemaBuilder {
                 let mut tokens = text.split_whitespace();
                 let tag = tokens.next().unwrap_or_default();
                 let sups: Vec<&str> = tokens.collect();
-                if !is_tag(tag) || sups.is_empty() {
+                if !is_tag(tag.as_bytes()) || sups.is_empty() {
                     s.diagnostics.push(diag(
                         *at,
                         format!("tag payload {text:?} is not a tag and one or more superstructure types; ignored"),
@@ -619,12 +616,14 @@ impl Schema {
 
     /// Reads the schema from the HEAD of the input `reader` is about to
     /// read (a reader that has not yet returned an event). The reader is
-    /// consumed; clone it first to read the document too.
+    /// consumed; clone it first to read the document too. Only the HEAD is
+    /// read: the look over the whole input that a reader makes when it
+    /// starts is left to the reader of the document.
     ///
     /// # Errors
     /// The reader's errors (not GEDCOM, unsupported encoding, strict mode).
     pub fn from_reader(reader: Reader<'_>) -> Result<Arc<Schema>, Error> {
-        Ok(SchemaBuilder::read(reader)?.finish())
+        Ok(SchemaBuilder::read(crate::par::first_record_reader(reader))?.finish())
     }
 
     /// Reads the schema from the HEAD of `input`.

@@ -9,9 +9,9 @@ use std::process::ExitCode;
 use gedcom_elf::check::{rules, CheckConfig, Checker, Finding, Summary, Thresholds};
 use gedcom_elf::par::Chunks;
 use gedcom_elf::tree::Records;
-use gedcom_elf::{Input, ReaderConfig};
+use gedcom_elf::Input;
 
-use crate::cli::{CheckArgs, Settings};
+use crate::cli::{CheckArgs, ReadOpts, Settings};
 use crate::drive::{Source, CHUNK};
 use crate::json::write_str;
 use crate::output::Output;
@@ -74,6 +74,10 @@ fn config(args: &CheckArgs) -> Result<CheckConfig, Fail> {
 /// could not be written.
 pub fn run(args: &CheckArgs) -> ExitCode {
     let settings = Settings {
+        read: ReadOpts {
+            strict: false,
+            encoding: args.encoding.clone(),
+        },
         jobs: args.jobs.clone(),
         ..Settings::default()
     };
@@ -96,13 +100,14 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             "-" => Source::Stdin,
             f => Source::File(f.into()),
         };
-        let report = Report::new(source.name(), &settings);
-        match check(args, &config, &settings, &source, &mut out) {
+        let name = source.name();
+        let report = Report::new(name.as_str(), &settings);
+        match check(args, &config, &settings, (&source, &name), &mut out) {
             Ok(s) => {
                 if !args.quiet {
                     let (e, w, r) = (s.errors, s.warnings, s.records);
                     let message = format!("{e} errors, {w} warnings in {r} records");
-                    say(&source.name(), None, "summary", &message);
+                    say(&name, None, "summary", &message);
                 }
                 status = status.max(u8::from(s.errors > 0));
             }
@@ -119,32 +124,32 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     }
 }
 
-/// Checks one input, its findings written to `out`.
+/// Checks one input (and the name findings give it), its findings
+/// written to `out`.
 fn check(
     args: &CheckArgs,
     config: &CheckConfig,
     settings: &Settings,
-    source: &Source,
+    (source, name): (&Source, &str),
     out: &mut Output,
 ) -> Result<Summary, Fail> {
     let write = if args.format == "text" { text } else { json };
-    let name = source.name();
-    let reader_config = ReaderConfig::new().encoding(args.encoding.encoding);
+    let reader_config = settings.config().encoding(settings.encoding());
     let (checker, jobs) = (Checker::new(config.clone()), settings.jobs());
-    let mut sink = |f: &Finding| write(out, &name, f);
+    let mut sink = |f: &Finding| write(out, name, f);
     let result = if let Source::Stdin = source {
         let progress = Progress::new(None);
         let records = Records::with_config(progress.wrap(io::stdin().lock()), reader_config);
         let mut records = records.jobs(jobs);
-        if let Some(n) = args.jobs.chunk_bytes {
+        if let Some(n) = settings.jobs.chunk_bytes {
             records = records.batch_bytes(n);
         }
         checker.jobs(jobs).run(&mut records, &mut sink)
     } else {
         let bytes = source.load()?;
-        let input = Input::with_encoding(&bytes, args.encoding.encoding)?;
+        let input = Input::with_encoding(&bytes, settings.encoding())?;
         let chunks = Chunks::new(&input, reader_config)?.jobs(jobs);
-        let chunks = chunks.batch_bytes(args.jobs.chunk_bytes.unwrap_or(CHUNK));
+        let chunks = chunks.batch_bytes(settings.jobs.chunk_bytes.unwrap_or(CHUNK));
         let _progress = Progress::step(format!(
             "checking {:.1} MB",
             input.bytes().len() as f64 / 1e6

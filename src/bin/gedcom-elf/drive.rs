@@ -23,8 +23,9 @@ use crate::report::Fail;
 pub const CHUNK: usize = 2 << 20;
 
 /// Bytes per batch when streaming standard input (unless `--chunk-bytes`):
-/// small, so that a batch and its output stay in a few MiB.
-pub const BATCH: usize = 64 << 10;
+/// the library's default, small, so that a batch and its output stay in a
+/// few MiB.
+pub const BATCH: usize = gedcom_elf::stream::DEFAULT_BATCH_BYTES;
 
 /// A small GEDCOM file bundled with the binary for the no-argument demo.
 const SAMPLE: &[u8] = include_bytes!("../../../corpus/sample.ged");
