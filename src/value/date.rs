@@ -55,9 +55,8 @@ use std::borrow::Cow;
 use std::fmt;
 
 use super::calendar::{
-    french_jdn, french_month_days, gregorian_leap, hebrew_jdn, hebrew_month_days, hebrew_new_year,
-    julian_leap, solar_jdn, solar_month_days, FRENCH_LAST_YEAR, FRENCH_MONTHS, GREGORIAN_MONTHS,
-    HEBREW_MONTHS,
+    french_jdn, french_month_days, gregorian_leap, hebrew_jdn, hebrew_month_days, julian_leap,
+    solar_jdn, solar_month_days, FRENCH_LAST_YEAR, FRENCH_MONTHS, GREGORIAN_MONTHS, HEBREW_MONTHS,
 };
 
 /// A calendar.
@@ -366,9 +365,15 @@ impl SimpleDate<'_> {
     /// date with a month (and, French Republican, a year up to XVIII or a
     /// month other than `COMP`).
     pub fn month_days(&self) -> Option<u32> {
-        let Some(Month::Known(m)) = self.month else {
-            return None;
-        };
+        match self.month {
+            Some(Month::Known(m)) => self.days_of(m),
+            _ => None,
+        }
+    }
+
+    /// The number of days in month `m` of this date's calendar and year
+    /// (see [`SimpleDate::month_days`]).
+    fn days_of(&self, m: u8) -> Option<u32> {
         let y = self.astronomical_year();
         match self.calendar {
             Calendar::Gregorian => Some(solar_month_days(m, gregorian_leap(y))),
@@ -384,8 +389,8 @@ impl SimpleDate<'_> {
 
     /// The first and last Julian day numbers this date can mean: the day,
     /// the whole month or the whole year. `None` for calendars this crate
-    /// does not compute with, French Republican years after XVIII, and a
-    /// month number outside the calendar.
+    /// does not compute with, French Republican years after XVIII, a month
+    /// number outside the calendar and a day outside its month.
     pub fn jdn_range(&self) -> Option<(i64, i64)> {
         let y = self.astronomical_year();
         let month = match self.month {
@@ -414,20 +419,14 @@ impl SimpleDate<'_> {
             }
         };
         if let Some(d) = self.day {
+            // A day outside its month (only built by hand) is no day.
+            if d == 0 || d > self.days_of(m0)? {
+                return None;
+            }
             let j = jdn(m0, d)?;
             return Some((j, j));
         }
-        let first = jdn(m0, 1)?;
-        let last = if self.calendar == Calendar::Hebrew && month.is_none() {
-            hebrew_new_year(y + 1) - 1
-        } else {
-            let with_month = SimpleDate {
-                month: Some(Month::Known(m1)),
-                ..self.clone()
-            };
-            jdn(m1, with_month.month_days()?)?
-        };
-        Some((first, last))
+        Some((jdn(m0, 1)?, jdn(m1, self.days_of(m1)?)?))
     }
 
     /// The same date, owning its text.

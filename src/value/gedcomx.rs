@@ -537,21 +537,15 @@ fn point(d: &SimpleDate<'_>) -> Result<Point, NotGedcomx> {
     }
     let (first, last) = d.jdn_range().ok_or(NotGedcomx::NoDays)?;
     if d.calendar == Calendar::Gregorian {
-        // Checked as the parser does, for values built by hand.
-        let month = match &d.month {
-            None => None,
-            Some(Month::Known(m)) if (1..=12).contains(m) => Some(*m),
-            Some(_) => return Err(NotGedcomx::NoDays),
-        };
-        let day = match (d.day, d.month_days()) {
-            (None, _) => None,
-            (Some(x), Some(max)) if (1..=max).contains(&x) => Some(x as u8),
-            _ => return Err(NotGedcomx::NoDays),
+        // Its own formal date: `jdn_range` has checked its month and day.
+        let month = match d.month {
+            Some(Month::Known(m)) => Some(m),
+            _ => None,
         };
         return Ok(Point::One(GedcomxSimple {
             year: formal_year(d.astronomical_year())?,
             month,
-            day,
+            day: d.day.map(|x| x as u8),
             time: None,
         }));
     }
