@@ -44,7 +44,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::parse::trim_space;
+use super::parse::{is_extension_tag, trim_space, trim_str};
 
 /// What kind of problem an [`EnumError`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -104,12 +104,6 @@ impl fmt::Display for EnumError {
 
 impl std::error::Error for EnumError {}
 
-/// The part of `text` without white space around it, and its offset.
-fn trimmed(text: &str) -> (usize, &str) {
-    let (a, b) = trim_space(text.as_bytes());
-    (a, &text[a..b])
-}
-
 /// Defines an enumeration: its values with their GEDCOM 7 spelling and their
 /// 5.5.1 spelling (or `None`), and the messages listing either version's
 /// values.
@@ -159,7 +153,7 @@ macro_rules! enumeration {
             /// [`EnumErrorKind::Unknown`] for any other text that is not a
             /// value.
             pub fn parse(payload: &str) -> Result<$name, EnumError> {
-                let (at, word) = trimmed(payload);
+                let (at, word) = trim_str(payload);
                 if word.is_empty() {
                     return Err(EnumError::new(EnumErrorKind::Empty, at, Self::EXPECTED));
                 }
@@ -428,20 +422,11 @@ impl Role {
     /// assert_eq!(Role::descriptor("GODP"), None);
     /// ```
     pub fn descriptor(payload: &str) -> Option<&str> {
-        let (_, word) = trimmed(payload);
+        let (_, word) = trim_str(payload);
         let inner = word.strip_prefix('(')?.strip_suffix(')')?;
         let (a, b) = trim_space(inner.as_bytes());
         Some(&inner[a..b])
     }
-}
-
-/// A GEDCOM 7 extension tag: `_` then upper-case letters, digits and `_`.
-fn is_extension_tag(word: &str) -> bool {
-    word.len() > 1
-        && word.starts_with('_')
-        && word[1..]
-            .bytes()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 
 /// The items of a comma list, each trimmed, with its offset.
@@ -450,7 +435,7 @@ fn list_items(payload: &str) -> impl Iterator<Item = (usize, &str)> {
     payload.split(',').map(move |item| {
         let at = start;
         start += item.len() + 1;
-        let (a, word) = trimmed(item);
+        let (a, word) = trim_str(item);
         (at + a, word)
     })
 }
@@ -517,7 +502,7 @@ pub fn check_enumeration(
     text: &str,
 ) -> Option<Result<(), EnumError>> {
     let set = set_of(tag, parent_tag, gedcom7)?;
-    let (at, word) = trimmed(text);
+    let (at, word) = trim_str(text);
     Some(match set {
         Set::Sex => Sex::check(word, at, gedcom7),
         Set::Pedigree => Pedigree::check(word, at, gedcom7),

@@ -39,7 +39,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::parse::trim_space;
+use super::parse::trim_str;
 
 /// A personal name: `Given /Surname/ Suffix`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -106,8 +106,7 @@ impl std::error::Error for NameError {}
 
 /// `text` without the white space around it.
 fn trim(text: &str) -> &str {
-    let (a, b) = trim_space(text.as_bytes());
-    &text[a..b]
+    trim_str(text).1
 }
 
 impl<'a> Name<'a> {

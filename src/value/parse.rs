@@ -73,6 +73,31 @@ pub(super) fn trim_space(b: &[u8]) -> (usize, usize) {
     (start, b.len() - trailing.count())
 }
 
+/// The part of `text` without white space around it ([`trim_space`]), and
+/// its offset.
+pub(super) fn trim_str(text: &str) -> (usize, &str) {
+    let (a, b) = trim_space(text.as_bytes());
+    (a, &text[a..b])
+}
+
+/// A GEDCOM 7 tag: an upper-case letter, or `_` and something, then
+/// upper-case letters, digits and `_`.
+pub(super) fn g7_tag(w: &str) -> bool {
+    let b = w.as_bytes();
+    let rest = match b {
+        [b'_', rest @ ..] if !rest.is_empty() => rest,
+        [c, rest @ ..] if c.is_ascii_uppercase() => rest,
+        _ => return false,
+    };
+    rest.iter()
+        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
+}
+
+/// A GEDCOM 7 extension tag (`_` then upper-case letters, digits, `_`).
+pub(super) fn is_extension_tag(w: &str) -> bool {
+    w.starts_with('_') && g7_tag(w)
+}
+
 /// ELF's `Month` production (`[A-Z] [A-Z0-9] [A-Z0-9]+`, any case here) or a
 /// GEDCOM 7 extension tag (`_` then letters, digits, `_`), and no reserved word.
 fn month_shaped(w: &str) -> bool {

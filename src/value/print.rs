@@ -11,7 +11,7 @@ use std::fmt;
 
 use super::calendar::hebrew_leap;
 use super::date::{Calendar, Date, Epoch, Month, SimpleDate, Year};
-use super::parse::dual_logical;
+use super::parse::{dual_logical, g7_tag, is_extension_tag};
 
 /// A date as a GEDCOM 7 `DATE` payload and the `PHRASE` substructure to go
 /// with it, if any.
@@ -71,18 +71,6 @@ fn write_year(f: &mut fmt::Formatter<'_>, year: Year) -> fmt::Result {
     } else {
         write!(f, "{h}/{l}")
     }
-}
-
-/// Whether `w` is a GEDCOM 7 tag (`stdTag` or `extTag`).
-fn g7_tag(w: &str) -> bool {
-    let b = w.as_bytes();
-    let rest = match b {
-        [b'_', rest @ ..] if !rest.is_empty() => rest,
-        [c, rest @ ..] if c.is_ascii_uppercase() => rest,
-        _ => return false,
-    };
-    rest.iter()
-        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
 }
 
 impl SimpleDate<'_> {
@@ -197,7 +185,7 @@ impl SimpleDate<'_> {
     fn not_gedcom7(&self) -> Option<NotGedcom7> {
         match &self.calendar {
             Calendar::Unknown | Calendar::NotGregorian => return Some(NotGedcom7::UnknownCalendar),
-            Calendar::Other(name) if !(name.starts_with('_') && g7_tag(name)) => {
+            Calendar::Other(name) if !is_extension_tag(name) => {
                 return Some(NotGedcom7::Calendar(name.to_string()))
             }
             _ => {}
