@@ -86,6 +86,31 @@ impl std::fmt::Debug for Tree<'_> {
     }
 }
 
+/// What a tree's nodes share: its schema and the escape table.
+fn shared_of(schema: &Arc<Schema>, escapes: EscapeTable) -> Arc<Shared> {
+    Arc::new(Shared {
+        schema: schema.clone(),
+        escapes,
+    })
+}
+
+/// A builder fed with everything `reader` reads (about `size` bytes;
+/// `first`: the HEAD is among them), its diagnostics to `take`: the one
+/// way a tree, a chunk's part of one, or a chunk's own tree is read.
+fn read_into<'a>(
+    reader: &mut Reader<'a>,
+    shared: Arc<Shared>,
+    (first, size): (bool, usize),
+    take: impl FnMut(Diagnostic),
+) -> Result<Builder<'a>, Error> {
+    let mut builder = Builder::new(reader.input(), shared, size / 16 + 16, true)?;
+    if !first {
+        builder.after_first_record();
+    }
+    feed(&mut builder, reader, take)?;
+    Ok(builder)
+}
+
 /// Feeds every event of `reader` to `builder`, handing each diagnostic to
 /// `take` as soon as the reader reports it (in order). Diagnostics of the
 /// end of input (a missing `TRLR`) stay with the reader.
@@ -134,23 +159,16 @@ impl<'a> Tree<'a> {
         schema: Arc<Schema>,
     ) -> Result<Tree<'a>, Error> {
         let input = reader.input();
-        let shared = Arc::new(Shared {
-            schema: schema.clone(),
-            escapes: EscapeTable::default(),
-        });
-        let mut builder = Builder::new(input, shared, input.len() / 16 + 16, true)?;
         let mut diagnostics = Diagnostics::default();
-        feed(&mut builder, &mut reader, |d| diagnostics.push(d))?;
+        let (shared, size) = (shared_of(&schema, EscapeTable::default()), input.len());
+        let builder = read_into(&mut reader, shared, (true, size), |d| diagnostics.push(d))?;
         // The end of input's own (a missing TRLR).
         for d in reader.drain_diagnostics() {
             diagnostics.push(d);
         }
         diagnostics.dropped += reader.stats().diagnostics_dropped;
         let mut core = builder.finish();
-        core.shared = Arc::new(Shared {
-            schema,
-            escapes: reader.escape_table().clone(),
-        });
+        core.shared = shared_of(&schema, reader.escape_table().clone());
         core.resolve_pointers(input, &mut diagnostics, 1);
         Ok(Tree {
             input,
@@ -209,10 +227,7 @@ impl<'a> Tree<'a> {
         }
         let bytes: &'a [u8] = chunks.first.input();
         let schema = Schema::from_reader(chunks.first.clone())?;
-        let shared = Arc::new(Shared {
-            schema: schema.clone(),
-            escapes: EscapeTable::default(),
-        });
+        let shared = shared_of(&schema, EscapeTable::default());
         let mut whole = Joiner::new(bytes, shared.clone(), bytes.len() / 16 + 16)?;
         let sizes: Vec<usize> = (0..chunks.len()).map(|i| chunks.range(i).len()).collect();
         let mut diagnostics = Diagnostics::default();
@@ -222,11 +237,8 @@ impl<'a> Tree<'a> {
         let summary = chunks.run(
             Numbering::Relative,
             |i, reader, ds| {
-                let mut builder = Builder::new(bytes, shared.clone(), sizes[i] / 16 + 16, true)?;
-                if i > 0 {
-                    builder.after_first_record();
-                }
-                feed(&mut builder, reader, |d| ds.push(d))?;
+                let builder =
+                    read_into(reader, shared.clone(), (i == 0, sizes[i]), |d| ds.push(d))?;
                 let escapes = (i == 0).then(|| reader.escape_table().clone());
                 Ok((builder.into_part(), escapes))
             },
@@ -246,10 +258,7 @@ impl<'a> Tree<'a> {
         }
         diagnostics.dropped += summary.stats.diagnostics_dropped;
         let mut core = whole.finish();
-        core.shared = Arc::new(Shared {
-            schema,
-            escapes: escapes.unwrap_or_default(),
-        });
+        core.shared = shared_of(&schema, escapes.unwrap_or_default());
         core.resolve_pointers(bytes, &mut diagnostics, jobs);
         Ok(Tree {
             input: bytes,
@@ -274,20 +283,10 @@ impl<'a> Tree<'a> {
         ds: &mut Vec<Diagnostic>,
     ) -> Result<Tree<'a>, Error> {
         let input = reader.input();
-        let shared = Arc::new(Shared {
-            schema: schema.clone(),
-            escapes: EscapeTable::default(),
-        });
-        let mut builder = Builder::new(input, shared, size / 16 + 16, true)?;
-        if !first {
-            builder.after_first_record();
-        }
-        feed(&mut builder, reader, |d| ds.push(d))?;
+        let first_shared = shared_of(&schema, EscapeTable::default());
+        let builder = read_into(reader, first_shared, (first, size), |d| ds.push(d))?;
         let mut core = builder.finish();
-        core.shared = Arc::new(Shared {
-            schema,
-            escapes: reader.escape_table().clone(),
-        });
+        core.shared = shared_of(&schema, reader.escape_table().clone());
         core.note_utf8_prefix(text.len());
         Ok(Tree {
             input,
