@@ -56,7 +56,7 @@ impl std::error::Error for UnknownRule {}
 
 /// The rules a [`Checker`](super::Checker) runs and its thresholds.
 ///
-/// Defaults: every rule of [`rules`], [`Thresholds::default`].
+/// Defaults: every rule of [`rules()`], [`Thresholds::default`].
 ///
 /// ```
 /// use gedcom_elf::check::CheckConfig;
@@ -70,7 +70,7 @@ impl std::error::Error for UnknownRule {}
 /// ```
 #[derive(Clone, Debug)]
 pub struct CheckConfig {
-    /// Per rule of [`rules`], in its order: whether it runs.
+    /// Per rule of [`rules()`], in its order: whether it runs.
     on: Vec<bool>,
     thresholds: Thresholds,
 }

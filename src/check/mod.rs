@@ -4,7 +4,7 @@
 //! severe it is, the record it is in, the path of tags that leads to it
 //! (`INDI.BIRT.DATE`) and the text that offends. Rules are of five kinds,
 //! each rule with a stable id (`group.name`) and a one-line description in
-//! [`rules`]:
+//! [`rules()`]:
 //!
 //! - `read.*`: the reader's diagnostics (line-level problems);
 //! - `structure.*`: substructures and their cardinality, per the ELF data

@@ -173,47 +173,12 @@ pub enum AgeErrorKind {
     Order,
 }
 
-/// Why a payload is not an age: the kind, the byte offset in the payload and
-/// what was expected there.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AgeError {
-    kind: AgeErrorKind,
-    offset: usize,
-    expected: &'static str,
-}
-
-impl AgeError {
-    fn new(kind: AgeErrorKind, offset: usize, expected: &'static str) -> Self {
-        AgeError {
-            kind,
-            offset,
-            expected,
-        }
-    }
-
-    /// The kind of problem.
-    pub fn kind(&self) -> AgeErrorKind {
-        self.kind
-    }
-
-    /// The byte offset in the payload where it went wrong.
-    pub fn offset(&self) -> usize {
-        self.offset
-    }
-
-    /// What was expected at [`offset`](Self::offset).
-    pub fn expected(&self) -> &'static str {
-        self.expected
-    }
-}
-
-impl fmt::Display for AgeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "byte {}: expected {}", self.offset, self.expected)
-    }
-}
-
-impl std::error::Error for AgeError {}
+payload_error!(
+    /// Why a payload is not an age: the kind, the byte offset in the payload and
+    /// what was expected there.
+    AgeError,
+    AgeErrorKind
+);
 
 const START: &str = "`<`, `>`, a number, `CHILD`, `INFANT` or `STILLBORN`";
 const UNIT: &str = "`y`, `m`, `w` or `d`";

@@ -52,7 +52,6 @@
 //! ```
 
 use std::borrow::Cow;
-use std::fmt;
 
 use super::calendar::{
     french_jdn, french_month_days, gregorian_leap, hebrew_jdn, hebrew_month_days, julian_leap,
@@ -238,47 +237,12 @@ pub enum DateErrorKind {
     Order,
 }
 
-/// Why a payload is not a date: the kind, the byte offset in the payload
-/// and what was expected there.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DateError {
-    kind: DateErrorKind,
-    offset: usize,
-    expected: &'static str,
-}
-
-impl DateError {
-    pub(crate) fn new(kind: DateErrorKind, offset: usize, expected: &'static str) -> Self {
-        DateError {
-            kind,
-            offset,
-            expected,
-        }
-    }
-
-    /// The kind of problem.
-    pub fn kind(&self) -> DateErrorKind {
-        self.kind
-    }
-
-    /// The byte offset in the payload where it went wrong.
-    pub fn offset(&self) -> usize {
-        self.offset
-    }
-
-    /// What was expected at [`offset`](Self::offset).
-    pub fn expected(&self) -> &'static str {
-        self.expected
-    }
-}
-
-impl fmt::Display for DateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "byte {}: expected {}", self.offset, self.expected)
-    }
-}
-
-impl std::error::Error for DateError {}
+payload_error!(
+    /// Why a payload is not a date: the kind, the byte offset in the payload
+    /// and what was expected there.
+    DateError,
+    DateErrorKind
+);
 
 impl<'a> Date<'a> {
     /// The dates in the payload: none, one or two.

@@ -61,48 +61,12 @@ pub enum EnumErrorKind {
     Version,
 }
 
-/// Why a payload is not a value of its enumeration: the kind, the byte
-/// offset in the payload and the values expected there.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EnumError {
-    kind: EnumErrorKind,
-    offset: usize,
-    expected: &'static str,
-}
-
-impl EnumError {
-    fn new(kind: EnumErrorKind, offset: usize, expected: &'static str) -> Self {
-        EnumError {
-            kind,
-            offset,
-            expected,
-        }
-    }
-
-    /// The kind of problem.
-    pub fn kind(&self) -> EnumErrorKind {
-        self.kind
-    }
-
-    /// The byte offset in the payload where the value (or list item) begins.
-    pub fn offset(&self) -> usize {
-        self.offset
-    }
-
-    /// The values expected at [`offset`](Self::offset), as a list for a
-    /// message (`` `M`, `F`, `U` or `X` ``).
-    pub fn expected(&self) -> &'static str {
-        self.expected
-    }
-}
-
-impl fmt::Display for EnumError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "byte {}: expected {}", self.offset, self.expected)
-    }
-}
-
-impl std::error::Error for EnumError {}
+payload_error!(
+    /// Why a payload is not a value of its enumeration: the kind, the byte
+    /// offset in the payload and the values expected there.
+    EnumError,
+    EnumErrorKind
+);
 
 /// Defines an enumeration: its values with their GEDCOM 7 spelling and their
 /// 5.5.1 spelling (or `None`), and the messages listing either version's

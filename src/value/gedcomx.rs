@@ -176,47 +176,12 @@ pub enum GedcomxErrorKind {
     Overflow,
 }
 
-/// Why a text is not a GEDCOM X formal date: the kind, the byte offset and
-/// what was expected there.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GedcomxError {
-    kind: GedcomxErrorKind,
-    offset: usize,
-    expected: &'static str,
-}
-
-impl GedcomxError {
-    pub(super) fn new(kind: GedcomxErrorKind, offset: usize, expected: &'static str) -> Self {
-        GedcomxError {
-            kind,
-            offset,
-            expected,
-        }
-    }
-
-    /// The kind of problem.
-    pub fn kind(&self) -> GedcomxErrorKind {
-        self.kind
-    }
-
-    /// The byte offset in the text where it went wrong.
-    pub fn offset(&self) -> usize {
-        self.offset
-    }
-
-    /// What was expected at [`offset`](Self::offset).
-    pub fn expected(&self) -> &'static str {
-        self.expected
-    }
-}
-
-impl fmt::Display for GedcomxError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "byte {}: expected {}", self.offset, self.expected)
-    }
-}
-
-impl std::error::Error for GedcomxError {}
+payload_error!(
+    /// Why a text is not a GEDCOM X formal date: the kind, the byte offset and
+    /// what was expected there.
+    GedcomxError,
+    GedcomxErrorKind
+);
 
 /// Why a `DATE` payload has no GEDCOM X formal date.
 #[derive(Clone, Debug, PartialEq, Eq)]

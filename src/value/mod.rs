@@ -91,6 +91,55 @@
 //! # Ok::<(), gedcom_elf::value::NameError>(())
 //! ```
 
+/// Declares a payload parser's error type: the kind (`$kind`), the byte
+/// offset where the text went wrong and what was expected there, with
+/// `new`, the getters, `Display` (`byte N: expected …`) and `Error`.
+macro_rules! payload_error {
+    ($(#[$doc:meta])* $name:ident, $kind:ty) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct $name {
+            kind: $kind,
+            offset: usize,
+            expected: &'static str,
+        }
+
+        impl $name {
+            pub(crate) fn new(kind: $kind, offset: usize, expected: &'static str) -> Self {
+                $name {
+                    kind,
+                    offset,
+                    expected,
+                }
+            }
+
+            /// The kind of problem.
+            pub fn kind(&self) -> $kind {
+                self.kind
+            }
+
+            /// The byte offset in the text where it went wrong (for a
+            /// list, where the item begins).
+            pub fn offset(&self) -> usize {
+                self.offset
+            }
+
+            /// What was expected at [`offset`](Self::offset).
+            pub fn expected(&self) -> &'static str {
+                self.expected
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "byte {}: expected {}", self.offset, self.expected)
+            }
+        }
+
+        impl std::error::Error for $name {}
+    };
+}
+
 pub mod age;
 mod calendar;
 pub mod date;
