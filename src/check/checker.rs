@@ -10,7 +10,7 @@
 use std::fmt;
 
 use super::config::Groups;
-use super::inspect::{inspect_into, Inspection, Span};
+use super::inspect::{inspect_into, Inspection, PointerFact, Span};
 use super::links::{self, Role};
 use super::plausible::{self, age_range};
 use super::{read, CheckConfig, Finding, Rule, Version};
@@ -52,18 +52,92 @@ impl Interner {
     }
 }
 
-/// A pointer kept for the end (32 bytes: there are millions).
-struct Pointer {
-    /// Its target's text in the checker's `targets`.
-    target: Span,
-    /// The id of the record it is in, or [`NONE`].
-    from: u32,
-    path: u32,
-    line: u64,
-    /// The record tags it may point to: an index of the checker's
-    /// `expected` list, 0 for any.
-    expected: u8,
-    role: Role,
+/// The xref_ids defined, numbered as they are first defined: an
+/// open-addressing table keyed by the hashes worked out where the records
+/// were inspected, so that the thread absorbing them hashes nothing and
+/// allocates nothing per record.
+#[derive(Default)]
+struct Xrefs {
+    /// Per slot: an id plus one, 0 for none; a power of two long, at most
+    /// half full.
+    slots: Vec<u32>,
+    hashes: Vec<u64>,
+    /// Each id's text in `text`.
+    names: Vec<Span>,
+    text: String,
+}
+
+impl Xrefs {
+    /// The id of `name`, whose hash is `hash`.
+    fn find(&self, hash: u64, name: &str) -> Option<u32> {
+        let mask = self.slots.len().checked_sub(1)?;
+        let mut i = hash as usize & mask;
+        loop {
+            let id = self.slots[i].checked_sub(1)?;
+            if self.hashes[id as usize] == hash && self.name(id) == name {
+                return Some(id);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Numbers `name` (not defined yet).
+    fn insert(&mut self, hash: u64, name: &str) -> u32 {
+        if (self.names.len() + 1) * 2 > self.slots.len() {
+            let len = (self.slots.len() * 2).max(1 << 12);
+            self.slots = vec![0; len];
+            for (id, &h) in self.hashes.iter().enumerate() {
+                Xrefs::place(&mut self.slots, h, id as u32);
+            }
+        }
+        let id = self.names.len() as u32;
+        let start = self.text.len() as u32;
+        self.text.push_str(name);
+        self.names.push((start, self.text.len() as u32));
+        self.hashes.push(hash);
+        Xrefs::place(&mut self.slots, hash, id);
+        id
+    }
+
+    fn place(slots: &mut [u32], hash: u64, id: u32) {
+        let mask = slots.len() - 1;
+        let mut i = hash as usize & mask;
+        while slots[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        slots[i] = id + 1;
+    }
+
+    fn name(&self, id: u32) -> &str {
+        let Some(&(a, b)) = self.names.get(id as usize) else {
+            return "";
+        };
+        self.text.get(a as usize..b as usize).unwrap_or("")
+    }
+}
+
+/// The pointers of one inspection, kept for the end as they came (moved,
+/// not copied: there are millions).
+struct Part {
+    strings: String,
+    pointers: Vec<PointerFact>,
+    /// Per record with pointers: its id (or [`NONE`]) and the end of its
+    /// pointers.
+    froms: Vec<(u32, u32)>,
+    /// The checker's path ids of the inspection's paths.
+    paths: Vec<u32>,
+}
+
+impl Part {
+    fn text(&self, (a, b): Span) -> &str {
+        self.strings.get(a as usize..b as usize).unwrap_or("")
+    }
+
+    /// The record the `j`th pointer is in.
+    fn from(&self, j: usize) -> u32 {
+        let i = self.froms.partition_point(|&(_, end)| end as usize <= j);
+        self.froms.get(i).map_or(NONE, |&(from, _)| from)
+    }
 }
 
 /// A family's marriage date, kept for the end.
@@ -149,18 +223,17 @@ pub struct Checker {
     pub(super) version: Version,
     pub(super) started: bool,
     /// The records' xref_ids, numbered as they are defined.
-    xrefs: Interner,
+    xrefs: Xrefs,
     paths: Interner,
     tags: Interner,
     /// Per xref_id: the tag and line of the first record that has it.
     defined: Vec<(u32, u64)>,
     /// Per xref_id: the span of the birth of the individual that has it.
     births: Vec<Option<(i64, i64)>>,
-    /// The pointers' targets, one after the other.
-    targets: String,
-    /// The lists of record tags pointers may point to (the first: any).
-    expected: Vec<Option<&'static [&'static str]>>,
-    pointers: Vec<Pointer>,
+    parts: Vec<Part>,
+    /// The records with pointers of the inspection being absorbed: see
+    /// [`Part::froms`].
+    froms: Vec<(u32, u32)>,
     marriages: Vec<Marriage>,
     pub(super) records: u64,
 }
@@ -174,14 +247,13 @@ impl Checker {
             config,
             version: Version::Gedcom551,
             started: false,
-            xrefs: Interner::default(),
+            xrefs: Xrefs::default(),
             paths: Interner::default(),
             tags: Interner::default(),
             defined: Vec::new(),
             births: Vec::new(),
-            targets: String::new(),
-            expected: vec![None],
-            pointers: Vec::new(),
+            parts: Vec::new(),
+            froms: Vec::new(),
             marriages: Vec::new(),
             records: 0,
         }
@@ -228,10 +300,11 @@ impl Checker {
         for i in 0..parts.records.len() {
             self.absorb_record(&parts, i, &mut findings, out);
         }
+        self.keep(parts);
     }
 
     /// Keeps the facts of the `i`th record of `found`, its findings taken
-    /// from `findings` to `out`.
+    /// from `findings` to `out`; [`Checker::keep`] after the last.
     pub(super) fn absorb_record(
         &mut self,
         found: &Inspection,
@@ -248,9 +321,9 @@ impl Checker {
         let tag = found.text(r.tag);
         let mut from = NONE;
         let mut new = false;
-        if let Some(x) = r.xref.map(|x| found.text(x)) {
-            match self.xrefs.ids.get(x) {
-                Some(&id) => {
+        if let Some((x, hash)) = r.xref.map(|(x, h)| (found.text(x), h)) {
+            match self.xrefs.find(hash, x) {
+                Some(id) => {
                     from = id;
                     let first = self.defined[id as usize].1;
                     if self.config.has(&links::DUPLICATE_XREF) {
@@ -267,7 +340,7 @@ impl Checker {
                     }
                 }
                 None => {
-                    from = self.xrefs.id(x);
+                    from = self.xrefs.insert(hash, x);
                     let tag = self.tags.id(tag);
                     self.defined.push((tag, r.line));
                     self.births.push(None);
@@ -275,36 +348,13 @@ impl Checker {
                 }
             }
         }
-        let start = if i == 0 {
-            0
-        } else {
-            found.records[i - 1].findings_end
+        let (findings_start, pointers_start) = match i.checked_sub(1) {
+            Some(p) => (found.records[p].findings_end, found.records[p].pointers_end),
+            None => (0, 0),
         };
-        out.extend(findings.take(r.findings_end - start));
-        let start = if i == 0 {
-            0
-        } else {
-            found.records[i - 1].pointers_end
-        };
-        for p in &found.pointers[start..r.pointers_end] {
-            let begin = self.targets.len() as u32;
-            self.targets.push_str(found.text(p.target));
-            let path = self.paths.id(found.text(p.path));
-            let expected = match self.expected.iter().position(|&e| e == p.expected) {
-                Some(i) => i,
-                None => {
-                    self.expected.push(p.expected);
-                    self.expected.len() - 1
-                }
-            };
-            self.pointers.push(Pointer {
-                target: (begin, self.targets.len() as u32),
-                from,
-                path,
-                line: p.line,
-                expected: u8::try_from(expected).unwrap_or(0),
-                role: p.role,
-            });
+        out.extend(findings.take(r.findings_end - findings_start));
+        if r.pointers_end > pointers_start {
+            self.froms.push((from, r.pointers_end as u32));
         }
         if new {
             self.births[from as usize] = r.birth;
@@ -319,6 +369,26 @@ impl Checker {
         }
     }
 
+    /// Keeps the pointers of `found`, whose records have all been
+    /// absorbed.
+    pub(super) fn keep(&mut self, found: Inspection) {
+        let froms = std::mem::take(&mut self.froms);
+        if found.pointers.is_empty() {
+            return;
+        }
+        let paths = found
+            .paths
+            .iter()
+            .map(|&p| self.paths.id(found.text(p)))
+            .collect();
+        self.parts.push(Part {
+            strings: found.strings,
+            pointers: found.pointers,
+            froms,
+            paths,
+        });
+    }
+
     /// The finding of a reader's diagnostic, if its rule runs.
     pub fn diagnostic(&self, d: &Diagnostic) -> Option<Finding> {
         let f = read::finding(d);
@@ -330,51 +400,65 @@ impl Checker {
     /// [`jobs`](Checker::jobs) threads.
     pub fn finish(self, out: &mut Vec<Finding>) {
         let c = &self.config;
-        let target_text = |p: &Pointer| {
-            self.targets
-                .get(p.target.0 as usize..p.target.1 as usize)
-                .unwrap_or("")
-        };
-        // Each pointer's target record, or NONE.
-        let resolved: Vec<u32> = par_ranges(self.pointers.len(), self.jobs, |range| {
-            self.pointers[range]
+        // Each pointer's target record, or NONE, part by part.
+        let resolved: Vec<Vec<u32>> = par_ranges(self.parts.len(), self.jobs, |range| {
+            self.parts[range]
                 .iter()
-                .map(|p| self.xrefs.ids.get(target_text(p)).copied().unwrap_or(NONE))
-                .collect::<Vec<u32>>()
+                .map(|part| {
+                    let find = |p: &PointerFact| self.xrefs.find(p.hash, part.text(p.target));
+                    part.pointers
+                        .iter()
+                        .map(|p| find(p).unwrap_or(NONE))
+                        .collect::<Vec<u32>>()
+                })
+                .collect::<Vec<_>>()
         })
         .concat();
+        let all = Pointers::new(&self.parts, &resolved);
         let name = |id: u32| self.xrefs.name(id);
         let tag_of = |id: u32| {
             self.defined
                 .get(id as usize)
                 .map(|&(t, _)| self.tags.name(t))
         };
-        let at = |rule: &'static Rule, p: &Pointer, message: String| Finding {
-            rule,
-            line: p.line,
-            record: (p.from != NONE).then(|| name(p.from).to_string()),
-            path: self.paths.name(p.path).to_string(),
-            message,
-            text: Some(target_text(p).to_string()),
+        let path = |part: &Part, p: &PointerFact| {
+            let id = part.paths.get(p.path as usize).copied().unwrap_or(NONE);
+            self.paths.name(id)
+        };
+        let at = |rule: &'static Rule, k: u32, message: String| {
+            let (part, p, from, _) = all.get(k);
+            Finding {
+                rule,
+                line: p.line,
+                record: (from != NONE).then(|| name(from).to_string()),
+                path: path(part, p).to_string(),
+                message,
+                text: Some(part.text(p.target).to_string()),
+            }
         };
         let mut found = Vec::new();
-        for (p, &to) in self.pointers.iter().zip(&resolved) {
+        // The family links as (individual, family, pointer) lists, sorted:
+        // each way of saying a link, to find the one said only one way.
+        let mut spouse_of = Vec::new();
+        let mut has_spouse = Vec::new();
+        let mut child_of = Vec::new();
+        let mut has_child = Vec::new();
+        for (k, part, p, from, to) in all.iter() {
             match tag_of(to) {
                 None if c.has(&links::MISSING_TARGET) => found.push(at(
                     &links::MISSING_TARGET,
-                    p,
-                    format!("{} names no record", target_text(p)),
+                    k,
+                    format!("{} names no record", part.text(p.target)),
                 )),
                 Some(t) if c.has(&links::WRONG_TYPE) => {
-                    let expected = self.expected.get(p.expected as usize).copied().flatten();
-                    if let Some(expected) = expected.filter(|e| !e.contains(&t)) {
+                    if let Some(expected) = p.expected.filter(|e| !e.contains(&t)) {
                         found.push(at(
                             &links::WRONG_TYPE,
-                            p,
+                            k,
                             format!(
                                 "{} is a {t} record; {} points to {}",
-                                target_text(p),
-                                self.paths.name(p.path),
+                                part.text(p.target),
+                                path(part, p),
                                 expected.join(" or ")
                             ),
                         ));
@@ -382,22 +466,14 @@ impl Checker {
                 }
                 _ => {}
             }
-        }
-        // The family links as (individual, family, pointer) lists, sorted:
-        // each way of saying a link, to find the one said only one way.
-        let mut spouse_of = Vec::new();
-        let mut has_spouse = Vec::new();
-        let mut child_of = Vec::new();
-        let mut has_child = Vec::new();
-        for (k, (p, &to)) in self.pointers.iter().zip(&resolved).enumerate() {
-            if p.from == NONE || to == NONE {
+            if from == NONE || to == NONE {
                 continue;
             }
             match p.role {
-                Role::Spouse => spouse_of.push((p.from, to, k as u32)),
-                Role::Child(_) => child_of.push((p.from, to, k as u32)),
-                Role::Husband | Role::Wife => has_spouse.push((to, p.from, k as u32)),
-                Role::HasChild => has_child.push((to, p.from, k as u32)),
+                Role::Spouse => spouse_of.push((from, to, k)),
+                Role::Child(_) => child_of.push((from, to, k)),
+                Role::Husband | Role::Wife => has_spouse.push((to, from, k)),
+                Role::HasChild => has_child.push((to, from, k)),
                 Role::Other => {}
             }
         }
@@ -443,16 +519,16 @@ impl Checker {
             ];
             for (said, back, target, message) in ways {
                 for &(i, f, k) in said.iter() {
-                    let to = resolved[k as usize];
+                    let to = all.get(k).3;
                     if is(to, target) && !has(back, (i, f)) {
                         let text = message.replace("{i}", name(i)).replace("{f}", name(f));
-                        found.push(at(&links::ONE_SIDED, &self.pointers[k as usize], text));
+                        found.push(at(&links::ONE_SIDED, k, text));
                     }
                 }
             }
         }
         if self.groups.plausible {
-            self.family_ages(&resolved, &has_spouse, &child_of, &mut found);
+            self.family_ages(&all, &has_spouse, &child_of, &mut found);
         }
         found.retain(|f| c.has(f.rule));
         found.sort_by_key(|f| f.line);
@@ -464,7 +540,7 @@ impl Checker {
     /// (individual, family, pointer).
     fn family_ages(
         &self,
-        resolved: &[u32],
+        all: &Pointers<'_>,
         has_spouse: &[(u32, u32, u32)],
         child_of: &[(u32, u32, u32)],
         found: &mut Vec<Finding>,
@@ -475,7 +551,7 @@ impl Checker {
         // Parents by family: (family, parent, is the WIFE).
         let mut parents: Vec<(u32, u32, bool)> = has_spouse
             .iter()
-            .map(|&(i, f, k)| (f, i, self.pointers[k as usize].role == Role::Wife))
+            .map(|&(i, f, k)| (f, i, all.get(k).1.role == Role::Wife))
             .collect();
         parents.sort_unstable();
         let parents_of = |family: u32| {
@@ -486,14 +562,13 @@ impl Checker {
         let exempt = |child: u32, family: u32| {
             let i = child_of.partition_point(|&(a, b, _)| (a, b) < (child, family));
             child_of.get(i).is_some_and(|&(a, b, k)| {
-                (a, b) == (child, family) && self.pointers[k as usize].role == Role::Child(true)
+                (a, b) == (child, family) && all.get(k).1.role == Role::Child(true)
             })
         };
-        for (p, &child) in self.pointers.iter().zip(resolved) {
-            if p.role != Role::HasChild || child == NONE || p.from == NONE {
+        for (_, part, p, family, child) in all.iter() {
+            if p.role != Role::HasChild || child == NONE || family == NONE {
                 continue;
             }
-            let family = p.from;
             let Some(born) = birth(child).filter(|_| !exempt(child, family)) else {
                 continue;
             };
@@ -523,7 +598,10 @@ impl Checker {
                     rule,
                     line: p.line,
                     record: Some(name(family).to_string()),
-                    path: self.paths.name(p.path).to_string(),
+                    path: self
+                        .paths
+                        .name(part.paths.get(p.path as usize).copied().unwrap_or(NONE))
+                        .to_string(),
                     message: format!("{who} {message} at the birth of {}", name(child)),
                     text: Some(name(child).to_string()),
                 });
@@ -549,5 +627,61 @@ impl Checker {
                 }
             }
         }
+    }
+}
+
+/// Every pointer kept, numbered across the parts, with the records it
+/// is from and to.
+struct Pointers<'c> {
+    parts: &'c [Part],
+    resolved: &'c [Vec<u32>],
+    /// The number of the first pointer of each part.
+    starts: Vec<u32>,
+}
+
+impl<'c> Pointers<'c> {
+    fn new(parts: &'c [Part], resolved: &'c [Vec<u32>]) -> Pointers<'c> {
+        let mut n = 0u32;
+        let starts = parts
+            .iter()
+            .map(|p| {
+                let start = n;
+                n = n.saturating_add(p.pointers.len() as u32);
+                start
+            })
+            .collect();
+        Pointers {
+            parts,
+            resolved,
+            starts,
+        }
+    }
+
+    /// The `k`th pointer: its part, itself, its record and its target.
+    fn get(&self, k: u32) -> (&'c Part, &'c PointerFact, u32, u32) {
+        let i = self.starts.partition_point(|&s| s <= k) - 1;
+        let j = (k - self.starts[i]) as usize;
+        let part = &self.parts[i];
+        (part, &part.pointers[j], part.from(j), self.resolved[i][j])
+    }
+
+    /// Every pointer in document order, as `(k, ...)` of [`Pointers::get`].
+    fn iter(&self) -> impl Iterator<Item = (u32, &'c Part, &'c PointerFact, u32, u32)> + '_ {
+        self.parts
+            .iter()
+            .zip(self.resolved)
+            .zip(&self.starts)
+            .flat_map(|((part, resolved), &start)| {
+                let mut froms = part.froms.iter().peekable();
+                part.pointers
+                    .iter()
+                    .zip(resolved)
+                    .enumerate()
+                    .map(move |(j, (p, &to))| {
+                        while froms.next_if(|&&(_, end)| end as usize <= j).is_some() {}
+                        let from = froms.peek().map_or(NONE, |&&(f, _)| f);
+                        (start + j as u32, part, p, from, to)
+                    })
+            })
     }
 }

@@ -4,7 +4,9 @@
 use super::config::Groups;
 use super::links::Role;
 use super::{plausible, push_path, structure, values, CheckConfig, Finding, Version};
+use crate::tree::hash::{hash_bytes, FastMap};
 use crate::tree::{NodeRef, Step};
+use crate::value::Date;
 
 /// A range of a string buffer.
 pub(super) type Span = (u32, u32);
@@ -13,8 +15,12 @@ pub(super) type Span = (u32, u32);
 #[derive(Debug)]
 pub(super) struct PointerFact {
     pub(super) target: Span,
+    /// The target's hash ([`hash_bytes`]), worked out here, on the
+    /// inspecting thread, not where the pointers are resolved.
+    pub(super) hash: u64,
     pub(super) line: u64,
-    pub(super) path: Span,
+    /// The path's id in the inspection's `paths`.
+    pub(super) path: u32,
     pub(super) expected: Option<&'static [&'static str]>,
     pub(super) role: Role,
 }
@@ -22,7 +28,8 @@ pub(super) struct PointerFact {
 /// What an inspection found of one record.
 #[derive(Debug)]
 pub(super) struct RecordFacts {
-    pub(super) xref: Option<Span>,
+    /// The xref_id and its hash.
+    pub(super) xref: Option<(Span, u64)>,
     pub(super) tag: Span,
     pub(super) line: u64,
     /// The end of its pointers and findings in the inspection's lists.
@@ -46,6 +53,16 @@ pub struct Inspection {
     pub(super) records: Vec<RecordFacts>,
     pub(super) pointers: Vec<PointerFact>,
     pub(super) findings: Vec<Finding>,
+    /// The distinct paths of the pointers, in the order first seen: a
+    /// few dozen, where the pointers are millions.
+    pub(super) paths: Vec<Span>,
+    /// The paths' ids by text, while inspecting.
+    pub(super) path_ids: FastMap<Box<str>, u32>,
+    /// A path being written.
+    pub(super) scratch: String,
+    /// The spans of the dates of a record's events (`INDI.BIRT.DATE`), by
+    /// node, worked out once for the value and the plausibility rules.
+    pub(super) dates: Vec<(u32, Option<(i64, i64)>)>,
 }
 
 impl Inspection {
@@ -71,6 +88,20 @@ fn put(strings: &mut String, s: &str) -> Span {
     (start, strings.len() as u32)
 }
 
+/// The id of the path `path` in `found`'s paths.
+fn path_id(found: &mut Inspection, path: &[&str]) -> u32 {
+    found.scratch.clear();
+    push_path(&mut found.scratch, path);
+    if let Some(&id) = found.path_ids.get(found.scratch.as_str()) {
+        return id;
+    }
+    let id = found.paths.len() as u32;
+    let span = put(&mut found.strings, &found.scratch);
+    found.paths.push(span);
+    found.path_ids.insert(found.scratch.as_str().into(), id);
+    id
+}
+
 /// Inspects one record into `found`: see [`Checker::inspect`](super::Checker::inspect). `first`:
 /// the first record of the document (a HEAD there decides the version).
 pub(super) fn inspect_into(
@@ -84,19 +115,19 @@ pub(super) fn inspect_into(
     let record_tag = record.tag();
     let head_version = (first && record_tag == "HEAD").then(|| structure::version_of(record));
     let version = head_version.unwrap_or(version);
-    let Inspection {
-        strings,
-        records,
-        pointers,
-        findings,
-    } = found;
-    let findings_start = findings.len();
+    let findings_start = found.findings.len();
     if g.structure {
-        structure::check(record, version, findings);
+        structure::check(record, version, &mut found.findings);
     }
     let limits = config.limits();
-    let xref = record.xref().map(|x| put(strings, &x.to_str_lossy()));
-    let tag = put(strings, record_tag);
+    let xref = record.xref().map(|x| {
+        let x = x.to_str_lossy();
+        (put(&mut found.strings, &x), hash_bytes(x.as_bytes()))
+    });
+    let tag = put(&mut found.strings, record_tag);
+    // The dates of the events that the plausibility rules read.
+    let dated = g.plausible && matches!(record_tag, "INDI" | "FAM");
+    found.dates.clear();
     // The tags from the record down.
     let mut path: Vec<&str> = Vec::new();
     // The depth of an extension's structure being skipped.
@@ -121,11 +152,20 @@ pub(super) fn inspect_into(
             skip = Some(path.len());
             continue;
         }
-        if g.value {
-            values::check(node, tag, version, findings);
+        if dated && path.len() == 3 && tag == "DATE" {
+            // Parsed once for both groups of rules.
+            let text = node.text();
+            let date = text.as_deref().map(Date::parse);
+            if let (true, Some(Err(e))) = (g.value, &date) {
+                values::not_a_date(node, e, &mut found.findings);
+            }
+            let span = date.and_then(|d| d.ok()?.jdn_range());
+            found.dates.push((node.id().index() as u32, span));
+        } else if g.value {
+            values::check(node, tag, version, &mut found.findings);
         }
         if g.plausible && tag == "AGE" {
-            plausible::age(node, limits, findings);
+            plausible::age(node, limits, &mut found.findings);
         }
         if !(g.link || g.plausible) {
             continue;
@@ -139,29 +179,39 @@ pub(super) fn inspect_into(
                 2 => Role::of(record_tag, tag, node),
                 _ => Role::Other,
             };
-            let target = put(strings, &p.to_str_lossy());
-            let start = strings.len() as u32;
-            push_path(strings, &path);
-            pointers.push(PointerFact {
+            let p = p.to_str_lossy();
+            let target = put(&mut found.strings, &p);
+            let path = path_id(found, &path);
+            found.pointers.push(PointerFact {
                 target,
+                hash: hash_bytes(p.as_bytes()),
                 line: node.line(),
-                path: (start, strings.len() as u32),
+                path,
                 expected: structure::pointer_target(node, version),
                 role,
             });
         }
     }
+    let dates = &found.dates;
+    // A date's span, as worked out in the walk (or now, for one it did
+    // not see).
+    let span = |d: NodeRef<'_>| match dates.binary_search_by_key(&(d.id().index() as u32), |e| e.0) {
+        Ok(i) => dates[i].1,
+        Err(_) => plausible::span(d),
+    };
     let mut birth = None;
     let mut marriage = None;
     if g.plausible && record_tag == "INDI" {
-        birth = plausible::person(record, limits, findings);
+        birth = plausible::person(record, limits, span, &mut found.findings);
     }
     if g.plausible && record_tag == "FAM" {
         marriage = record
             .children_with_tag("MARR")
             .filter_map(|m| m.child("DATE"))
-            .find_map(|d| Some((plausible::span(d)?, d.line(), put(strings, &d.text()?))));
+            .find_map(|d| Some((span(d)?, d.line(), d.text()?)))
+            .map(|(s, line, text)| (s, line, put(&mut found.strings, &text)));
     }
+    let findings = &mut found.findings;
     let mut mine = findings.split_off(findings_start);
     mine.retain(|f| config.has(f.rule));
     // Every finding here is in this record (`Finding::at` cannot say so
@@ -172,12 +222,12 @@ pub(super) fn inspect_into(
     }
     mine.sort_by_key(|f| f.line);
     findings.append(&mut mine);
-    records.push(RecordFacts {
+    found.records.push(RecordFacts {
         xref,
         tag,
         line: record.line(),
-        pointers_end: pointers.len(),
-        findings_end: findings.len(),
+        pointers_end: found.pointers.len(),
+        findings_end: found.findings.len(),
         birth,
         marriage,
         head_version,

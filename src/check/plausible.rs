@@ -72,15 +72,18 @@ pub(crate) fn age_range(a: (i64, i64), b: (i64, i64)) -> (f64, f64) {
 }
 
 /// Judges one individual record by its own dates; gives its birth's span.
-pub(crate) fn person(
-    record: NodeRef<'_>,
+/// `span_of` gives a DATE node's span (as [`span`] does, or from what was
+/// worked out before).
+pub(crate) fn person<'t>(
+    record: NodeRef<'t>,
     limits: &Thresholds,
+    span_of: impl Fn(NodeRef<'t>) -> Option<(i64, i64)>,
     out: &mut Vec<Finding>,
 ) -> Option<(i64, i64)> {
     let dated = |tag: &str| {
         record
             .children_with_tag(tag)
-            .find_map(|e| e.child("DATE").and_then(|d| Some((span(d)?, d))))
+            .find_map(|e| e.child("DATE").and_then(|d| Some((span_of(d)?, d))))
     };
     let birth = dated("BIRT");
     let death = dated("DEAT");
@@ -118,7 +121,7 @@ pub(crate) fn person(
         let Some(date) = event.child("DATE") else {
             continue;
         };
-        let Some(s) = span(date) else { continue };
+        let Some(s) = span_of(date) else { continue };
         if let Some((e, node)) = end {
             if s.0 > e.1 {
                 let what = if node.parent().is_some_and(|p| p.tag() == "DEAT") {

@@ -297,6 +297,7 @@ impl Out {
             }
             checker.absorb_record(&parts, i, &mut findings, &mut self.held);
         }
+        checker.keep(parts);
         Ok(())
     }
 }

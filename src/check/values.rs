@@ -2,7 +2,7 @@
 
 use super::{Finding, Rule, Version};
 use crate::tree::NodeRef;
-use crate::value::{check_enumeration, latitude, longitude, Age, Date};
+use crate::value::{check_enumeration, latitude, longitude, Age, Date, DateError};
 
 rules! {
     /// `value.date`.
@@ -29,7 +29,12 @@ pub(crate) fn check(node: NodeRef<'_>, tag: &str, version: Version, out: &mut Ve
     };
     let Some(text) = node.text() else { return };
     let problem = match tag {
-        "DATE" => Date::parse(&text).err().map(|e| format!("not a date: {e}")),
+        "DATE" => {
+            if let Err(e) = Date::parse(&text) {
+                not_a_date(node, &e, out);
+            }
+            None
+        }
         "AGE" => Age::parse(&text).err().map(|e| format!("not an age: {e}")),
         "LATI" => latitude(&text)
             .err()
@@ -49,4 +54,9 @@ pub(crate) fn check(node: NodeRef<'_>, tag: &str, version: Version, out: &mut Ve
     if let Some(message) = problem {
         out.push(Finding::at(rule, node, message));
     }
+}
+
+/// The finding of a DATE payload that did not parse.
+pub(crate) fn not_a_date(node: NodeRef<'_>, e: &DateError, out: &mut Vec<Finding>) {
+    out.push(Finding::at(&DATE, node, format!("not a date: {e}")));
 }
