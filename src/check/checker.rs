@@ -58,9 +58,10 @@ impl Interner {
 /// allocates nothing per record.
 #[derive(Default)]
 struct Xrefs {
-    /// Per slot: an id plus one, 0 for none; a power of two long, at most
-    /// half full.
-    slots: Vec<u32>,
+    /// Per slot: an id plus one in the low half (0 for none) and the top
+    /// of its hash in the high half, so that probing compares no text
+    /// but the one that matches; a power of two long, at most half full.
+    slots: Vec<u64>,
     hashes: Vec<u64>,
     /// Each id's text in `text`.
     names: Vec<Span>,
@@ -73,8 +74,9 @@ impl Xrefs {
         let mask = self.slots.len().checked_sub(1)?;
         let mut i = hash as usize & mask;
         loop {
-            let id = self.slots[i].checked_sub(1)?;
-            if self.hashes[id as usize] == hash && self.name(id) == name {
+            let slot = self.slots[i];
+            let id = (slot as u32).checked_sub(1)?;
+            if slot >> 32 == hash >> 32 && self.name(id) == name {
                 return Some(id);
             }
             i = (i + 1) & mask;
@@ -99,13 +101,13 @@ impl Xrefs {
         id
     }
 
-    fn place(slots: &mut [u32], hash: u64, id: u32) {
+    fn place(slots: &mut [u64], hash: u64, id: u32) {
         let mask = slots.len() - 1;
         let mut i = hash as usize & mask;
         while slots[i] != 0 {
             i = (i + 1) & mask;
         }
-        slots[i] = id + 1;
+        slots[i] = (hash >> 32 << 32) | u64::from(id + 1);
     }
 
     fn name(&self, id: u32) -> &str {
@@ -282,7 +284,7 @@ impl Checker {
             &self.config,
             self.groups,
             self.version,
-            first,
+            (first, false),
             record,
             &mut found,
         );
@@ -443,6 +445,10 @@ impl Checker {
         let mut has_spouse = Vec::new();
         let mut child_of = Vec::new();
         let mut has_child = Vec::new();
+        // (family, parent, is the WIFE), and (child, family) for the
+        // children adopted or fostered.
+        let mut parents = Vec::new();
+        let mut adopted = Vec::new();
         for (k, part, p, from, to) in all.iter() {
             match tag_of(to) {
                 None if c.has(&links::MISSING_TARGET) => found.push(at(
@@ -471,8 +477,16 @@ impl Checker {
             }
             match p.role {
                 Role::Spouse => spouse_of.push((from, to, k)),
-                Role::Child(_) => child_of.push((from, to, k)),
-                Role::Husband | Role::Wife => has_spouse.push((to, from, k)),
+                Role::Child(exempt) => {
+                    child_of.push((from, to, k));
+                    if exempt {
+                        adopted.push((from, to));
+                    }
+                }
+                Role::Husband | Role::Wife => {
+                    has_spouse.push((to, from, k));
+                    parents.push((from, to, p.role == Role::Wife));
+                }
                 Role::HasChild => has_child.push((to, from, k)),
                 Role::Other => {}
             }
@@ -485,41 +499,45 @@ impl Checker {
         ] {
             list.sort_unstable();
         }
+        parents.sort_unstable();
+        adopted.sort_unstable();
         let has = |list: &[(u32, u32, u32)], pair: (u32, u32)| {
             let i = list.partition_point(|&(a, b, _)| (a, b) < pair);
             list.get(i).is_some_and(|&(a, b, _)| (a, b) == pair)
         };
         let is = |id: u32, tag: &str| tag_of(id) == Some(tag);
         if c.has(&links::ONE_SIDED) {
+            // Each list, the one that should say the same, and whether
+            // its pointers point to the family (else to the individual).
             let ways = [
                 (
                     &spouse_of,
                     &has_spouse,
-                    "FAM",
+                    true,
                     "the family {f} has no HUSB or WIFE pointing to {i}",
                 ),
                 (
                     &has_spouse,
                     &spouse_of,
-                    "INDI",
+                    false,
                     "{i} has no FAMS pointing to the family {f}",
                 ),
                 (
                     &child_of,
                     &has_child,
-                    "FAM",
+                    true,
                     "the family {f} has no CHIL pointing to {i}",
                 ),
                 (
                     &has_child,
                     &child_of,
-                    "INDI",
+                    false,
                     "{i} has no FAMC pointing to the family {f}",
                 ),
             ];
-            for (said, back, target, message) in ways {
+            for (said, back, to_family, message) in ways {
                 for &(i, f, k) in said.iter() {
-                    let to = all.get(k).3;
+                    let (to, target) = if to_family { (f, "FAM") } else { (i, "INDI") };
                     if is(to, target) && !has(back, (i, f)) {
                         let text = message.replace("{i}", name(i)).replace("{f}", name(f));
                         found.push(at(&links::ONE_SIDED, k, text));
@@ -528,7 +546,7 @@ impl Checker {
             }
         }
         if self.groups.plausible {
-            self.family_ages(&all, &has_spouse, &child_of, &mut found);
+            self.family_ages(&all, &parents, &adopted, &has_child, &mut found);
         }
         found.retain(|f| c.has(f.rule));
         found.sort_by_key(|f| f.line);
@@ -536,39 +554,27 @@ impl Checker {
     }
 
     /// The parents' ages at their children's births and the spouses' at
-    /// their marriage. `has_spouse` and `child_of` are sorted lists of
-    /// (individual, family, pointer).
+    /// their marriage. Sorted lists: `parents` (family, parent, is the
+    /// WIFE), `adopted` (child, family: exempt) and `has_child` (child,
+    /// family, pointer).
     fn family_ages(
         &self,
         all: &Pointers<'_>,
-        has_spouse: &[(u32, u32, u32)],
-        child_of: &[(u32, u32, u32)],
+        parents: &[(u32, u32, bool)],
+        adopted: &[(u32, u32)],
+        has_child: &[(u32, u32, u32)],
         found: &mut Vec<Finding>,
     ) {
         let limits = self.config.limits();
         let name = |id: u32| self.xrefs.name(id);
         let birth = |id: u32| self.births.get(id as usize).copied().flatten();
-        // Parents by family: (family, parent, is the WIFE).
-        let mut parents: Vec<(u32, u32, bool)> = has_spouse
-            .iter()
-            .map(|&(i, f, k)| (f, i, all.get(k).1.role == Role::Wife))
-            .collect();
-        parents.sort_unstable();
         let parents_of = |family: u32| {
             let a = parents.partition_point(|p| p.0 < family);
             let b = parents.partition_point(|p| p.0 <= family);
             &parents[a..b]
         };
-        let exempt = |child: u32, family: u32| {
-            let i = child_of.partition_point(|&(a, b, _)| (a, b) < (child, family));
-            child_of.get(i).is_some_and(|&(a, b, k)| {
-                (a, b) == (child, family) && all.get(k).1.role == Role::Child(true)
-            })
-        };
-        for (_, part, p, family, child) in all.iter() {
-            if p.role != Role::HasChild || child == NONE || family == NONE {
-                continue;
-            }
+        let exempt = |child: u32, family: u32| adopted.binary_search(&(child, family)).is_ok();
+        for &(child, family, k) in has_child {
             let Some(born) = birth(child).filter(|_| !exempt(child, family)) else {
                 continue;
             };
@@ -594,6 +600,7 @@ impl Checker {
                 } else {
                     continue;
                 };
+                let (part, p, _, _) = all.get(k);
                 found.push(Finding {
                     rule,
                     line: p.line,

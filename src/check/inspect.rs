@@ -63,6 +63,9 @@ pub struct Inspection {
     /// The spans of the dates of a record's events (`INDI.BIRT.DATE`), by
     /// node, worked out once for the value and the plausibility rules.
     pub(super) dates: Vec<(u32, Option<(i64, i64)>)>,
+    /// The structure rules' memory of the kinds of the tree being
+    /// inspected.
+    pub(super) kinds: structure::Kinds,
 }
 
 impl Inspection {
@@ -103,21 +106,26 @@ fn path_id(found: &mut Inspection, path: &[&str]) -> u32 {
 }
 
 /// Inspects one record into `found`: see [`Checker::inspect`](super::Checker::inspect). `first`:
-/// the first record of the document (a HEAD there decides the version).
+/// the first record of the document (a HEAD there decides the version);
+/// `same_tree`: the record is of the tree of the record inspected into
+/// `found` before (what was learnt of its kinds holds).
 pub(super) fn inspect_into(
     config: &CheckConfig,
     g: Groups,
     version: Version,
-    first: bool,
+    (first, same_tree): (bool, bool),
     record: NodeRef<'_>,
     found: &mut Inspection,
 ) {
+    if !same_tree {
+        found.kinds.clear();
+    }
     let record_tag = record.tag();
     let head_version = (first && record_tag == "HEAD").then(|| structure::version_of(record));
     let version = head_version.unwrap_or(version);
     let findings_start = found.findings.len();
     if g.structure {
-        structure::check(record, version, &mut found.findings);
+        structure::check(record, version, &mut found.kinds, &mut found.findings);
     }
     let limits = config.limits();
     let xref = record.xref().map(|x| {
@@ -187,7 +195,7 @@ pub(super) fn inspect_into(
                 hash: hash_bytes(p.as_bytes()),
                 line: node.line(),
                 path,
-                expected: structure::pointer_target(node, version),
+                expected: structure::pointer_target(node, version, &mut found.kinds),
                 role,
             });
         }

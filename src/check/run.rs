@@ -71,7 +71,7 @@ impl Checker {
                 let mut found = Inspection::default();
                 for r in tree.records() {
                     let first = i == 0 && r.id().index() == 0;
-                    inspect_into(&config, groups, version, first, r, &mut found);
+                    inspect_into(&config, groups, version, (first, true), r, &mut found);
                 }
                 Ok(found)
             },
@@ -179,7 +179,7 @@ impl Checker {
         let work = move |group: Vec<RecordTree>| -> Inspection {
             let mut found = Inspection::default();
             for r in &group {
-                inspect_into(&config, groups, version, false, r.root(), &mut found);
+                inspect_into(&config, groups, version, (false, false), r.root(), &mut found);
             }
             found
         };

@@ -260,34 +260,84 @@ impl Table {
 
     /// The substructure with tag `tag` of type `ty`.
     fn lookup(&self, ty: u16, tag: &str) -> Option<&Sub> {
-        find(self.subs(ty), tag)
+        self.lookup_index(ty, tag).map(|i| &self.subs[i])
+    }
+
+    /// The index in `subs` of the substructure with tag `tag` of type `ty`.
+    fn lookup_index(&self, ty: u16, tag: &str) -> Option<usize> {
+        let t = &self.types[ty as usize];
+        let k = key(tag.as_bytes())?;
+        let i = self
+            .subs(ty)
+            .binary_search_by(|s| s.key.cmp(&k))
+            .ok()?;
+        Some(t.first as usize + i)
     }
 
     /// The type of `node` (`None`: not a standard structure where it is).
-    fn type_of(&self, node: NodeRef<'_>) -> Option<u16> {
+    fn type_of(&self, node: NodeRef<'_>, kinds: &mut Kinds) -> Option<u16> {
         let parent = match node.parent() {
             None => self.document,
-            Some(p) => self.type_of(p)?,
+            Some(p) => self.type_of(p, kinds)?,
         };
         if self.types[parent as usize].payload == PayloadKind::Unchecked {
             return None;
         }
-        self.lookup(parent, node.tag()).map(|s| s.child)
+        kinds.sub(self, parent, node).map(|s| s.child)
+    }
+}
+
+/// What each kind of structure of one tree is in the data model (see
+/// [`NodeRef::kind_index`]: a kind's tags from its record down are fixed,
+/// so its entry among its superstructure's substructures is too), worked
+/// out once per kind rather than once per structure.
+#[derive(Debug, Default)]
+pub(crate) struct Kinds {
+    version: Option<Version>,
+    /// Per kind: 0 not worked out yet, [`NOT_A_SUB`], or an index in the
+    /// table's `subs` plus one.
+    codes: Vec<u32>,
+}
+
+const NOT_A_SUB: u32 = u32::MAX;
+
+impl Kinds {
+    /// Forgets every kind: for the structures of another tree.
+    pub(crate) fn clear(&mut self) {
+        self.codes.clear();
+    }
+
+    /// The entry of `node` among the substructures of `parent`, its
+    /// superstructure's type.
+    fn sub<'t>(&mut self, table: &'t Table, parent: u16, node: NodeRef<'_>) -> Option<&'t Sub> {
+        let Some(k) = node.kind_index() else {
+            return table.lookup(parent, node.tag());
+        };
+        match self.codes.get(k) {
+            Some(&NOT_A_SUB) => return None,
+            Some(&c) if c != 0 => return table.subs.get(c as usize - 1),
+            _ => {}
+        }
+        let found = table.lookup_index(parent, node.tag());
+        if self.codes.len() <= k {
+            self.codes.resize(k + 1, 0);
+        }
+        self.codes[k] = found.map_or(NOT_A_SUB, |i| i as u32 + 1);
+        found.map(|i| &table.subs[i])
+    }
+
+    /// Starts a record of a document of `version`.
+    fn version(&mut self, version: Version) {
+        if self.version != Some(version) {
+            self.codes.clear();
+            self.version = Some(version);
+        }
     }
 }
 
 /// A tag as a number (`None`: a longer tag, which no table has).
 fn key(tag: &[u8]) -> Option<u64> {
     super::tag_key(tag)
-}
-
-/// The entry for `tag` in `subs` (sorted by tag, so by key).
-#[inline]
-fn find<'s>(subs: &'s [Sub], tag: &str) -> Option<&'s Sub> {
-    let k = key(tag.as_bytes())?;
-    subs.binary_search_by(|s| s.key.cmp(&k))
-        .ok()
-        .map(|i| &subs[i])
 }
 
 /// A payload column: the kind and the pointer's target.
@@ -342,14 +392,22 @@ pub(crate) fn version_of(head: NodeRef<'_>) -> Version {
 
 /// Checks `record`'s structures against the data model of `version`,
 /// pushing a finding per problem.
-pub(crate) fn check(record: NodeRef<'_>, version: Version, out: &mut Vec<Finding>) {
+/// `kinds` must have been [cleared](Kinds::clear) since it last saw the
+/// structures of another tree.
+pub(crate) fn check(
+    record: NodeRef<'_>,
+    version: Version,
+    kinds: &mut Kinds,
+    out: &mut Vec<Finding>,
+) {
     let table = Table::of(version);
+    kinds.version(version);
     let tag = record.tag();
     if unchecked_tag(tag) {
         return;
     }
-    match table.lookup(table.document, tag) {
-        Some(sub) => check_node(table, version, record, sub.child, 0, out),
+    match kinds.sub(table, table.document, record) {
+        Some(sub) => check_node(table, version, record, sub.child, 0, kinds, out),
         None => out.push(Finding::at(
             &UNEXPECTED,
             record,
@@ -371,6 +429,7 @@ fn check_node(
     node: NodeRef<'_>,
     ty: u16,
     depth: usize,
+    kinds: &mut Kinds,
     out: &mut Vec<Finding>,
 ) {
     let info = &table.types[ty as usize];
@@ -385,7 +444,7 @@ fn check_node(
         if unchecked_tag(tag) {
             continue;
         }
-        let Some(sub) = find(subs, tag) else {
+        let Some(sub) = kinds.sub(table, ty, child) else {
             out.push(Finding::at(
                 &UNEXPECTED,
                 child,
@@ -413,7 +472,7 @@ fn check_node(
             ));
         }
         if depth < MAX_CHECKED_DEPTH {
-            check_node(table, version, child, sub.child, depth + 1, out);
+            check_node(table, version, child, sub.child, depth + 1, kinds, out);
         }
     }
     for (i, sub) in subs.iter().enumerate() {
@@ -501,6 +560,7 @@ fn check_payload(kind: PayloadKind, version: Version, node: NodeRef<'_>, out: &m
 pub(crate) fn pointer_target(
     node: NodeRef<'_>,
     version: Version,
+    kinds: &mut Kinds,
 ) -> Option<&'static [&'static str]> {
     // No standard structure is this deep: a deeper one is under something
     // unknown, and the walk up stays short whatever the input.
@@ -511,7 +571,8 @@ pub(crate) fn pointer_target(
             Some(p) => up = p,
             None => {
                 let table = Table::of(version);
-                let ty = table.type_of(node)?;
+                kinds.version(version);
+                let ty = table.type_of(node, kinds)?;
                 return table.types[ty as usize].target;
             }
         }
@@ -531,7 +592,7 @@ mod tests {
         let version = version_of(tree.records().next().unwrap());
         let mut out = Vec::new();
         for r in tree.records() {
-            check(r, version, &mut out);
+            check(r, version, &mut Kinds::default(), &mut out);
         }
         out.into_iter()
             .map(|f| (f.rule.id, f.path, f.line))
@@ -789,7 +850,7 @@ mod tests {
             let target = |path: &str| {
                 let (rec, rest) = path.split_once('.').unwrap();
                 let r = tree.records().find(|r| r.tag() == rec).unwrap();
-                pointer_target(r.first(rest).unwrap(), version)
+                pointer_target(r.first(rest).unwrap(), version, &mut Kinds::default())
             };
             assert_eq!(target("INDI.FAMC"), Some(&["FAM"][..]));
             assert_eq!(target("INDI.ASSO"), Some(&["INDI"][..]));
@@ -812,7 +873,7 @@ mod tests {
         let d7 = doc7("");
         let tree = Tree::from_slice(d7.as_bytes()).unwrap();
         let head = tree.records().next().unwrap();
-        assert_eq!(pointer_target(head, Version::Gedcom7), None);
+        assert_eq!(pointer_target(head, Version::Gedcom7, &mut Kinds::default()), None);
         // Under a custom tag, or deeper than any standard structure: none.
         let mut deep = String::from("0 @I1@ INDI\n");
         for l in 1..30 {
@@ -823,18 +884,18 @@ mod tests {
         let t = Tree::from_slice(d.as_bytes()).unwrap();
         let indi = t.records().nth(1).unwrap();
         let famc = indi.descendants().find(|n| n.tag() == "FAMC").unwrap();
-        assert_eq!(pointer_target(famc, Version::Gedcom551), None);
+        assert_eq!(pointer_target(famc, Version::Gedcom551, &mut Kinds::default()), None);
         let d = doc551("0 @I1@ INDI\n1 _X\n2 FAMC @F1@\n");
         let t = Tree::from_slice(d.as_bytes()).unwrap();
         let famc = t.records().nth(1).unwrap().first("_X.FAMC").unwrap();
-        assert_eq!(pointer_target(famc, Version::Gedcom551), None);
+        assert_eq!(pointer_target(famc, Version::Gedcom551, &mut Kinds::default()), None);
         let t = Tree::from_slice(b"0 HEAD\n1 SUBM @U1@\n0 TRLR\n").unwrap();
         let subm = t.records().next().unwrap().child("SUBM").unwrap();
         assert_eq!(
-            pointer_target(subm, Version::Gedcom551),
+            pointer_target(subm, Version::Gedcom551, &mut Kinds::default()),
             Some(&["SUBM"][..])
         );
-        assert_eq!(pointer_target(subm, Version::Gedcom7), Some(&["SUBM"][..]));
+        assert_eq!(pointer_target(subm, Version::Gedcom7, &mut Kinds::default()), Some(&["SUBM"][..]));
     }
 
     /// The `.ged` files in `dir` and its subdirectories.
@@ -880,7 +941,7 @@ mod tests {
             let version = tree.records().next().map_or(Version::Gedcom551, version_of);
             let mut out = Vec::new();
             for r in tree.records() {
-                check(r, version, &mut out);
+                check(r, version, &mut Kinds::default(), &mut out);
             }
             let mut per: std::collections::BTreeMap<&str, usize> = Default::default();
             for f in &out {
