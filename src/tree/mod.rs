@@ -95,15 +95,19 @@ fn shared_of(schema: &Arc<Schema>, escapes: EscapeTable) -> Arc<Shared> {
 }
 
 /// A builder fed with everything `reader` reads (about `size` bytes;
-/// `first`: the HEAD is among them), its diagnostics to `take`: the one
-/// way a tree, a chunk's part of one, or a chunk's own tree is read.
+/// `first`: the HEAD is among them; `keys`: its pointers will be resolved),
+/// its diagnostics to `take`: the one way a tree, a chunk's part of one,
+/// or a chunk's own tree is read.
 fn read_into<'a>(
     reader: &mut Reader<'a>,
     shared: Arc<Shared>,
-    (first, size): (bool, usize),
+    (first, size, keys): (bool, usize, bool),
     take: impl FnMut(Diagnostic),
 ) -> Result<Builder<'a>, Error> {
     let mut builder = Builder::new(reader.input(), shared, size / 16 + 16, true)?;
+    if !keys {
+        builder.without_keys();
+    }
     if !first {
         builder.after_first_record();
     }
@@ -161,7 +165,7 @@ impl<'a> Tree<'a> {
         let input = reader.input();
         let mut diagnostics = Diagnostics::default();
         let (shared, size) = (shared_of(&schema, EscapeTable::default()), input.len());
-        let builder = read_into(&mut reader, shared, (true, size), |d| diagnostics.push(d))?;
+        let builder = read_into(&mut reader, shared, (true, size, true), |d| diagnostics.push(d))?;
         // The end of input's own (a missing TRLR).
         for d in reader.drain_diagnostics() {
             diagnostics.push(d);
@@ -238,7 +242,7 @@ impl<'a> Tree<'a> {
             Numbering::Relative,
             |i, reader, ds| {
                 let builder =
-                    read_into(reader, shared.clone(), (i == 0, sizes[i]), |d| ds.push(d))?;
+                    read_into(reader, shared.clone(), (i == 0, sizes[i], true), |d| ds.push(d))?;
                 let escapes = (i == 0).then(|| reader.escape_table().clone());
                 Ok((builder.into_part(), escapes))
             },
@@ -284,7 +288,7 @@ impl<'a> Tree<'a> {
     ) -> Result<Tree<'a>, Error> {
         let input = reader.input();
         let first_shared = shared_of(&schema, EscapeTable::default());
-        let builder = read_into(reader, first_shared, (first, size), |d| ds.push(d))?;
+        let builder = read_into(reader, first_shared, (first, size, false), |d| ds.push(d))?;
         let mut core = builder.finish();
         core.shared = shared_of(&schema, reader.escape_table().clone());
         core.note_utf8_prefix(text.len());

@@ -257,6 +257,12 @@ impl<'b> Builder<'b> {
         }
     }
 
+    /// Tells a builder not to note keys for pointer resolution: for a tree
+    /// whose pointers are never resolved (a chunk's own tree).
+    pub(crate) fn without_keys(&mut self) {
+        self.resolve = false;
+    }
+
     /// Tells a builder of a later chunk of a document that the document's
     /// first record is in an earlier chunk.
     pub(crate) fn after_first_record(&mut self) {
