@@ -13,7 +13,7 @@ use super::config::Groups;
 use super::inspect::{inspect_into, Inspection, PointerFact, Span};
 use super::links::{self, Role};
 use super::plausible::{self, age_range};
-use super::{read, CheckConfig, Finding, Rule, Version};
+use super::{read, structure, CheckConfig, Finding, Rule, Version};
 use crate::ordered::par_ranges;
 use crate::tree::hash::FastMap as HashMap;
 use crate::tree::NodeRef;
@@ -457,7 +457,8 @@ impl Checker {
                     format!("{} names no record", part.text(p.target)),
                 )),
                 Some(t) if c.has(&links::WRONG_TYPE) => {
-                    if let Some(expected) = p.expected.filter(|e| !e.contains(&t)) {
+                    let expected = structure::target_of(p.expected);
+                    if let Some(expected) = expected.filter(|e| !e.contains(&t)) {
                         found.push(at(
                             &links::WRONG_TYPE,
                             k,

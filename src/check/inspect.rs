@@ -21,7 +21,8 @@ pub(super) struct PointerFact {
     pub(super) line: u64,
     /// The path's id in the inspection's `paths`.
     pub(super) path: u32,
-    pub(super) expected: Option<&'static [&'static str]>,
+    /// The record tags it may point to ([`structure::target_code`]).
+    pub(super) expected: u8,
     pub(super) role: Role,
 }
 
@@ -195,7 +196,11 @@ pub(super) fn inspect_into(
                 hash: hash_bytes(p.as_bytes()),
                 line: node.line(),
                 path,
-                expected: structure::pointer_target(node, version, &mut found.kinds),
+                expected: structure::target_code(structure::pointer_target(
+                    node,
+                    version,
+                    &mut found.kinds,
+                )),
                 role,
             });
         }

@@ -557,6 +557,19 @@ fn check_payload(kind: PayloadKind, version: Version, node: NodeRef<'_>, out: &m
 
 /// The tags of the records a pointer at `node` may point to (`None`: any,
 /// or `node` is not a pointer structure the data model knows).
+/// A pointer target of [`pointer_target`] as one octet (there are
+/// millions of pointers to keep): 0 for none.
+pub(crate) fn target_code(target: Option<&'static [&'static str]>) -> u8 {
+    target
+        .and_then(|t| TARGETS.iter().position(|&u| std::ptr::eq(u, t) || u == t))
+        .map_or(0, |i| i as u8 + 1)
+}
+
+/// The pointer target of a [`target_code`].
+pub(crate) fn target_of(code: u8) -> Option<&'static [&'static str]> {
+    TARGETS.get(usize::from(code).checked_sub(1)?).copied()
+}
+
 pub(crate) fn pointer_target(
     node: NodeRef<'_>,
     version: Version,
@@ -833,6 +846,18 @@ mod tests {
         );
         // 5.5.1 strings may be empty.
         assert_eq!(r551("0 @I1@ INDI\n1 SEX\n1 BIRT\n"), vec![]);
+    }
+
+    #[test]
+    fn target_codes_round_trip() {
+        assert_eq!(target_code(None), 0);
+        assert_eq!(target_of(0), None);
+        for t in TARGETS {
+            let code = target_code(Some(t));
+            assert_ne!(code, 0);
+            assert_eq!(target_of(code), Some(*t));
+        }
+        assert_eq!(target_of(u8::MAX), None);
     }
 
     #[test]
