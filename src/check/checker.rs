@@ -83,6 +83,30 @@ impl Xrefs {
         }
     }
 
+    /// Makes room for `n` more ids.
+    fn reserve(&mut self, n: usize) {
+        let want = (self.names.len() + n).saturating_mul(2).next_power_of_two();
+        if want > self.slots.len() {
+            self.slots = vec![0; want];
+            for (id, &h) in self.hashes.iter().enumerate() {
+                Xrefs::place(&mut self.slots, h, id as u32);
+            }
+        }
+        self.hashes.reserve(n);
+        self.names.reserve(n);
+    }
+
+    /// Reads the slots where `hashes` begin their probes, so that the
+    /// memory fetches overlap before the lookups that depend on them: the
+    /// table is much larger than the caches, and one record's lookup
+    /// waits for memory.
+    fn warm(&self, hashes: impl Iterator<Item = u64>) -> u64 {
+        let Some(mask) = self.slots.len().checked_sub(1) else {
+            return 0;
+        };
+        hashes.fold(0, |acc, h| acc ^ self.slots[h as usize & mask])
+    }
+
     /// Numbers `name` (not defined yet).
     fn insert(&mut self, hash: u64, name: &str) -> u32 {
         if (self.names.len() + 1) * 2 > self.slots.len() {
@@ -299,10 +323,25 @@ impl Checker {
             findings: Vec::new(),
             ..inspection
         };
+        std::hint::black_box(self.warm(&parts));
         for i in 0..parts.records.len() {
             self.absorb_record(&parts, i, &mut findings, out);
         }
         self.keep(parts);
+    }
+
+    /// Makes room for the facts of about `records` records.
+    pub(super) fn reserve(&mut self, records: usize) {
+        self.xrefs.reserve(records);
+        self.defined.reserve(records);
+        self.births.reserve(records);
+    }
+
+    /// Fetches what absorbing the records of `found` will look up (see
+    /// [`Xrefs::warm`]); gives a number that means nothing.
+    pub(super) fn warm(&self, found: &Inspection) -> u64 {
+        self.xrefs
+            .warm(found.records.iter().filter_map(|r| r.xref.map(|x| x.1)))
     }
 
     /// Keeps the facts of the `i`th record of `found`, its findings taken
@@ -449,14 +488,15 @@ impl Checker {
         // children adopted or fostered.
         let mut parents = Vec::new();
         let mut adopted = Vec::new();
+        let (missing, wrong) = (c.has(&links::MISSING_TARGET), c.has(&links::WRONG_TYPE));
         for (k, part, p, from, to) in all.iter() {
             match tag_of(to) {
-                None if c.has(&links::MISSING_TARGET) => found.push(at(
+                None if missing => found.push(at(
                     &links::MISSING_TARGET,
                     k,
                     format!("{} names no record", part.text(p.target)),
                 )),
-                Some(t) if c.has(&links::WRONG_TYPE) => {
+                Some(t) if wrong => {
                     let expected = structure::target_of(p.expected);
                     if let Some(expected) = expected.filter(|e| !e.contains(&t)) {
                         found.push(at(
@@ -502,11 +542,11 @@ impl Checker {
         }
         parents.sort_unstable();
         adopted.sort_unstable();
-        let has = |list: &[(u32, u32, u32)], pair: (u32, u32)| {
-            let i = list.partition_point(|&(a, b, _)| (a, b) < pair);
-            list.get(i).is_some_and(|&(a, b, _)| (a, b) == pair)
+        // Whether the record `id` is tagged `tag` (a tag's id).
+        let tag_id = |tag: &str| self.tags.ids.get(tag).copied();
+        let is = |id: u32, tag: Option<u32>| {
+            tag.is_some() && self.defined.get(id as usize).map(|d| d.0) == tag
         };
-        let is = |id: u32, tag: &str| tag_of(id) == Some(tag);
         if c.has(&links::ONE_SIDED) {
             // Each list, the one that should say the same, and whether
             // its pointers point to the family (else to the individual).
@@ -536,10 +576,21 @@ impl Checker {
                     "{i} has no FAMC pointing to the family {f}",
                 ),
             ];
+            let (family, individual) = (tag_id("FAM"), tag_id("INDI"));
             for (said, back, to_family, message) in ways {
+                // Both lists sorted: one walk through each.
+                let mut j = 0;
                 for &(i, f, k) in said.iter() {
-                    let (to, target) = if to_family { (f, "FAM") } else { (i, "INDI") };
-                    if is(to, target) && !has(back, (i, f)) {
+                    while back.get(j).is_some_and(|&(a, b, _)| (a, b) < (i, f)) {
+                        j += 1;
+                    }
+                    let there = back.get(j).is_some_and(|&(a, b, _)| (a, b) == (i, f));
+                    let (to, target) = if to_family {
+                        (f, family)
+                    } else {
+                        (i, individual)
+                    };
+                    if is(to, target) && !there {
                         let text = message.replace("{i}", name(i)).replace("{f}", name(f));
                         found.push(at(&links::ONE_SIDED, k, text));
                     }
@@ -569,10 +620,20 @@ impl Checker {
         let limits = self.config.limits();
         let name = |id: u32| self.xrefs.name(id);
         let birth = |id: u32| self.births.get(id as usize).copied().flatten();
+        // Where each family's parents begin in `parents`, by family.
+        let mut starts = vec![0u32; self.defined.len() + 1];
+        for &(f, _, _) in parents {
+            if let Some(n) = starts.get_mut(f as usize + 1) {
+                *n += 1;
+            }
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
         let parents_of = |family: u32| {
-            let a = parents.partition_point(|p| p.0 < family);
-            let b = parents.partition_point(|p| p.0 <= family);
-            &parents[a..b]
+            let a = starts.get(family as usize).copied().unwrap_or(0) as usize;
+            let b = starts.get(family as usize + 1).copied().unwrap_or(0) as usize;
+            parents.get(a..b).unwrap_or_default()
         };
         let exempt = |child: u32, family: u32| adopted.binary_search(&(child, family)).is_ok();
         for &(child, family, k) in has_child {

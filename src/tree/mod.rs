@@ -300,6 +300,14 @@ impl<'a> Tree<'a> {
         })
     }
 
+    /// Tells the tree its input's longest valid UTF-8 prefix, found
+    /// elsewhere ([`utf8_prefix`]), so that it is not looked for again.
+    pub(crate) fn note_utf8_prefix(&self, text: &'a str) {
+        if self.text.set(text).is_ok() {
+            self.core.note_utf8_prefix(text.len());
+        }
+    }
+
     /// Builds the tree of a UTF-8 (or ASCII, ANSEL, ...) byte slice.
     ///
     /// # Errors
