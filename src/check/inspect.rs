@@ -208,7 +208,8 @@ pub(super) fn inspect_into(
     let dates = &found.dates;
     // A date's span, as worked out in the walk (or now, for one it did
     // not see).
-    let span = |d: NodeRef<'_>| match dates.binary_search_by_key(&(d.id().index() as u32), |e| e.0) {
+    let span = |d: NodeRef<'_>| match dates.binary_search_by_key(&(d.id().index() as u32), |e| e.0)
+    {
         Ok(i) => dates[i].1,
         Err(_) => plausible::span(d),
     };

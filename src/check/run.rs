@@ -49,17 +49,20 @@ impl Checker {
         let head = first_record_reader(chunks.first.clone());
         let schema = Schema::from_reader(chunks.first.clone()).map_err(RunError::Read)?;
         // The version, from the HEAD, before the chunks are read.
-        let text = crate::tree::utf8_prefix(chunks.first.input());
+        // The HEAD is in the first chunk: the text of the rest is not
+        // needed here (each chunk's tree finds its own, on its thread).
+        let input = chunks.first.input();
+        let text = crate::tree::utf8_prefix(input.get(chunks.range(0)).unwrap_or_default());
         let head_tree = Tree::build_with_schema(head, schema.clone()).map_err(RunError::Read)?;
         head_tree.note_utf8_prefix(text);
         if let Some(h) = head_tree.records().next() {
             self.version = structure::version_of(h);
         }
         self.started = true;
-        let sizes: Vec<usize> = (0..chunks.len()).map(|i| chunks.range(i).len()).collect();
+        let ranges: Vec<_> = (0..chunks.len()).map(|i| chunks.range(i)).collect();
         // Room for the records' facts: one record in 256 octets is more
         // than most files have (the generated ones: one in 320).
-        self.reserve(sizes.iter().sum::<usize>() / 256);
+        self.reserve(input.len() / 256);
         let (config, groups, version) = (self.config.clone(), self.groups, self.version);
         self.jobs = chunks.jobs;
         let mut summary = Summary::default();
@@ -71,7 +74,7 @@ impl Checker {
         let result = chunks.run(
             Numbering::Global,
             |i, reader, ds| {
-                let tree = Tree::of_chunk(reader, schema.clone(), text, (i == 0, sizes[i]), ds)?;
+                let tree = Tree::of_chunk(reader, schema.clone(), (i == 0, ranges[i].clone()), ds)?;
                 let mut found = Inspection::default();
                 for r in tree.records() {
                     let first = i == 0 && r.id().index() == 0;
@@ -183,7 +186,14 @@ impl Checker {
         let work = move |group: Vec<RecordTree>| -> Inspection {
             let mut found = Inspection::default();
             for r in &group {
-                inspect_into(&config, groups, version, (false, false), r.root(), &mut found);
+                inspect_into(
+                    &config,
+                    groups,
+                    version,
+                    (false, false),
+                    r.root(),
+                    &mut found,
+                );
             }
             found
         };

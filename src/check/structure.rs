@@ -267,10 +267,7 @@ impl Table {
     fn lookup_index(&self, ty: u16, tag: &str) -> Option<usize> {
         let t = &self.types[ty as usize];
         let k = key(tag.as_bytes())?;
-        let i = self
-            .subs(ty)
-            .binary_search_by(|s| s.key.cmp(&k))
-            .ok()?;
+        let i = self.subs(ty).binary_search_by(|s| s.key.cmp(&k)).ok()?;
         Some(t.first as usize + i)
     }
 
@@ -898,7 +895,10 @@ mod tests {
         let d7 = doc7("");
         let tree = Tree::from_slice(d7.as_bytes()).unwrap();
         let head = tree.records().next().unwrap();
-        assert_eq!(pointer_target(head, Version::Gedcom7, &mut Kinds::default()), None);
+        assert_eq!(
+            pointer_target(head, Version::Gedcom7, &mut Kinds::default()),
+            None
+        );
         // Under a custom tag, or deeper than any standard structure: none.
         let mut deep = String::from("0 @I1@ INDI\n");
         for l in 1..30 {
@@ -909,18 +909,27 @@ mod tests {
         let t = Tree::from_slice(d.as_bytes()).unwrap();
         let indi = t.records().nth(1).unwrap();
         let famc = indi.descendants().find(|n| n.tag() == "FAMC").unwrap();
-        assert_eq!(pointer_target(famc, Version::Gedcom551, &mut Kinds::default()), None);
+        assert_eq!(
+            pointer_target(famc, Version::Gedcom551, &mut Kinds::default()),
+            None
+        );
         let d = doc551("0 @I1@ INDI\n1 _X\n2 FAMC @F1@\n");
         let t = Tree::from_slice(d.as_bytes()).unwrap();
         let famc = t.records().nth(1).unwrap().first("_X.FAMC").unwrap();
-        assert_eq!(pointer_target(famc, Version::Gedcom551, &mut Kinds::default()), None);
+        assert_eq!(
+            pointer_target(famc, Version::Gedcom551, &mut Kinds::default()),
+            None
+        );
         let t = Tree::from_slice(b"0 HEAD\n1 SUBM @U1@\n0 TRLR\n").unwrap();
         let subm = t.records().next().unwrap().child("SUBM").unwrap();
         assert_eq!(
             pointer_target(subm, Version::Gedcom551, &mut Kinds::default()),
             Some(&["SUBM"][..])
         );
-        assert_eq!(pointer_target(subm, Version::Gedcom7, &mut Kinds::default()), Some(&["SUBM"][..]));
+        assert_eq!(
+            pointer_target(subm, Version::Gedcom7, &mut Kinds::default()),
+            Some(&["SUBM"][..])
+        );
     }
 
     /// The `.ged` files in `dir` and its subdirectories.

@@ -75,6 +75,9 @@ pub struct Tree<'a> {
     /// The input's longest valid UTF-8 prefix, found on first use: nodes'
     /// payloads and tags inside it need no UTF-8 check of their own.
     text: OnceLock<&'a str>,
+    /// Where `text` begins in the input (a chunk's own tree's: its
+    /// chunk's).
+    text_base: usize,
 }
 
 impl std::fmt::Debug for Tree<'_> {
@@ -165,7 +168,9 @@ impl<'a> Tree<'a> {
         let input = reader.input();
         let mut diagnostics = Diagnostics::default();
         let (shared, size) = (shared_of(&schema, EscapeTable::default()), input.len());
-        let builder = read_into(&mut reader, shared, (true, size, true), |d| diagnostics.push(d))?;
+        let builder = read_into(&mut reader, shared, (true, size, true), |d| {
+            diagnostics.push(d)
+        })?;
         // The end of input's own (a missing TRLR).
         for d in reader.drain_diagnostics() {
             diagnostics.push(d);
@@ -179,6 +184,7 @@ impl<'a> Tree<'a> {
             core,
             diagnostics,
             text: OnceLock::new(),
+            text_base: 0,
         })
     }
 
@@ -241,8 +247,9 @@ impl<'a> Tree<'a> {
         let summary = chunks.run(
             Numbering::Relative,
             |i, reader, ds| {
-                let builder =
-                    read_into(reader, shared.clone(), (i == 0, sizes[i], true), |d| ds.push(d))?;
+                let builder = read_into(reader, shared.clone(), (i == 0, sizes[i], true), |d| {
+                    ds.push(d)
+                })?;
                 let escapes = (i == 0).then(|| reader.escape_table().clone());
                 Ok((builder.into_part(), escapes))
             },
@@ -269,6 +276,7 @@ impl<'a> Tree<'a> {
             core,
             diagnostics,
             text: OnceLock::new(),
+            text_base: 0,
         })
     }
 
@@ -276,36 +284,37 @@ impl<'a> Tree<'a> {
     /// input, `size` bytes about), typed with `schema`, its pointers not
     /// resolved (a pointer to a record of another chunk would be UNDEF):
     /// for work done chunk by chunk on threads (`check`). `first`: the
-    /// chunk holds the HEAD. `text` is the whole input's longest valid
-    /// UTF-8 prefix ([`utf8_prefix`]), found once for every chunk's tree.
-    /// Its diagnostics go to `ds`.
+    /// chunk holds the HEAD; `range`: the chunk's bytes in the input.
+    /// Its nodes take their text from the longest valid UTF-8 prefix of
+    /// the chunk's own bytes, found here, on the chunk's thread. Its
+    /// diagnostics go to `ds`.
     pub(crate) fn of_chunk(
         reader: &mut Reader<'a>,
         schema: Arc<Schema>,
-        text: &'a str,
-        (first, size): (bool, usize),
+        (first, range): (bool, std::ops::Range<usize>),
         ds: &mut Vec<Diagnostic>,
     ) -> Result<Tree<'a>, Error> {
         let input = reader.input();
+        let size = range.len();
         let first_shared = shared_of(&schema, EscapeTable::default());
         let builder = read_into(reader, first_shared, (first, size, false), |d| ds.push(d))?;
         let mut core = builder.finish();
         core.shared = shared_of(&schema, reader.escape_table().clone());
-        core.note_utf8_prefix(text.len());
+        let text = input.get(range.clone()).map_or("", arena::utf8_prefix);
         Ok(Tree {
             input,
             core,
             diagnostics: Diagnostics::default(),
             text: OnceLock::from(text),
+            text_base: range.start,
         })
     }
 
-    /// Tells the tree its input's longest valid UTF-8 prefix, found
-    /// elsewhere ([`utf8_prefix`]), so that it is not looked for again.
+    /// Tells the tree that the input's first `text.len()` octets are
+    /// `text` ([`utf8_prefix`] of the part of the input its nodes are in),
+    /// so that the whole input's is not looked for.
     pub(crate) fn note_utf8_prefix(&self, text: &'a str) {
-        if self.text.set(text).is_ok() {
-            self.core.note_utf8_prefix(text.len());
-        }
+        let _ = self.text.set(text);
     }
 
     /// Builds the tree of a UTF-8 (or ASCII, ANSEL, ...) byte slice.
@@ -343,7 +352,11 @@ impl<'a> Tree<'a> {
             self.core.note_utf8_prefix(text.len());
             text
         });
-        Src { bytes: input, text }
+        Src {
+            bytes: input,
+            text,
+            base: self.text_base,
+        }
     }
 
     /// The records in document order (`HEAD` and `TRLR` included; the

@@ -80,6 +80,7 @@ impl RecordTree {
         Src {
             bytes: &self.buf,
             text,
+            base: 0,
         }
     }
 

@@ -193,7 +193,10 @@ pub struct NodeRef<'t> {
 #[derive(Clone, Copy)]
 pub(crate) struct Src<'t> {
     pub(crate) bytes: &'t [u8],
+    /// Valid UTF-8: `bytes[base..base + text.len()]` (a chunk's own
+    /// tree knows only its chunk's).
     pub(crate) text: &'t str,
+    pub(crate) base: usize,
 }
 
 impl std::fmt::Debug for Src<'_> {
@@ -208,7 +211,11 @@ impl std::fmt::Debug for Src<'_> {
 impl<'t> Src<'t> {
     /// `bytes` with no known valid prefix.
     pub(crate) fn bytes_only(bytes: &'t [u8]) -> Self {
-        Src { bytes, text: "" }
+        Src {
+            bytes,
+            text: "",
+            base: 0,
+        }
     }
 
     /// `bytes[a..b]` as text, when it lies in the valid prefix (payloads and
@@ -216,7 +223,8 @@ impl<'t> Src<'t> {
     /// they are valid themselves; `get` checks the boundaries anyway).
     #[inline]
     fn text(&self, a: usize, b: usize) -> Option<&'t str> {
-        self.text.get(a..b)
+        self.text
+            .get(a.checked_sub(self.base)?..b.checked_sub(self.base)?)
     }
 }
 
