@@ -408,9 +408,10 @@ impl Ctx<'_> {
             return None;
         }
         self.rest(node, &[]);
+        // An empty note says nothing (and GEDCOM X requires the text).
         Some(Note {
             subject: None,
-            text: node.text().map(Cow::into_owned).unwrap_or_default(),
+            text: text(node)?,
         })
     }
 
@@ -461,6 +462,10 @@ impl Ctx<'_> {
     /// A transcription (`TEXT`) of the description `of`.
     fn transcription(&mut self, node: NodeRef<'_>, of: &str) {
         self.rest(node, &[]);
+        // An empty text says nothing (and GEDCOM X requires the text).
+        if text(node).is_none() {
+            return;
+        }
         let id = self.derived('t');
         self.items.push(Item::Document(Document {
             id,
@@ -489,7 +494,7 @@ impl Ctx<'_> {
             let mut sd = SourceDescription {
                 id: id.clone(),
                 citations: vec![SourceCitation {
-                    value: node.text().map(Cow::into_owned).unwrap_or_default(),
+                    value: text(node).unwrap_or_else(|| format!("#{id}")),
                     ..SourceCitation::default()
                 }],
                 ..SourceDescription::default()
@@ -864,11 +869,18 @@ fn uri_reference(path: &str) -> String {
     out
 }
 
-/// A phone number as a `tel:` (or `fax:`) URI: white space removed, other
-/// bytes a URI cannot hold percent-encoded.
+/// A phone number as a `tel:` (or `fax:`) URI: white space removed, every
+/// byte but letters, digits and RFC 3966's `+ - . ( )` percent-encoded.
 fn phone_uri(scheme: &str, number: &str) -> String {
-    let kept: String = number.chars().filter(|c| !c.is_whitespace()).collect();
-    format!("{scheme}:{}", uri_reference(&kept).replace('/', "%2F"))
+    let mut out = format!("{scheme}:");
+    for b in number.bytes().filter(|b| !b.is_ascii_whitespace()) {
+        if b.is_ascii_alphanumeric() || b"+-.()".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 impl Mapper {
@@ -1239,9 +1251,10 @@ fn agent(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
 
 /// A `NOTE` record: a document holding its text.
 fn note_record(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
+    // GEDCOM X requires a document's text: an empty note is its id.
     let mut d = Document {
         id: cx.owner.clone(),
-        text: record.text().map(Cow::into_owned).unwrap_or_default(),
+        text: text(record).unwrap_or_else(|| format!("#{}", cx.owner)),
         ..Document::default()
     };
     for c in record.children() {
