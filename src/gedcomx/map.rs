@@ -1051,6 +1051,8 @@ fn family(
 ) {
     let mut parents = Vec::new();
     let mut children = Vec::new();
+    // Husbands before wives, whatever the order of the lines.
+    let mut husbands = 0;
     for c in record.children() {
         let Some(id) = pointer_id(c).filter(|_| matches!(c.tag(), "HUSB" | "WIFE" | "CHIL")) else {
             continue;
@@ -1061,10 +1063,15 @@ fn family(
         };
         if list.contains(&id) {
             cx.skip(c, reason::SECOND);
+            continue;
+        }
+        if c.tag() == "HUSB" {
+            list.insert(husbands, id);
+            husbands += 1;
         } else {
             list.push(id);
-            cx.rest(c, &[]);
         }
+        cx.rest(c, &[]);
     }
     let couple = parents.len() == 2;
     let mut rel = Relationship {
@@ -1486,7 +1493,7 @@ mod tests {
     fn a_family_is_a_couple_and_a_parent_child_relationship_per_parent_and_child() {
         let (items, report) = map(
             "0 @I3@ INDI\n1 FAMC @F1@\n2 PEDI adopted\n\
-             0 @F1@ FAM\n1 HUSB @I1@\n1 WIFE @I2@\n1 CHIL @I3@\n1 CHIL @I4@\n1 MARR\n2 DATE 1900\n",
+             0 @F1@ FAM\n1 WIFE @I2@\n1 HUSB @I1@\n1 CHIL @I3@\n1 CHIL @I4@\n1 MARR\n2 DATE 1900\n",
         );
         assert_eq!(skipped(&report), [""; 0]);
         let r = relationships(&items);
