@@ -18,7 +18,7 @@ use serde_json::Value;
 const MAPPINGS: &str = "0 HEAD\n1 CHAR UTF-8\n1 SUBM @U1@\n\
 0 @U1@ SUBM\n1 NAME Ann Submitter\n1 PHON +44 1 2345\n1 EMAIL ann@@example.org\n\
 0 @I1@ INDI\n1 NAME John /Smith/ Jr\n2 NICK Jack\n2 TYPE birth\n1 SEX M\n1 RESN privacy\n\
-1 BIRT\n2 DATE BET @#DJULIAN@ 1700 AND 1710\n2 PLAC York\n2 SOUR @S1@\n3 PAGE p. 4\n3 QUAY 2\n\
+1 BIRT\n2 DATE BET @#DJULIAN@ 1700 AND 1710\n2 PLAC York\n3 MAP\n4 LATI N53.96\n4 LONG W1.08\n2 SOUR @S1@\n3 PAGE p. 4\n3 QUAY 2\n\
 1 DEAT\n2 DATE ABT 1790\n2 AGE 85y\n2 CAUS fever\n1 EVEN\n2 TYPE Award\n1 OCCU Baker\n\
 1 REFN 42\n1 _UID 0123\n1 CHAN\n2 DATE 2 JAN 2001\n3 TIME 10:20:30\n1 OBJE @O1@\n\
 1 NOTE Plain note\n2 CONT on two lines\n1 SOUR A family bible\n\
@@ -96,6 +96,17 @@ fn check(name: &str, input: &[u8]) -> Option<Value> {
         assert_eq!(sds, ids(&ours, "sourceDescriptions"), "{name}");
         assert_eq!(doc.agents.len(), ids(&ours, "agents").len(), "{name}");
         assert_eq!(doc.documents.len(), ids(&ours, "documents").len(), "{name}");
+        for (i, p) in doc.places.iter().enumerate() {
+            let place = &ours["places"][i];
+            assert_eq!(
+                p.id.as_ref().map(|i| i.to_string()),
+                place["id"].as_str().map(String::from),
+                "{name}"
+            );
+            assert_eq!(p.latitude, place["latitude"].as_f64(), "{name}");
+            assert_eq!(p.longitude, place["longitude"].as_f64(), "{name}");
+        }
+        assert_eq!(doc.places.len(), ids(&ours, "places").len(), "{name}");
         for (i, sd) in doc.source_descriptions.iter().enumerate() {
             let value = &ours["sourceDescriptions"][i]["citations"][0]["value"];
             let theirs = text(&sd.citations[0].value);
@@ -163,6 +174,11 @@ fn every_mapping_is_read_back_by_the_gedcomx_crate() {
     );
     assert_eq!(ids(&ours, "agents"), ["U1", "R1"]);
     assert_eq!(ids(&ours, "documents"), ["S1.t1", "N1"]);
+    assert_eq!(ids(&ours, "places"), ["I1.p1"]);
+    assert_eq!(
+        ours["persons"][0]["facts"][0]["place"]["description"],
+        "#I1.p1"
+    );
     // Julian 1700 begins on Gregorian 11 January; the end, 1710, is
     // Gregorian (each date of a range has its own calendar).
     let birth = &ours["persons"][0]["facts"][0];

@@ -51,6 +51,9 @@ pub trait Emit {
     /// child element holding an `xsd:dateTime`.
     fn timestamp(&mut self, json: &str, xml: &str, millis: i64, date_time: &str) -> io::Result<()>;
 
+    /// A number: a JSON number, an XML child element holding it.
+    fn number(&mut self, json: &str, xml: &str, value: Option<f64>) -> io::Result<()>;
+
     /// A value of a model type: a JSON object member, an XML child element.
     fn child<N: Node>(&mut self, json: &str, xml: &str, value: Option<&N>) -> io::Result<()>;
 
@@ -248,6 +251,16 @@ impl<W: Write + ?Sized> Emit for Json<'_, W> {
     fn timestamp(&mut self, json: &str, _: &str, millis: i64, _: &str) -> io::Result<()> {
         self.key(json)?;
         write!(self.out, "{millis}")
+    }
+
+    fn number(&mut self, json: &str, _: &str, value: Option<f64>) -> io::Result<()> {
+        match value.filter(|v| v.is_finite()) {
+            Some(v) => {
+                self.key(json)?;
+                write!(self.out, "{v}")
+            }
+            None => Ok(()),
+        }
     }
 
     fn child<N: Node>(&mut self, json: &str, _: &str, value: Option<&N>) -> io::Result<()> {
@@ -473,6 +486,13 @@ impl<W: Write + ?Sized> Emit for Xml<'_, W> {
 
     fn timestamp(&mut self, _: &str, xml: &str, _: i64, date_time: &str) -> io::Result<()> {
         self.text("", xml, Some(date_time))
+    }
+
+    fn number(&mut self, _: &str, xml: &str, value: Option<f64>) -> io::Result<()> {
+        match value.filter(|v| v.is_finite()) {
+            Some(v) => self.text("", xml, Some(&v.to_string())),
+            None => Ok(()),
+        }
     }
 
     fn child<N: Node>(&mut self, _: &str, xml: &str, value: Option<&N>) -> io::Result<()> {

@@ -1,7 +1,7 @@
 //! One GEDCOM X document written record by record, in bounded memory.
 //!
 //! A document lists its persons, then its relationships, source
-//! descriptions, agents and documents, while a GEDCOM file mixes its
+//! descriptions, agents, documents and places, while a GEDCOM file mixes its
 //! records. [`Export`] writes persons straight to the output and each other
 //! section to a [`Spool`] of its own (a temporary file, or memory), then
 //! appends the spools in order at [`Export::finish`]. Memory holds one
@@ -46,11 +46,12 @@ impl Spool for std::fs::File {
 }
 
 /// The sections after persons, in document order: (JSON member, XML element).
-const SPOOLED: [(&str, &str); 4] = [
+const SPOOLED: [(&str, &str); 5] = [
     ("relationships", "relationship"),
     ("sourceDescriptions", "sourceDescription"),
     ("agents", "agent"),
     ("documents", "document"),
+    ("places", "place"),
 ];
 
 /// A GEDCOM X document written record by record to `W`, its later
@@ -88,7 +89,7 @@ pub struct Export<W: Write, S: Spool> {
 
 impl<W: Write, S: Spool> Export<W, S> {
     /// A document to `out`, its sections after persons in spools made by
-    /// `spool` (four of them, made here).
+    /// `spool` (five of them, made here).
     ///
     /// # Errors
     /// Making a spool.
@@ -157,6 +158,7 @@ impl<W: Write, S: Spool> Export<W, S> {
             Item::SourceDescription(_) => Some(1),
             Item::Agent(_) => Some(2),
             Item::Document(_) => Some(3),
+            Item::Place(_) => Some(4),
         };
         let (out, n): (&mut dyn Write, &mut u64) = match section {
             None => (&mut self.out, &mut self.persons),
@@ -179,6 +181,7 @@ impl<W: Write, S: Spool> Export<W, S> {
                 Item::SourceDescription(s) => e.object(s),
                 Item::Agent(a) => e.object(a),
                 Item::Document(d) => e.object(d),
+                Item::Place(p) => e.object(p),
                 Item::Attribution(a) => e.object(a),
             }?;
         } else {
@@ -189,6 +192,7 @@ impl<W: Write, S: Spool> Export<W, S> {
                 Item::SourceDescription(s) => e.element("sourceDescription", s),
                 Item::Agent(a) => e.element("agent", a),
                 Item::Document(d) => e.element("document", d),
+                Item::Place(p) => e.element("place", p),
                 Item::Attribution(a) => e.element("attribution", a),
             }?;
         }

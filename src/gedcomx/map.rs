@@ -6,22 +6,25 @@
 //! citations, an agent... Whatever it does not map is counted in
 //! [`NotConverted`] with its path and lines, so nothing disappears
 //! silently. The only state kept from one record to the next is that
-//! report and the `FAMC.PEDI` values waiting for their family record.
+//! report, the `FAMC.PEDI` values waiting for their family record and the
+//! places with coordinates already described (a name and two numbers
+//! each).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use super::model::{
     Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gender,
-    Identifier, Name, NameForm, NamePart, Note, Person, PlaceReference, Qualifier, Relationship,
-    SourceCitation, SourceDescription, SourceReference, TextValue, Timestamp,
+    Identifier, Name, NameForm, NamePart, Note, Person, PlaceDescription, PlaceReference,
+    Qualifier, Relationship, SourceCitation, SourceDescription, SourceReference, TextValue,
+    Timestamp,
 };
 use super::{CEV, ELF, GX};
 use crate::tree::NodeRef;
 use crate::value::{Date as GedcomDate, Name as GedcomName, Pedigree, Sex};
 
 /// One item of a document, as a record maps to it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Item {
     /// The document's attribution (from the `HEAD`).
     Attribution(Attribution),
@@ -35,6 +38,9 @@ pub enum Item {
     Agent(Agent),
     /// A document (`NOTE` record, a source's `TEXT`).
     Document(Document),
+    /// A place with coordinates (a `PLAC` with a `MAP`), once per name and
+    /// coordinates.
+    Place(PlaceDescription),
 }
 
 /// The citation elements of a source, in GEDCOM order (the 5.5.1 source
@@ -212,7 +218,13 @@ pub struct Mapper {
     /// `FAMC.PEDI` facts waiting for their family: (family id, child id) to
     /// (fact type, line).
     pedigrees: HashMap<(String, String), Vec<(&'static str, u64)>>,
+    /// The places described so far: (name, latitude and longitude bits) to
+    /// the description's id.
+    places: Places,
 }
+
+/// Places described: (name, latitude bits, longitude bits) to id.
+type Places = HashMap<(String, u64, u64), String>;
 
 /// A GEDCOM X URI in the `http://gedcomx.org/` namespace.
 fn gx(name: &str) -> String {
@@ -367,13 +379,16 @@ fn path_of(node: NodeRef<'_>) -> String {
 /// The state of one record's mapping.
 struct Ctx<'m> {
     report: &'m mut NotConverted,
+    places: &'m mut Places,
     items: &'m mut Vec<Item>,
     /// The record's id, which derived ids start with.
     owner: String,
-    /// Derived descriptions so far: citations, media, transcriptions.
+    /// Derived descriptions so far: citations, media, transcriptions,
+    /// places.
     cites: u32,
     media: u32,
     texts: u32,
+    places_made: u32,
 }
 
 impl Ctx<'_> {
@@ -453,6 +468,7 @@ impl Ctx<'_> {
         let n = match kind {
             's' => &mut self.cites,
             'm' => &mut self.media,
+            'p' => &mut self.places_made,
             _ => &mut self.texts,
         };
         *n += 1;
@@ -698,9 +714,9 @@ impl Ctx<'_> {
                     }
                     fact.place = Some(PlaceReference {
                         original: c.text().map(Cow::into_owned),
-                        description: None,
+                        description: self.place(c),
                     });
-                    self.rest(c, &[]);
+                    self.rest(c, &["MAP"]);
                 }
                 "AGE" => fact.qualifiers.push(Qualifier::new(gx("Age"), text(c))),
                 "CAUS" => fact.qualifiers.push(Qualifier::new(gx("Cause"), text(c))),
@@ -719,6 +735,38 @@ impl Ctx<'_> {
             fact.kind = data_uri(typed.as_deref().unwrap_or(node.tag()));
         }
         fact
+    }
+
+    /// The description of a `PLAC` with a `MAP` (`#id`): made the first
+    /// time its name and coordinates are met, referenced after.
+    fn place(&mut self, plac: NodeRef<'_>) -> Option<String> {
+        let map = plac.child("MAP")?;
+        self.rest(map, &["LATI", "LONG"]);
+        let c = match plac.coordinates()? {
+            Ok(c) => c,
+            Err(_) => {
+                self.skip(map, reason::UNKNOWN_VALUE);
+                return None;
+            }
+        };
+        // GEDCOM X requires a place description's name.
+        let Some(name) = text(plac) else {
+            self.skip(map, reason::NO_EQUIVALENT);
+            return None;
+        };
+        let key = (name, c.latitude.to_bits(), c.longitude.to_bits());
+        if let Some(id) = self.places.get(&key) {
+            return Some(format!("#{id}"));
+        }
+        let id = self.derived('p');
+        self.items.push(Item::Place(PlaceDescription {
+            id: id.clone(),
+            names: vec![TextValue::new(key.0.clone())],
+            latitude: Some(c.latitude),
+            longitude: Some(c.longitude),
+        }));
+        self.places.insert(key, id.clone());
+        Some(format!("#{id}"))
     }
 
     /// A `NAME` (or its `FONE`/`ROMN` variant) as a name form.
@@ -898,11 +946,13 @@ impl Mapper {
     pub fn map_record(&mut self, record: NodeRef<'_>, items: &mut Vec<Item>) {
         let mut cx = Ctx {
             report: &mut self.report,
+            places: &mut self.places,
             items,
             owner: record_id(record),
             cites: 0,
             media: 0,
             texts: 0,
+            places_made: 0,
         };
         let needs_xref = !matches!(record.tag(), "HEAD" | "TRLR");
         if needs_xref && record.xref().is_none() {
@@ -1172,8 +1222,12 @@ fn source(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
                                             description: None,
                                         })
                                     }
-                                    _ => cx.other(e),
+                                    _ => {
+                                        cx.other(e);
+                                        continue;
+                                    }
                                 }
+                                cx.rest(e, &[]);
                             }
                             if let Some(events) = text(d) {
                                 let v = format!("Events recorded: {events}");
@@ -1486,6 +1540,40 @@ mod tests {
         assert_eq!(
             (d.original.as_deref(), d.formal.as_deref()),
             (Some("nonsense"), None)
+        );
+    }
+
+    #[test]
+    fn places_with_coordinates_are_described_once() {
+        let (items, report) = map(
+            "0 @I1@ INDI\n1 BIRT\n2 PLAC Gibraltar\n3 MAP\n4 LATI N36.1408\n4 LONG W5.3536\n\
+             1 DEAT\n2 PLAC Gibraltar\n3 MAP\n4 LATI N36.1408\n4 LONG W5.3536\n\
+             1 BURI\n2 PLAC Gibraltar\n3 MAP\n4 LATI N36.1408\n\
+             0 @I2@ INDI\n1 BIRT\n2 PLAC Gibraltar\n3 MAP\n4 LATI N36.1408\n4 LONG W5.3536\n",
+        );
+        let places: Vec<&PlaceDescription> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Place(p) => Some(p),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(places.len(), 1);
+        assert_eq!(places[0].id, "I1.p1");
+        assert_eq!(
+            (places[0].latitude, places[0].longitude),
+            (Some(36.1408), Some(-5.3536))
+        );
+        let p = persons(&items);
+        let reference = |p: &Person, i: usize| p.facts[i].place.clone().unwrap().description;
+        assert_eq!(reference(p[0], 0).as_deref(), Some("#I1.p1"));
+        assert_eq!(reference(p[0], 1).as_deref(), Some("#I1.p1"));
+        assert_eq!(reference(p[1], 0).as_deref(), Some("#I1.p1"));
+        // A MAP with a latitude and no longitude: the name only, counted.
+        assert_eq!(reference(p[0], 2), None);
+        assert_eq!(
+            skipped(&report),
+            [format!("INDI.BURI.PLAC.MAP {} [17]", reason::UNKNOWN_VALUE)]
         );
     }
 

@@ -51,6 +51,7 @@
 //! | event payload | the fact's `value` (not `Y`) |
 //! | `DATE` | `date`: `original` verbatim, `formal` when the date layer understands it ([`Date::gedcomx`](crate::value::Date::gedcomx), proleptic Gregorian) |
 //! | `PLAC` | `place.original` |
+//! | `PLAC.MAP` (`LATI` and `LONG`) | a `PlaceDescription` in `places` (the name, `latitude`, `longitude`; id `OWNER.pN`, made once per name and coordinates, however many records name it) as the place's `description` |
 //! | `AGE`, `CAUS`, `RELI` under an event | qualifiers Age, Cause, Religion |
 //! | `FAM` with two partners | a `Couple` relationship (the family's id): `HUSB`/`WIFE` as person1/person2, family events as facts (`MARR` Marriage, `DIV` Divorce ...) |
 //! | `FAM.CHIL` | a `ParentChild` relationship per partner and child, id `FAMILY.PARENT.CHILD` |
@@ -76,10 +77,10 @@
 //! Everything else is counted in the [`NotConverted`] report with its
 //! path of tags, a reason and its first lines: the `HEAD`'s description of
 //! the file, pointers to `NOTE` records, LDS ordinances, `ASSO`, `ALIA`,
-//! `PLAC.MAP`, `ADDR` under events, extension tags, values not understood,
+//! `ADDR` under events, extension tags, values not understood,
 //! a second `DATE` or `SEX`.
 //!
-//! Not done yet: the places list (`PLAC.MAP`), `--keep-extensions`, the
+//! Not done yet: `--keep-extensions`, the
 //! repository's name as a citation element of its sources (it needs the
 //! `REPO` record while the `SOUR` record is written), a citation's
 //! description carrying its record's elements (same), the `gedx` file
@@ -94,8 +95,9 @@ pub use export::{Export, Spool};
 pub use map::{Item, Mapper, NotConverted, Skipped};
 pub use model::{
     Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gender,
-    Identifier, Name, NameForm, NamePart, Note, Person, PlaceReference, Qualifier, Relationship,
-    SourceCitation, SourceDescription, SourceReference, TextValue, Timestamp,
+    Identifier, Name, NameForm, NamePart, Note, Person, PlaceDescription, PlaceReference,
+    Qualifier, Relationship, SourceCitation, SourceDescription, SourceReference, TextValue,
+    Timestamp,
 };
 
 use std::io::{Read, Write};

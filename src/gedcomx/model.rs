@@ -630,3 +630,25 @@ impl Node for Document {
         e.text("text", "text", Some(&self.text))
     }
 }
+
+/// A `PlaceDescription`: a place's name and coordinates.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlaceDescription {
+    /// The id.
+    pub id: String,
+    /// Names.
+    pub names: Vec<TextValue>,
+    /// Degrees north (negative: south).
+    pub latitude: Option<f64>,
+    /// Degrees east (negative: west).
+    pub longitude: Option<f64>,
+}
+
+impl Node for PlaceDescription {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("id", "id", Some(&self.id))?;
+        e.list("names", "name", &self.names)?;
+        e.number("latitude", "latitude", self.latitude)?;
+        e.number("longitude", "longitude", self.longitude)
+    }
+}

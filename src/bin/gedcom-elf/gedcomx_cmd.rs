@@ -4,7 +4,8 @@
 //! Records are read one at a time (`Records`, batches on `--jobs` threads,
 //! merged in document order) from a file or standard input alike, and each
 //! is mapped and written at once: persons straight to the output, the
-//! later sections (relationships, source descriptions, agents, documents)
+//! later sections (relationships, source descriptions, agents, documents,
+//! places)
 //! to anonymous temporary files appended in order at the end. Memory holds
 //! a few batches and one record's items, whatever the input's size, and
 //! the output does not depend on `--jobs` or `--chunk-bytes`. What was not
