@@ -102,6 +102,25 @@ fn a_small_family_becomes_persons_relationships_sources_and_agents() {
 }
 
 #[test]
+fn keep_extensions_makes_extension_structures_notes() {
+    let o = run(
+        &["gedcomx", "--keep-extensions", "-"],
+        Some(FAMILY.as_bytes()),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let doc = json(&o.stdout);
+    let note = &doc["persons"][0]["notes"][0];
+    assert_eq!(note["subject"], "INDI._MILT");
+    assert_eq!(note["text"], "0 _MILT yes");
+    assert!(!err.contains("_MILT"), "{err}");
+    assert!(
+        err.contains("<stdin>: note: 1 structure not converted"),
+        "{err}"
+    );
+}
+
+#[test]
 fn xml_has_the_same_items_in_the_gedcomx_namespace() {
     let o = run(
         &["gedcomx", "--format", "xml", "-"],

@@ -38,6 +38,7 @@ fn convert(input: &[u8], format: Format) -> Option<String> {
     let options = Options {
         format,
         pretty: false,
+        ..Options::default()
     };
     to_writer(input, &mut out, options).ok()?;
     Some(String::from_utf8(out).unwrap())

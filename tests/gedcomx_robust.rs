@@ -21,6 +21,7 @@ fn export(
     let options = Options {
         format,
         pretty: format == Format::Xml,
+        ..Options::default()
     };
     let mut export = Export::new(&mut out, options, Vec::new).map_err(|e| e.to_string())?;
     for record in Records::new(input).jobs(jobs).batch_bytes(batch) {

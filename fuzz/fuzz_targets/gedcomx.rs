@@ -11,7 +11,7 @@ use libfuzzer_sys::fuzz_target;
 /// The document and the report's total, or the error's text.
 fn export(input: &[u8], format: Format, jobs: usize, batch: usize) -> Result<(Vec<u8>, u64), String> {
     let mut out = Vec::new();
-    let options = Options { format, pretty: batch % 2 == 0 };
+    let options = Options { format, pretty: batch % 2 == 0, ..Options::default() };
     let mut export = Export::new(&mut out, options, Vec::new).map_err(|e| e.to_string())?;
     for record in Records::new(input).jobs(jobs).batch_bytes(batch) {
         let record = record.map_err(|e| e.to_string())?;

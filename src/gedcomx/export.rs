@@ -113,7 +113,7 @@ impl<W: Write, S: Spool> Export<W, S> {
         Ok(Export {
             out,
             options,
-            mapper: Mapper::new(),
+            mapper: Mapper::new().keep_extensions(options.keep_extensions),
             items: Vec::new(),
             spools,
             persons: 0,

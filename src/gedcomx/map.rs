@@ -221,6 +221,8 @@ pub struct Mapper {
     /// The places described so far: (name, latitude and longitude bits) to
     /// the description's id.
     places: Places,
+    /// Keep extension structures as notes ([`Mapper::keep_extensions`]).
+    keep: bool,
 }
 
 /// Places described: (name, latitude bits, longitude bits) to id.
@@ -379,6 +381,11 @@ fn path_of(node: NodeRef<'_>) -> String {
 /// The state of one record's mapping.
 struct Ctx<'m> {
     report: &'m mut NotConverted,
+    /// Keep extension structures as notes.
+    keep: bool,
+    /// The extension structures kept so far, as notes for the record's
+    /// item, with their lines.
+    kept: Vec<(Note, u64)>,
     places: &'m mut Places,
     items: &'m mut Vec<Item>,
     /// The record's id, which derived ids start with.
@@ -397,14 +404,22 @@ impl Ctx<'_> {
         self.report.add(path_of(node), reason, node.line());
     }
 
-    /// Counts `node` as not converted, for the usual reason of its tag.
+    /// Counts `node` as not converted, for the usual reason of its tag; an
+    /// extension structure is kept as a note instead with
+    /// [`Mapper::keep_extensions`].
     fn other(&mut self, node: NodeRef<'_>) {
-        let reason = if node.tag().starts_with('_') {
-            reason::EXTENSION
-        } else {
-            reason::NO_EQUIVALENT
-        };
-        self.skip(node, reason);
+        if !node.tag().starts_with('_') {
+            return self.skip(node, reason::NO_EQUIVALENT);
+        }
+        if self.keep {
+            let note = Note {
+                subject: Some(path_of(node)),
+                text: gedcom_lines(node),
+            };
+            self.kept.push((note, node.line()));
+            return;
+        }
+        self.skip(node, reason::EXTENSION);
     }
 
     /// Counts the substructures of `node` not in `handled`.
@@ -886,6 +901,34 @@ impl Ctx<'_> {
     }
 }
 
+/// A structure and its substructures as GEDCOM lines, levels counted from
+/// 0 (a payload's further lines as `CONT` lines).
+fn gedcom_lines(node: NodeRef<'_>) -> String {
+    let mut out = String::new();
+    let base = node.level();
+    for n in std::iter::once(node).chain(node.descendants()) {
+        let level = n.level() - base;
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&format!("{level} {}", n.tag()));
+        if let Some(p) = n.pointer() {
+            out.push_str(&format!(" {}", p.to_str_lossy()));
+        }
+        if let Some(t) = n.text() {
+            let mut lines = t.split('\n');
+            if let Some(first) = lines.next() {
+                out.push(' ');
+                out.push_str(first);
+            }
+            for more in lines {
+                out.push_str(&format!("\n{} CONT {more}", level + 1));
+            }
+        }
+    }
+    out
+}
+
 /// The citation elements [`CITATION_ELEMENTS`] names under `node` (a
 /// `SOUR` record or citation), in the table's order, each structure's
 /// payload as the value.
@@ -937,6 +980,17 @@ impl Mapper {
         Mapper::default()
     }
 
+    /// With `keep`, an extension structure (a tag starting with `_`) under
+    /// a record that becomes a person, a relationship, a source description
+    /// or a document is kept as a note of that item (its path as the
+    /// subject, its GEDCOM lines as the text) rather than counted as not
+    /// converted. Under any other record, and as a record itself, it is
+    /// still counted.
+    pub fn keep_extensions(mut self, keep: bool) -> Self {
+        self.keep = keep;
+        self
+    }
+
     /// What was not converted so far.
     pub fn not_converted(&self) -> &NotConverted {
         &self.report
@@ -944,7 +998,10 @@ impl Mapper {
 
     /// Maps one record, appending its items to `items`.
     pub fn map_record(&mut self, record: NodeRef<'_>, items: &mut Vec<Item>) {
+        let start = items.len();
         let mut cx = Ctx {
+            keep: self.keep,
+            kept: Vec::new(),
             report: &mut self.report,
             places: &mut self.places,
             items,
@@ -982,7 +1039,33 @@ impl Mapper {
                 cx.items.push(Item::SourceDescription(sd));
             }
             "NOTE" => note_record(&mut cx, record),
-            _ => cx.other(record),
+            // An extension record, or one GEDCOM X has no place for (SUBN).
+            tag => {
+                let reason = match tag.starts_with('_') {
+                    true => reason::EXTENSION,
+                    false => reason::NO_EQUIVALENT,
+                };
+                cx.skip(record, reason);
+            }
+        }
+        // The extensions kept go to the record's own item, if it has notes.
+        let kept = std::mem::take(&mut cx.kept);
+        let owner = cx.owner.clone();
+        let notes = cx.items[start..].iter_mut().find_map(|i| match i {
+            Item::Person(p) if p.id == owner => Some(&mut p.notes),
+            Item::Relationship(r) if r.id == owner => Some(&mut r.notes),
+            Item::SourceDescription(d) if d.id == owner => Some(&mut d.notes),
+            Item::Document(d) if d.id == owner => Some(&mut d.notes),
+            _ => None,
+        });
+        match notes {
+            Some(notes) => notes.extend(kept.into_iter().map(|(n, _)| n)),
+            None => {
+                for (note, line) in kept {
+                    let path = note.subject.unwrap_or_default();
+                    cx.report.add(path, reason::EXTENSION, line);
+                }
+            }
         }
     }
 
@@ -1776,6 +1859,35 @@ mod tests {
         assert_eq!(
             skipped(&report),
             [format!("INDI.CHAN.DATE {} [11]", reason::UNKNOWN_VALUE)]
+        );
+    }
+
+    #[test]
+    fn kept_extensions_are_notes_of_the_record_s_item() {
+        let input = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 BIRT\n2 _MILT yes\n3 DATE 1900\n3 NOTE a\n4 CONT b\n\
+                     0 @R1@ REPO\n1 _X y\n0 @X1@ _LOC\n0 TRLR\n";
+        let tree = Tree::from_slice(input.as_bytes()).unwrap();
+        let mut mapper = Mapper::new().keep_extensions(true);
+        let mut items = Vec::new();
+        for record in tree.records() {
+            mapper.map_record(record, &mut items);
+        }
+        let notes = &persons(&items)[0].notes;
+        assert_eq!(
+            notes,
+            &[Note {
+                subject: Some("INDI.BIRT._MILT".into()),
+                text: "0 _MILT yes\n1 DATE 1900\n1 NOTE a\n2 CONT b".into(),
+            }]
+        );
+        // An agent has no notes, and an extension record no item: counted.
+        let report = mapper.finish();
+        assert_eq!(
+            skipped(&report),
+            [
+                format!("REPO._X {} [10]", reason::EXTENSION),
+                format!("_LOC {} [11]", reason::EXTENSION),
+            ]
         );
     }
 

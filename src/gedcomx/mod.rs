@@ -22,7 +22,7 @@
 //! let input: &[u8] = b"0 HEAD\n0 @I1@ INDI\n1 NAME Jean /Dupont/\n1 BIRT\n2 DATE ABT 1815\n\
 //!     2 PLAC Paris\n0 @S1@ SOUR\n1 AUTH Settipani, Christian\n1 TITL Les anc\xc3\xaatres de Charlemagne\n0 TRLR\n";
 //! let mut out = Vec::new();
-//! let not_converted = to_writer(input, &mut out, Options { format: Format::Json, pretty: false })?;
+//! let not_converted = to_writer(input, &mut out, Options::default())?;
 //! let json = String::from_utf8(out).unwrap();
 //! assert!(json.contains(r#""date":{"original":"ABT 1815","formal":"A+1815"}"#));
 //! assert!(json.contains(r#"{"name":"http://terms.fhiso.org/sources/authorName","value":"Settipani, Christian"}"#));
@@ -80,11 +80,14 @@
 //! `ADDR` under events, extension tags, values not understood,
 //! a second `DATE` or `SEX`.
 //!
-//! Not done yet: `--keep-extensions`, the
-//! repository's name as a citation element of its sources (it needs the
-//! `REPO` record while the `SOUR` record is written), a citation's
-//! description carrying its record's elements (same), the `gedx` file
-//! format, and import.
+//! With [`Options::keep_extensions`] (`--keep-extensions`), extension
+//! structures under persons, relationships, source descriptions and
+//! documents are kept as their notes.
+//!
+//! Not done yet: the repository's name as a citation element of its
+//! sources (it needs the `REPO` record while the `SOUR` record is written),
+//! a citation's description carrying its record's elements (same), pointers
+//! to `NOTE` records (counted), the `gedx` file format, and import.
 
 pub mod emit;
 pub mod export;
@@ -136,6 +139,10 @@ pub struct Options {
     pub format: Format,
     /// Indented, a line per property (else compact).
     pub pretty: bool,
+    /// Keep extension structures as notes (see
+    /// [`Mapper::keep_extensions`]) rather than count them as not
+    /// converted.
+    pub keep_extensions: bool,
 }
 
 /// `value` as compact or pretty JSON.

@@ -86,6 +86,10 @@ pub enum Command {
         /// Indent the output, one property per line
         #[arg(long)]
         pretty: bool,
+        /// Keep extension structures (_TAG) as notes of their person, relationship or
+        /// source instead of listing them as not converted
+        #[arg(long)]
+        keep_extensions: bool,
         #[command(flatten)]
         output: OutputArg,
         #[command(flatten)]

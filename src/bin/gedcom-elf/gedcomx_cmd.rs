@@ -23,11 +23,11 @@ use crate::output::Output;
 use crate::progress::Progress;
 use crate::report::{Fail, Report};
 
-/// `gedcomx`: `format` is `json` or `xml`.
+/// `gedcomx`: `format` is `json` or `xml`; `--pretty`; `--keep-extensions`.
 pub fn run(
     settings: &Settings,
     source: &Source,
-    (format, pretty): (&str, bool),
+    (format, pretty, keep_extensions): (&str, bool, bool),
     output: Option<&str>,
     report: &mut Report,
 ) -> Result<(), Fail> {
@@ -38,6 +38,7 @@ pub fn run(
             Format::Json
         },
         pretty,
+        keep_extensions,
     };
     let (input, progress): (Box<dyn Read>, _) = match source {
         Source::File(path) => {

@@ -117,9 +117,13 @@ fn run(command: Option<Command>) -> ExitCode {
         Command::Gedcomx {
             format,
             pretty,
+            keep_extensions,
             output,
             ..
-        } => gedcomx_cmd::run(s, &source, (&format, pretty), output.output.as_deref(), r),
+        } => {
+            let how = (format.as_str(), pretty, keep_extensions);
+            gedcomx_cmd::run(s, &source, how, output.output.as_deref(), r)
+        }
         Command::Get { xref, path, .. } => get_cmd::run(s, &source, &xref, path.as_deref(), r),
         Command::Edit { e } => edit_cmd::run(&source, e, r),
         Command::Fmt { w } => rewrite_cmd::run(s, &source, WriterConfig::new(), &w.output, r),
