@@ -45,6 +45,13 @@ impl Spool for std::fs::File {
     }
 }
 
+impl Spool for io::BufWriter<std::fs::File> {
+    fn copy_to(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        self.flush()?;
+        self.get_mut().copy_to(out)
+    }
+}
+
 /// The sections after persons, in document order: (JSON member, XML element).
 const SPOOLED: [(&str, &str); 5] = [
     ("relationships", "relationship"),

@@ -83,7 +83,9 @@ fn export<R: Read>(
     report: &mut Report,
 ) -> Result<NotConverted, Fail> {
     let spool_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
-    let mut export = Export::try_new(out, options, tempfile::tempfile).map_err(spool_failed)?;
+    // Items are written a property at a time: the spools are buffered.
+    let spool = || Ok(io::BufWriter::with_capacity(1 << 16, tempfile::tempfile()?));
+    let mut export = Export::try_new(out, options, spool).map_err(spool_failed)?;
     while let Some(record) = records.next() {
         let diagnostics: Vec<_> = records.drain_diagnostics().collect();
         report.diagnostics(&diagnostics);
