@@ -152,8 +152,12 @@ impl<W: Write, S: Spool> Export<W, S> {
     /// Writes one item to its section.
     fn item(&mut self, item: &Item) -> io::Result<()> {
         if let Item::Attribution(a) = item {
-            if !self.started {
-                self.attribution = Some(a.clone());
+            match self.started {
+                false => self.attribution = Some(a.clone()),
+                // A HEAD after other records (a headless read): too late
+                // for the document's start, and said so.
+                true if !a.is_empty() => self.mapper.report_late_head(),
+                true => {}
             }
             return Ok(());
         }
@@ -288,5 +292,67 @@ impl<W: Write, S: Spool> Export<W, S> {
         }
         self.out.flush()?;
         Ok(self.mapper.finish())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gedcomx::map::reason;
+    use crate::tree::Records;
+    use crate::ReaderConfig;
+
+    fn export(input: &[u8], options: Options) -> (String, NotConverted) {
+        let mut out = Vec::new();
+        let mut export = Export::new(&mut out, options, Vec::new).unwrap();
+        let config = ReaderConfig::new().headless(true);
+        for record in Records::with_config(input, config) {
+            export.record(record.unwrap().root()).unwrap();
+        }
+        let report = export.finish().unwrap();
+        (String::from_utf8(out).unwrap(), report)
+    }
+
+    #[test]
+    fn sections_come_in_document_order_whatever_the_records_order() {
+        let input = b"0 HEAD\n1 CHAR UTF-8\n0 @R1@ REPO\n1 NAME R\n0 @S1@ SOUR\n1 TITL T\n\
+                      0 @F1@ FAM\n1 HUSB @I1@\n1 WIFE @I2@\n0 @I1@ INDI\n0 TRLR\n";
+        let (json, _) = export(input, Options::default());
+        let at = |key: &str| json.find(key).unwrap();
+        assert!(at("\"persons\"") < at("\"relationships\""));
+        assert!(at("\"relationships\"") < at("\"sourceDescriptions\""));
+        assert!(at("\"sourceDescriptions\"") < at("\"agents\""));
+        let xml_options = Options {
+            format: Format::Xml,
+            ..Options::default()
+        };
+        let (xml, _) = export(input, xml_options);
+        let at = |key: &str| xml.find(key).unwrap();
+        assert!(at("<person ") < at("<relationship "));
+        assert!(at("<relationship ") < at("<sourceDescription "));
+        assert!(at("<sourceDescription ") < at("<agent "));
+    }
+
+    #[test]
+    fn an_empty_document_is_still_one_document() {
+        let (json, _) = export(b"0 HEAD\n0 TRLR\n", Options::default());
+        assert_eq!(json, "{\"persons\":[]}\n");
+        let xml_options = Options {
+            format: Format::Xml,
+            ..Options::default()
+        };
+        let (xml, _) = export(b"0 HEAD\n0 TRLR\n", xml_options);
+        assert!(xml.ends_with("<gedcomx xmlns=\"http://gedcomx.org/v1/\" xmlns:cev=\"http://terms.fhiso.org/sources/\"></gedcomx>\n"));
+    }
+
+    #[test]
+    fn a_head_after_other_records_is_counted() {
+        let (json, report) = export(
+            b"0 @I1@ INDI\n0 HEAD\n1 SUBM @U1@\n0 TRLR\n",
+            Options::default(),
+        );
+        assert!(!json.contains("attribution"));
+        let entries: Vec<_> = report.entries().map(|s| (s.path, s.reason)).collect();
+        assert_eq!(entries, [("HEAD.SUBM", reason::LATE_HEAD)]);
     }
 }

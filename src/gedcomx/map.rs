@@ -143,6 +143,8 @@ pub mod reason {
     pub const PEDIGREE: &str = "PEDI whose FAM record came first or is missing";
     /// A second structure where GEDCOM X holds one.
     pub const SECOND: &str = "a second one: GEDCOM X holds one";
+    /// A `HEAD` that came after other records: the document had begun.
+    pub const LATE_HEAD: &str = "HEAD after other records: the document had begun";
     /// A record with no xref_id where one is needed.
     pub const NO_XREF: &str = "record with no xref_id";
 }
@@ -223,6 +225,8 @@ pub struct Mapper {
     places: Places,
     /// Keep extension structures as notes ([`Mapper::keep_extensions`]).
     keep: bool,
+    /// A `HEAD` was mapped (the document has one attribution).
+    head_seen: bool,
 }
 
 /// Places described: (name, latitude bits, longitude bits) to id.
@@ -996,6 +1000,12 @@ impl Mapper {
         &self.report
     }
 
+    /// Counts the `HEAD.SUBM` of a `HEAD` mapped after the document had
+    /// begun (line unknown: 0).
+    pub(crate) fn report_late_head(&mut self) {
+        self.report.add("HEAD.SUBM".into(), reason::LATE_HEAD, 0);
+    }
+
     /// Maps one record, appending its items to `items`.
     pub fn map_record(&mut self, record: NodeRef<'_>, items: &mut Vec<Item>) {
         let start = items.len();
@@ -1017,6 +1027,9 @@ impl Mapper {
             return;
         }
         match record.tag() {
+            "HEAD" if std::mem::replace(&mut self.head_seen, true) => {
+                cx.skip(record, reason::SECOND)
+            }
             "HEAD" => head(&mut cx, record),
             "TRLR" => cx.rest(record, &[]),
             "INDI" => {
@@ -1502,6 +1515,13 @@ mod tests {
             .map(|s| (s.path, s.reason, s.lines))
             .collect();
         assert_eq!(head, [("HEAD.CHAR", reason::NO_EQUIVALENT, &[2][..])]);
+    }
+
+    #[test]
+    fn a_second_head_is_counted_whole() {
+        let (items, report) = map("0 HEAD\n1 SUBM @U2@\n");
+        assert_eq!(items.len(), 1);
+        assert_eq!(skipped(&report), [format!("HEAD {} [4]", reason::SECOND)]);
     }
 
     #[test]

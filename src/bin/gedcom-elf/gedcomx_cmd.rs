@@ -114,7 +114,7 @@ fn summarise(not_converted: &NotConverted, report: &Report) {
             if s.lines.len() == 1 { "" } else { "s" },
             lines.join(", "),
         );
-        report.warning_at(s.lines.first().copied(), &message);
+        report.warning_at(s.lines.first().copied().filter(|&l| l > 0), &message);
     }
     if !not_converted.is_empty() {
         let total = not_converted.total();
