@@ -10,6 +10,9 @@
 
 #![cfg(feature = "gedcomx")]
 
+#[path = "../benches/support/generate.rs"]
+mod generate;
+
 use std::path::PathBuf;
 
 use gedcom_elf::gedcomx::{to_writer, Format, Options, CEV, ELF};
@@ -218,4 +221,15 @@ fn every_corpus_file_is_read_back_by_the_gedcomx_crate() {
         converted += usize::from(check(&f.display().to_string(), &bytes).is_some());
     }
     assert!(converted > 20, "{converted} of {}", files.len());
+}
+
+#[test]
+fn generated_files_are_read_back_by_the_gedcomx_crate() {
+    for seed in [1, 7] {
+        let mut input = Vec::new();
+        generate::generate(800, seed, &mut input).unwrap();
+        let ours = check(&format!("generated, seed {seed}"), &input).unwrap();
+        assert_eq!(ids(&ours, "persons").len(), 800);
+        assert!(!ids(&ours, "relationships").is_empty());
+    }
 }
