@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use gedcom_elf::gedcomx::{to_writer, Format, Options, CEV, ELF};
 use serde_json::Value;
 
-const MAPPINGS: &str = "0 HEAD\n1 CHAR UTF-8\n1 SUBM @U1@\n\
+const MAPPINGS: &str = "0 HEAD\n1 CHAR UTF-8\n1 LANG English\n1 SUBM @U1@\n\
 0 @U1@ SUBM\n1 NAME Ann Submitter\n1 PHON +44 1 2345\n1 EMAIL ann@@example.org\n\
 0 @I1@ INDI\n1 NAME John /Smith/ Jr\n2 NICK Jack\n2 TYPE birth\n1 SEX M\n1 RESN privacy\n\
 1 BIRT\n2 DATE BET @#DJULIAN@ 1700 AND 1710\n2 PLAC York\n3 MAP\n4 LATI N53.96\n4 LONG W1.08\n2 SOUR @S1@\n3 PAGE p. 4\n3 QUAY 2\n\
@@ -98,6 +98,8 @@ fn check(name: &str, input: &[u8]) -> Option<Value> {
                 .collect(),
         );
         assert_eq!(sds, ids(&ours, "sourceDescriptions"), "{name}");
+        let lang = doc.lang.as_ref().map(|l| l.to_string());
+        assert_eq!(lang.as_deref(), ours["lang"].as_str(), "{name}");
         assert_eq!(doc.agents.len(), ids(&ours, "agents").len(), "{name}");
         assert_eq!(doc.documents.len(), ids(&ours, "documents").len(), "{name}");
         for (i, p) in doc.places.iter().enumerate() {
@@ -168,6 +170,7 @@ fn check(name: &str, input: &[u8]) -> Option<Value> {
 fn every_mapping_is_read_back_by_the_gedcomx_crate() {
     let ours = check("mappings", MAPPINGS.as_bytes()).unwrap();
     assert_eq!(ids(&ours, "persons"), ["I1", "I2", "I3"]);
+    assert_eq!(ours["lang"], "en");
     assert_eq!(
         ids(&ours, "relationships"),
         ["F1", "F1.I1.I3", "F1.I2.I3", "F2.I2.I3"]

@@ -92,6 +92,7 @@ pub struct Export<W: Write, S: Spool> {
     /// The document's start (and its attribution) written.
     started: bool,
     attribution: Option<super::Attribution>,
+    lang: Option<String>,
 }
 
 impl<W: Write, S: Spool> Export<W, S> {
@@ -126,6 +127,7 @@ impl<W: Write, S: Spool> Export<W, S> {
             persons: 0,
             started: false,
             attribution: None,
+            lang: None,
         })
     }
 
@@ -151,6 +153,13 @@ impl<W: Write, S: Spool> Export<W, S> {
 
     /// Writes one item to its section.
     fn item(&mut self, item: &Item) -> io::Result<()> {
+        if let Item::Lang(l) = item {
+            match self.started {
+                false => self.lang = Some(l.clone()),
+                true => self.mapper.report_late_head(),
+            }
+            return Ok(());
+        }
         if let Item::Attribution(a) = item {
             match self.started {
                 false => self.attribution = Some(a.clone()),
@@ -164,7 +173,7 @@ impl<W: Write, S: Spool> Export<W, S> {
         self.start()?;
         let (json, pretty) = (self.options.format == Format::Json, self.options.pretty);
         let section = match item {
-            Item::Person(_) | Item::Attribution(_) => None,
+            Item::Person(_) | Item::Attribution(_) | Item::Lang(_) => None,
             Item::Relationship(_) => Some(0),
             Item::SourceDescription(_) => Some(1),
             Item::Agent(_) => Some(2),
@@ -194,6 +203,7 @@ impl<W: Write, S: Spool> Export<W, S> {
                 Item::Document(d) => e.object(d),
                 Item::Place(p) => e.object(p),
                 Item::Attribution(a) => e.object(a),
+                Item::Lang(_) => Ok(()),
             }?;
         } else {
             let mut e = Xml::new(out, pretty, 1);
@@ -205,6 +215,7 @@ impl<W: Write, S: Spool> Export<W, S> {
                 Item::Document(d) => e.element("document", d),
                 Item::Place(p) => e.element("place", p),
                 Item::Attribution(a) => e.element("attribution", a),
+                Item::Lang(_) => Ok(()),
             }?;
         }
         *n += 1;
@@ -219,9 +230,19 @@ impl<W: Write, S: Spool> Export<W, S> {
         }
         let pretty = self.options.pretty;
         let attribution = self.attribution.take().filter(|a| !a.is_empty());
+        let lang = self.lang.take();
         match self.options.format {
             Format::Json => {
                 self.out.write_all(b"{")?;
+                if let Some(l) = &lang {
+                    self.out.write_all(if pretty {
+                        b"\n  \"lang\": "
+                    } else {
+                        b"\"lang\":"
+                    })?;
+                    super::emit::json_string(&mut self.out, l)?;
+                    self.out.write_all(b",")?;
+                }
                 if let Some(a) = &attribution {
                     self.out.write_all(if pretty {
                         b"\n  \"attribution\": "
@@ -240,10 +261,13 @@ impl<W: Write, S: Spool> Export<W, S> {
             Format::Xml => {
                 self.out
                     .write_all(b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")?;
-                write!(
-                    self.out,
-                    "<gedcomx xmlns=\"{GEDCOMX}\" xmlns:cev=\"{CEV}\">"
-                )?;
+                write!(self.out, "<gedcomx xmlns=\"{GEDCOMX}\" xmlns:cev=\"{CEV}\"")?;
+                if let Some(l) = &lang {
+                    self.out.write_all(b" xml:lang=\"")?;
+                    super::emit::xml_escaped(&mut self.out, l, true)?;
+                    self.out.write_all(b"\"")?;
+                }
+                self.out.write_all(b">")?;
                 if let Some(a) = &attribution {
                     Xml::new(&mut self.out, pretty, 1).element("attribution", a)?;
                 }
@@ -343,6 +367,23 @@ mod tests {
         };
         let (xml, _) = export(b"0 HEAD\n0 TRLR\n", xml_options);
         assert!(xml.ends_with("<gedcomx xmlns=\"http://gedcomx.org/v1/\" xmlns:cev=\"http://terms.fhiso.org/sources/\"></gedcomx>\n"));
+    }
+
+    #[test]
+    fn the_head_s_language_is_the_document_s() {
+        let input = b"0 HEAD\n1 LANG French\n0 @I1@ INDI\n0 TRLR\n";
+        let (json, report) = export(input, Options::default());
+        assert!(json.starts_with("{\"lang\":\"fr\",\"persons\":["), "{json}");
+        assert!(report.is_empty());
+        let xml_options = Options {
+            format: Format::Xml,
+            ..Options::default()
+        };
+        let (xml, _) = export(input, xml_options);
+        assert!(
+            xml.contains(" xml:lang=\"fr\"><person id=\"I1\"/>"),
+            "{xml}"
+        );
     }
 
     #[test]

@@ -28,6 +28,8 @@ use crate::value::{Date as GedcomDate, Name as GedcomName, Pedigree, Sex};
 pub enum Item {
     /// The document's attribution (from the `HEAD`).
     Attribution(Attribution),
+    /// The document's language (the `HEAD`'s `LANG`, as a language tag).
+    Lang(String),
     /// A person (`INDI`).
     Person(Person),
     /// A relationship (from a `FAM`).
@@ -107,6 +109,28 @@ const COUPLE_FACTS: [(&str, &str); 9] = [
     ("MARL", "MarriageLicense"),
     ("NCHI", "NumberOfChildren"),
 ];
+
+/// The ELF language names (the 5.5.1 `LANG` values) and their language
+/// tags (RFC 5646), one per line, a tab between: ELF's table.
+const LANGUAGES: &str = include_str!("languages.tsv");
+
+/// The language tag of a 5.5.1 language name (any case), or of a value
+/// that is a tag already (letters and hyphens, at most 8 letters before
+/// the first hyphen).
+pub fn language_tag(name: &str) -> Option<String> {
+    let name = name.trim();
+    let known = LANGUAGES.lines().find_map(|l| {
+        let (n, tag) = l.split_once('\t')?;
+        n.eq_ignore_ascii_case(name).then(|| tag.trim().to_string())
+    });
+    known.or_else(|| {
+        let first = name.split('-').next().unwrap_or("");
+        let tag_like = (2..=8).contains(&first.len())
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && first.bytes().all(|b| b.is_ascii_lowercase());
+        tag_like.then(|| name.to_string())
+    })
+}
 
 /// A file's `FORM` and its media type.
 const MEDIA_TYPES: [(&str, &str); 14] = [
@@ -1106,6 +1130,13 @@ fn head(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
                 attribution.contributor = Some(format!("#{id}"));
                 cx.rest(c, &[]);
             }
+            ("LANG", None) => match text(c).as_deref().and_then(language_tag) {
+                Some(tag) => {
+                    cx.items.push(Item::Lang(tag));
+                    cx.rest(c, &[]);
+                }
+                None => cx.skip(c, reason::UNKNOWN_VALUE),
+            },
             _ => cx.other(c),
         }
     }
@@ -1522,6 +1553,18 @@ mod tests {
         let (items, report) = map("0 HEAD\n1 SUBM @U2@\n");
         assert_eq!(items.len(), 1);
         assert_eq!(skipped(&report), [format!("HEAD {} [4]", reason::SECOND)]);
+    }
+
+    #[test]
+    fn the_head_s_language_is_the_document_s() {
+        assert_eq!(language_tag("English").as_deref(), Some("en"));
+        assert_eq!(language_tag("anglo-saxon").as_deref(), Some("ang"));
+        assert_eq!(language_tag("fr-CA").as_deref(), Some("fr-CA"));
+        assert_eq!(language_tag("Klingonese"), None);
+        let tree = Tree::from_slice(b"0 HEAD\n1 CHAR UTF-8\n1 LANG German\n0 TRLR\n").unwrap();
+        let mut items = Vec::new();
+        Mapper::new().map_record(tree.records().next().unwrap(), &mut items);
+        assert_eq!(items[0], Item::Lang("de".into()));
     }
 
     #[test]

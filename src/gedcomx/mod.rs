@@ -39,6 +39,7 @@
 //! | GEDCOM | GEDCOM X |
 //! |---|---|
 //! | `HEAD.SUBM` | the document's `attribution.contributor` |
+//! | `HEAD.LANG` | the document's `lang`: the language tag of ELF's table of 5.5.1 language names (`English` `en`), or the value when it is a tag already |
 //! | `INDI` | `Person` (id from the xref_id) |
 //! | `INDI.NAME` | `Name` with a `NameForm`: `fullText` (the name without slashes), parts from `NPFX` (Prefix), `GIVN` (Given), `SPFX` (Surname qualified Particle), `SURN` (Surname), `NSFX` (Suffix), or, with none of those, from the name's given part, surname and suffix |
 //! | `NAME.TYPE` | name type: `birth` and `maiden` BirthName, `married` MarriedName, `aka` AlsoKnownAs (others not converted) |
