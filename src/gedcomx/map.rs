@@ -169,6 +169,9 @@ pub mod reason {
     pub const SECOND: &str = "a second one: GEDCOM X holds one";
     /// A `HEAD` that came after other records: the document had begun.
     pub const LATE_HEAD: &str = "HEAD after other records: the document had begun";
+    /// A structure of the `HEAD` that describes the file (its encoding,
+    /// the program that wrote it, its destination, date and name...).
+    pub const FILE_METADATA: &str = "describes the GEDCOM file, not its data";
     /// A record with no xref_id where one is needed.
     pub const NO_XREF: &str = "record with no xref_id";
 }
@@ -1137,7 +1140,8 @@ fn head(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
                 }
                 None => cx.skip(c, reason::UNKNOWN_VALUE),
             },
-            _ => cx.other(c),
+            _ if c.tag().starts_with('_') => cx.other(c),
+            _ => cx.skip(c, reason::FILE_METADATA),
         }
     }
     cx.items.push(Item::Attribution(attribution));
@@ -1545,7 +1549,7 @@ mod tests {
             .entries()
             .map(|s| (s.path, s.reason, s.lines))
             .collect();
-        assert_eq!(head, [("HEAD.CHAR", reason::NO_EQUIVALENT, &[2][..])]);
+        assert_eq!(head, [("HEAD.CHAR", reason::FILE_METADATA, &[2][..])]);
     }
 
     #[test]
