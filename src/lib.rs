@@ -37,7 +37,10 @@
 //!    output encoding; [`write`](mod@write));
 //! 9. `edit`, `bridge`, `check`: a byte-exact editor ([`edit`]), writing
 //!    trees ([`bridge`]), and validating a document record by record
-//!    ([`check`]).
+//!    ([`check`]);
+//! 10. `gedcomx`: GEDCOM X export (feature `gedcomx`): records mapped to
+//!     GEDCOM X persons, relationships, sources with FHISO citation
+//!     elements and agents, written as JSON or XML record by record.
 //!
 //! [`Input`] detects the character encoding (byte-order mark, UTF-16
 //! sniffing, the HEAD's `CHAR` line) and transcodes UTF-16 once;
@@ -146,6 +149,8 @@ pub mod edit;
 pub mod encoding;
 pub mod escape;
 pub mod event;
+#[cfg(feature = "gedcomx")]
+pub mod gedcomx;
 mod input;
 mod ordered;
 pub mod par;

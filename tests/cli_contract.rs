@@ -56,6 +56,8 @@ fn every_command(file: &str) -> Vec<Vec<String>> {
         v(&["events", file]),
         v(&["events", "--types", file]),
         v(&["json", file]),
+        v(&["gedcomx", file]),
+        v(&["gedcomx", "--format", "xml", "--pretty", file]),
         v(&["stats", file]),
         v(&["stats", "--tree", file]),
         v(&["count", file]),

@@ -26,6 +26,7 @@ fn section() -> String {
         "stats",
         "count",
         "json",
+        "gedcomx",
         "get",
         "edit",
         "fmt",

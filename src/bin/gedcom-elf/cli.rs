@@ -76,6 +76,25 @@ pub enum Command {
         #[command(flatten)]
         r: Reading,
     },
+    /// One GEDCOM X document (JSON or XML) with FHISO citation elements; what is not
+    /// converted is listed on stderr
+    Gedcomx {
+        /// The output format: GEDCOM X JSON or XML
+        #[arg(long, value_name = "json|xml", default_value = "json",
+              value_parser = ["json", "xml"])]
+        format: String,
+        /// Indent the output, one property per line
+        #[arg(long)]
+        pretty: bool,
+        /// Keep extension structures (_TAG) as notes of their person, relationship or
+        /// source instead of listing them as not converted
+        #[arg(long)]
+        keep_extensions: bool,
+        #[command(flatten)]
+        output: OutputArg,
+        #[command(flatten)]
+        r: Reading,
+    },
     /// The structures with xref_id XREF (or the nodes at PATH under them) as GEDCOM
     #[command(after_help = "Exit status 3 when no structure has XREF, or nothing is at PATH.")]
     Get {
@@ -380,6 +399,7 @@ impl Command {
             | Command::Stats { r, .. }
             | Command::Count { r }
             | Command::Json { r }
+            | Command::Gedcomx { r, .. }
             | Command::Get { r, .. } => {
                 (r.input.file.as_str(), of(&r.read, Some(&r.jobs), &r.diag))
             }

@@ -14,6 +14,7 @@ mod count_cmd;
 mod drive;
 mod edit_cmd;
 mod events;
+mod gedcomx_cmd;
 mod get_cmd;
 mod json;
 mod json_cmd;
@@ -113,6 +114,16 @@ fn run(command: Option<Command>) -> ExitCode {
         Command::Stats { .. } => stats::run(s, &source, r),
         Command::Count { .. } => count_cmd::run(s, &source, r),
         Command::Json { .. } => json_cmd::run(s, &source, r),
+        Command::Gedcomx {
+            format,
+            pretty,
+            keep_extensions,
+            output,
+            ..
+        } => {
+            let how = (format.as_str(), pretty, keep_extensions);
+            gedcomx_cmd::run(s, &source, how, output.output.as_deref(), r)
+        }
         Command::Get { xref, path, .. } => get_cmd::run(s, &source, &xref, path.as_deref(), r),
         Command::Edit { e } => edit_cmd::run(&source, e, r),
         Command::Fmt { w } => rewrite_cmd::run(s, &source, WriterConfig::new(), &w.output, r),

@@ -132,6 +132,12 @@ impl Report {
         self.tell(None, "warning", message);
     }
 
+    /// A warning of the command's own at a line of the input (hidden by
+    /// `--quiet`).
+    pub fn warning_at(&self, line: Option<u64>, message: &str) {
+        self.tell(line, "warning", message);
+    }
+
     /// A note (hidden by `--quiet`).
     pub fn note(&self, message: &str) {
         self.tell(None, "note", message);

@@ -1,0 +1,34 @@
+//! Arbitrary bytes through the GEDCOM X export: JSON and XML, record by
+//! record at one and two jobs and batches of 1 to 64 bytes; the document
+//! and the not-converted report must be the same every way, and nothing
+//! may panic or hang.
+#![no_main]
+
+use gedcom_elf::gedcomx::{Export, Format, Options};
+use gedcom_elf::tree::Records;
+use libfuzzer_sys::fuzz_target;
+
+/// The document and the report's total, or the error's text.
+fn export(input: &[u8], format: Format, jobs: usize, batch: usize) -> Result<(Vec<u8>, u64), String> {
+    let mut out = Vec::new();
+    let options = Options { format, pretty: batch % 2 == 0, ..Options::default() };
+    let mut export = Export::new(&mut out, options, Vec::new).map_err(|e| e.to_string())?;
+    for record in Records::new(input).jobs(jobs).batch_bytes(batch) {
+        let record = record.map_err(|e| e.to_string())?;
+        export.record(record.root()).map_err(|e| e.to_string())?;
+    }
+    let report = export.finish().map_err(|e| e.to_string())?;
+    Ok((out, report.total()))
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (flags, input) = match data.split_first() {
+        Some((f, rest)) => (*f, rest),
+        None => (0, data),
+    };
+    let format = if flags & 2 == 0 { Format::Json } else { Format::Xml };
+    let batch = usize::from(flags >> 2) % 64 + 1;
+    let one = export(input, format, 1, batch);
+    let two = export(input, format, 2, batch);
+    assert_eq!(one, two);
+});

@@ -1,0 +1,569 @@
+//! The two serialisations of the model, written by hand and streaming: a
+//! value is written as it is walked, with no intermediate document.
+//!
+//! Every model type describes itself once ([`Node::emit`]): each property
+//! with its JSON member name, its XML name and how XML carries it (an
+//! attribute, a child element with text, the element's own text, a child
+//! element of a model type, a list of them). [`Json`] and [`Xml`] turn that
+//! one description into their format. XML writes an element's attributes
+//! before its children, so [`Xml`] walks a value twice: once for the
+//! attributes, once for the children (no buffering either way).
+
+use std::io::{self, Write};
+
+/// An `Identifier`: a value and its type (`None`: untyped).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identifier {
+    /// The identifier's type (a URI), if it has one.
+    pub kind: Option<String>,
+    /// The value.
+    pub value: String,
+}
+
+/// A model type: its properties, in its JSON member order.
+pub trait Node {
+    /// Describes the value's properties to `e`.
+    ///
+    /// # Errors
+    /// The writer's.
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()>;
+}
+
+/// What a model type's properties are written through (see [`Node`]).
+/// Absent values (`None`, empty lists) are left out.
+pub trait Emit {
+    /// `true` for XML (for the rare property whose order differs).
+    fn is_xml(&self) -> bool;
+
+    /// A string: a JSON member, an XML attribute.
+    fn attr(&mut self, json: &str, xml: &str, value: Option<&str>) -> io::Result<()>;
+
+    /// A boolean: a JSON member, an XML attribute (written when `true`).
+    fn flag(&mut self, json: &str, xml: &str, value: bool) -> io::Result<()>;
+
+    /// A string: a JSON member, an XML child element holding the text.
+    fn text(&mut self, json: &str, xml: &str, value: Option<&str>) -> io::Result<()>;
+
+    /// The element's own text in XML, a JSON member `json`.
+    fn content(&mut self, json: &str, value: &str) -> io::Result<()>;
+
+    /// A timestamp: a JSON number (milliseconds since the epoch), an XML
+    /// child element holding an `xsd:dateTime`.
+    fn timestamp(&mut self, json: &str, xml: &str, millis: i64, date_time: &str) -> io::Result<()>;
+
+    /// A number: a JSON number, an XML child element holding it.
+    fn number(&mut self, json: &str, xml: &str, value: Option<f64>) -> io::Result<()>;
+
+    /// A value of a model type: a JSON object member, an XML child element.
+    fn child<N: Node>(&mut self, json: &str, xml: &str, value: Option<&N>) -> io::Result<()>;
+
+    /// A list: a JSON array member, repeated XML child elements.
+    fn list<N: Node>(&mut self, json: &str, xml: &str, items: &[N]) -> io::Result<()>;
+
+    /// A resource reference: `{"resource": uri}`, `<xml resource="uri"/>`.
+    fn reference(&mut self, json: &str, xml: &str, uri: Option<&str>) -> io::Result<()>;
+
+    /// A list of resource references.
+    fn references(&mut self, json: &str, xml: &str, uris: &[String]) -> io::Result<()>;
+
+    /// A set of identifiers: in JSON an object with a member per type (an
+    /// array of values; `$` for untyped ones), in XML `<identifier
+    /// type="...">value</identifier>` elements.
+    fn identifiers(&mut self, ids: &[Identifier]) -> io::Result<()>;
+}
+
+/// Writes `s` as a JSON string (RFC 8259): `"` and `\` escaped, control
+/// characters as short escapes or `\u00XX`, everything else as it is.
+pub(crate) fn json_string<W: Write + ?Sized>(out: &mut W, s: &str) -> io::Result<()> {
+    out.write_all(b"\"")?;
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => b"",
+            _ => continue,
+        };
+        out.write_all(&bytes[start..i])?;
+        if esc.is_empty() {
+            write!(out, "\\u{b:04x}")?;
+        } else {
+            out.write_all(esc)?;
+        }
+        start = i + 1;
+    }
+    out.write_all(&bytes[start..])?;
+    out.write_all(b"\"")
+}
+
+/// Writes `s` as XML 1.0 character data (`attr`: inside a double-quoted
+/// attribute). `&`, `<` and `>` are escaped, and in an attribute `"` and the
+/// white space a parser would normalise (tab, LF, CR) as character
+/// references; CR in text too. Characters XML 1.0 cannot carry (C0 controls
+/// other than tab, LF and CR; U+FFFE, U+FFFF) are written as U+FFFD.
+pub(crate) fn xml_escaped<W: Write + ?Sized>(out: &mut W, s: &str, attr: bool) -> io::Result<()> {
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let esc: &str = match c {
+            '&' => "&amp;",
+            '<' => "&lt;",
+            '>' => "&gt;",
+            '"' if attr => "&quot;",
+            '\t' if attr => "&#9;",
+            '\n' if attr => "&#10;",
+            '\r' => "&#13;",
+            '\t' | '\n' => continue,
+            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => "\u{fffd}",
+            _ => continue,
+        };
+        out.write_all(&s.as_bytes()[start..i])?;
+        out.write_all(esc.as_bytes())?;
+        start = i + c.len_utf8();
+    }
+    out.write_all(&s.as_bytes()[start..])
+}
+
+/// The JSON writer: compact, or pretty (two spaces per level, `"key": value`).
+pub struct Json<'w, W: Write + ?Sized> {
+    out: &'w mut W,
+    pretty: bool,
+    depth: usize,
+    /// Whether the object being written has a member yet.
+    first: bool,
+}
+
+impl<'w, W: Write + ?Sized> Json<'w, W> {
+    /// A writer to `out`, at nesting `depth` (for pretty indentation).
+    pub fn new(out: &'w mut W, pretty: bool, depth: usize) -> Self {
+        Json {
+            out,
+            pretty,
+            depth,
+            first: true,
+        }
+    }
+
+    /// Writes `value` as a JSON object.
+    ///
+    /// # Errors
+    /// The writer's.
+    pub fn object<N: Node>(&mut self, value: &N) -> io::Result<()> {
+        self.out.write_all(b"{")?;
+        let first = std::mem::replace(&mut self.first, true);
+        self.depth += 1;
+        value.emit(self)?;
+        self.depth -= 1;
+        if !self.first {
+            self.newline()?;
+        }
+        self.first = first;
+        self.out.write_all(b"}")
+    }
+
+    fn newline(&mut self) -> io::Result<()> {
+        if self.pretty {
+            self.out.write_all(b"\n")?;
+            for _ in 0..self.depth {
+                self.out.write_all(b"  ")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts a member: the comma, the indentation and the key.
+    fn key(&mut self, key: &str) -> io::Result<()> {
+        if !std::mem::replace(&mut self.first, false) {
+            self.out.write_all(b",")?;
+        }
+        self.newline()?;
+        json_string(self.out, key)?;
+        self.out.write_all(if self.pretty { b": " } else { b":" })
+    }
+
+    /// Writes `items` as an array, each with `each`.
+    fn array<T>(
+        &mut self,
+        items: &[T],
+        mut each: impl FnMut(&mut Self, &T) -> io::Result<()>,
+    ) -> io::Result<()> {
+        self.out.write_all(b"[")?;
+        self.depth += 1;
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                self.out.write_all(b",")?;
+            }
+            self.newline()?;
+            each(self, item)?;
+        }
+        self.depth -= 1;
+        self.newline()?;
+        self.out.write_all(b"]")
+    }
+
+    fn resource(&mut self, uri: &str) -> io::Result<()> {
+        self.out.write_all(b"{")?;
+        self.depth += 1;
+        self.newline()?;
+        json_string(self.out, "resource")?;
+        self.out.write_all(if self.pretty { b": " } else { b":" })?;
+        json_string(self.out, uri)?;
+        self.depth -= 1;
+        self.newline()?;
+        self.out.write_all(b"}")
+    }
+}
+
+impl<W: Write + ?Sized> Emit for Json<'_, W> {
+    fn is_xml(&self) -> bool {
+        false
+    }
+
+    fn attr(&mut self, json: &str, _: &str, value: Option<&str>) -> io::Result<()> {
+        self.text(json, "", value)
+    }
+
+    fn flag(&mut self, json: &str, _: &str, value: bool) -> io::Result<()> {
+        if value {
+            self.key(json)?;
+            self.out.write_all(b"true")?;
+        }
+        Ok(())
+    }
+
+    fn text(&mut self, json: &str, _: &str, value: Option<&str>) -> io::Result<()> {
+        if let Some(v) = value {
+            self.key(json)?;
+            json_string(self.out, v)?;
+        }
+        Ok(())
+    }
+
+    fn content(&mut self, json: &str, value: &str) -> io::Result<()> {
+        self.text(json, "", Some(value))
+    }
+
+    fn timestamp(&mut self, json: &str, _: &str, millis: i64, _: &str) -> io::Result<()> {
+        self.key(json)?;
+        write!(self.out, "{millis}")
+    }
+
+    fn number(&mut self, json: &str, _: &str, value: Option<f64>) -> io::Result<()> {
+        match value.filter(|v| v.is_finite()) {
+            Some(v) => {
+                self.key(json)?;
+                write!(self.out, "{v}")
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn child<N: Node>(&mut self, json: &str, _: &str, value: Option<&N>) -> io::Result<()> {
+        if let Some(v) = value {
+            self.key(json)?;
+            self.object(v)?;
+        }
+        Ok(())
+    }
+
+    fn list<N: Node>(&mut self, json: &str, _: &str, items: &[N]) -> io::Result<()> {
+        if !items.is_empty() {
+            self.key(json)?;
+            self.array(items, |s, n| s.object(n))?;
+        }
+        Ok(())
+    }
+
+    fn reference(&mut self, json: &str, _: &str, uri: Option<&str>) -> io::Result<()> {
+        if let Some(uri) = uri {
+            self.key(json)?;
+            self.resource(uri)?;
+        }
+        Ok(())
+    }
+
+    fn references(&mut self, json: &str, _: &str, uris: &[String]) -> io::Result<()> {
+        if !uris.is_empty() {
+            self.key(json)?;
+            self.array(uris, |s, u| s.resource(u))?;
+        }
+        Ok(())
+    }
+
+    fn identifiers(&mut self, ids: &[Identifier]) -> io::Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        self.key("identifiers")?;
+        self.out.write_all(b"{")?;
+        let first = std::mem::replace(&mut self.first, true);
+        self.depth += 1;
+        // One member per type, in the order the types first appear.
+        for (i, id) in ids.iter().enumerate() {
+            let ty = id.kind.as_deref();
+            if ids[..i].iter().any(|e| e.kind.as_deref() == ty) {
+                continue;
+            }
+            let values: Vec<&str> = ids[i..]
+                .iter()
+                .filter(|e| e.kind.as_deref() == ty)
+                .map(|e| e.value.as_str())
+                .collect();
+            self.key(ty.unwrap_or("$"))?;
+            self.array(&values, |s, v| json_string(s.out, v))?;
+        }
+        self.depth -= 1;
+        self.newline()?;
+        self.first = first;
+        self.out.write_all(b"}")
+    }
+}
+
+/// Which of its two walks [`Xml`] is on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Attributes,
+    Children,
+}
+
+/// The XML writer: compact, or pretty (two spaces per level; an element
+/// holding text stays on one line).
+pub struct Xml<'w, W: Write + ?Sized> {
+    out: &'w mut W,
+    pretty: bool,
+    depth: usize,
+    pass: Pass,
+    /// The start tag being written is not closed yet (`>` or `/>`).
+    open: bool,
+    /// The element being written has child elements.
+    nested: bool,
+}
+
+impl<'w, W: Write + ?Sized> Xml<'w, W> {
+    /// A writer to `out`, at nesting `depth` (for pretty indentation).
+    pub fn new(out: &'w mut W, pretty: bool, depth: usize) -> Self {
+        Xml {
+            out,
+            pretty,
+            depth,
+            pass: Pass::Children,
+            open: false,
+            nested: false,
+        }
+    }
+
+    fn newline(&mut self) -> io::Result<()> {
+        if self.pretty {
+            self.out.write_all(b"\n")?;
+            for _ in 0..self.depth {
+                self.out.write_all(b"  ")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the start tag of the element whose children are written.
+    fn close_start(&mut self) -> io::Result<()> {
+        if std::mem::replace(&mut self.open, false) {
+            self.out.write_all(b">")?;
+        }
+        Ok(())
+    }
+
+    /// Begins a child element: closes the parent's start tag, indents, and
+    /// writes `<name`.
+    fn begin(&mut self, name: &str) -> io::Result<()> {
+        self.close_start()?;
+        self.nested = true;
+        self.newline()?;
+        write!(self.out, "<{name}")
+    }
+
+    /// Writes `value` as the element `name` (with `extra` attributes first:
+    /// the root's namespace declarations).
+    ///
+    /// # Errors
+    /// The writer's.
+    pub fn element<N: Node>(&mut self, name: &str, value: &N) -> io::Result<()> {
+        self.element_with(name, &[], value)
+    }
+
+    /// As [`Xml::element`], with attributes written before the value's.
+    pub(crate) fn element_with<N: Node>(
+        &mut self,
+        name: &str,
+        extra: &[(&str, &str)],
+        value: &N,
+    ) -> io::Result<()> {
+        let pass = self.pass;
+        self.begin(name)?;
+        for (k, v) in extra {
+            write!(self.out, " {k}=\"")?;
+            xml_escaped(self.out, v, true)?;
+            self.out.write_all(b"\"")?;
+        }
+        self.pass = Pass::Attributes;
+        value.emit(self)?;
+        self.pass = Pass::Children;
+        self.open = true;
+        self.nested = false;
+        self.depth += 1;
+        value.emit(self)?;
+        self.depth -= 1;
+        if self.open {
+            self.open = false;
+            self.out.write_all(b"/>")?;
+        } else {
+            if self.nested {
+                self.newline()?;
+            }
+            write!(self.out, "</{name}>")?;
+        }
+        // Back to the parent, which now has a child element.
+        (self.pass, self.nested) = (pass, true);
+        Ok(())
+    }
+
+    /// An element holding only text (and `attr`, if given).
+    fn text_element(
+        &mut self,
+        name: &str,
+        attr: Option<(&str, &str)>,
+        text: &str,
+    ) -> io::Result<()> {
+        self.begin(name)?;
+        if let Some((k, v)) = attr {
+            write!(self.out, " {k}=\"")?;
+            xml_escaped(self.out, v, true)?;
+            self.out.write_all(b"\"")?;
+        }
+        self.out.write_all(b">")?;
+        xml_escaped(self.out, text, false)?;
+        write!(self.out, "</{name}>")
+    }
+}
+
+impl<W: Write + ?Sized> Emit for Xml<'_, W> {
+    fn is_xml(&self) -> bool {
+        true
+    }
+
+    fn attr(&mut self, _: &str, xml: &str, value: Option<&str>) -> io::Result<()> {
+        if let (Pass::Attributes, Some(v)) = (self.pass, value) {
+            write!(self.out, " {xml}=\"")?;
+            xml_escaped(self.out, v, true)?;
+            self.out.write_all(b"\"")?;
+        }
+        Ok(())
+    }
+
+    fn flag(&mut self, _: &str, xml: &str, value: bool) -> io::Result<()> {
+        if self.pass == Pass::Attributes && value {
+            write!(self.out, " {xml}=\"true\"")?;
+        }
+        Ok(())
+    }
+
+    fn text(&mut self, _: &str, xml: &str, value: Option<&str>) -> io::Result<()> {
+        match (self.pass, value) {
+            (Pass::Children, Some(v)) => self.text_element(xml, None, v),
+            _ => Ok(()),
+        }
+    }
+
+    fn content(&mut self, _: &str, value: &str) -> io::Result<()> {
+        if self.pass == Pass::Children {
+            self.close_start()?;
+            xml_escaped(self.out, value, false)?;
+        }
+        Ok(())
+    }
+
+    fn timestamp(&mut self, _: &str, xml: &str, _: i64, date_time: &str) -> io::Result<()> {
+        self.text("", xml, Some(date_time))
+    }
+
+    fn number(&mut self, _: &str, xml: &str, value: Option<f64>) -> io::Result<()> {
+        match value.filter(|v| v.is_finite()) {
+            Some(v) => self.text("", xml, Some(&v.to_string())),
+            None => Ok(()),
+        }
+    }
+
+    fn child<N: Node>(&mut self, _: &str, xml: &str, value: Option<&N>) -> io::Result<()> {
+        match (self.pass, value) {
+            (Pass::Children, Some(v)) => self.element(xml, v),
+            _ => Ok(()),
+        }
+    }
+
+    fn list<N: Node>(&mut self, _: &str, xml: &str, items: &[N]) -> io::Result<()> {
+        if self.pass == Pass::Children {
+            for item in items {
+                self.element(xml, item)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn reference(&mut self, _: &str, xml: &str, uri: Option<&str>) -> io::Result<()> {
+        if let (Pass::Children, Some(uri)) = (self.pass, uri) {
+            self.begin(xml)?;
+            self.out.write_all(b" resource=\"")?;
+            xml_escaped(self.out, uri, true)?;
+            self.out.write_all(b"\"/>")?;
+        }
+        Ok(())
+    }
+
+    fn references(&mut self, json: &str, xml: &str, uris: &[String]) -> io::Result<()> {
+        for uri in uris {
+            self.reference(json, xml, Some(uri))?;
+        }
+        Ok(())
+    }
+
+    fn identifiers(&mut self, ids: &[Identifier]) -> io::Result<()> {
+        if self.pass == Pass::Children {
+            for id in ids {
+                let ty = id.kind.as_deref().map(|t| ("type", t));
+                self.text_element("identifier", ty, &id.value)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(s: &str) -> String {
+        let mut out = Vec::new();
+        json_string(&mut out, s).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn xml(s: &str, attr: bool) -> String {
+        let mut out = Vec::new();
+        xml_escaped(&mut out, s, attr).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn json_strings_escape_quotes_backslashes_and_controls() {
+        assert_eq!(json("a\"b\\c\nd\u{1}é"), r#""a\"b\\c\nd\u0001é""#);
+    }
+
+    #[test]
+    fn xml_escapes_markup_and_replaces_what_xml_cannot_carry() {
+        assert_eq!(xml("a<b>&\"c\"\n", false), "a&lt;b&gt;&amp;\"c\"\n");
+        assert_eq!(xml("a\"b\tc\nd", true), "a&quot;b&#9;c&#10;d");
+        assert_eq!(xml("x\u{1}\ry", false), "x\u{fffd}&#13;y");
+    }
+}

@@ -1,0 +1,1974 @@
+//! GEDCOM records to GEDCOM X items, one record at a time (the table is in
+//! [the module docs](super)).
+//!
+//! [`Mapper::map_record`] reads one record's tree and gives the items it
+//! becomes: a person, a source description and the descriptions of its
+//! citations, an agent... Whatever it does not map is counted in
+//! [`NotConverted`] with its path and lines, so nothing disappears
+//! silently. The only state kept from one record to the next is that
+//! report, the `FAMC.PEDI` values waiting for their family record and the
+//! places with coordinates already described (a name and two numbers
+//! each).
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+use super::model::{
+    Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gender,
+    Identifier, Name, NameForm, NamePart, Note, Person, PlaceDescription, PlaceReference,
+    Qualifier, Relationship, SourceCitation, SourceDescription, SourceReference, TextValue,
+    Timestamp,
+};
+use super::{CEV, ELF, GX};
+use crate::tree::NodeRef;
+use crate::value::{Date as GedcomDate, Name as GedcomName, Pedigree, Sex};
+
+/// One item of a document, as a record maps to it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// The document's attribution (from the `HEAD`).
+    Attribution(Attribution),
+    /// The document's language (the `HEAD`'s `LANG`, as a language tag).
+    Lang(String),
+    /// A person (`INDI`).
+    Person(Person),
+    /// A relationship (from a `FAM`).
+    Relationship(Relationship),
+    /// A source description (`SOUR`, `OBJE`, a citation).
+    SourceDescription(SourceDescription),
+    /// An agent (`REPO`, `SUBM`).
+    Agent(Agent),
+    /// A document (`NOTE` record, a source's `TEXT`).
+    Document(Document),
+    /// A place with coordinates (a `PLAC` with a `MAP`), once per name and
+    /// coordinates.
+    Place(PlaceDescription),
+}
+
+/// The citation elements of a source, in GEDCOM order (the 5.5.1 source
+/// record, then the citation's own): the path of the structure under the
+/// `SOUR` record or citation, and the element's name. FHISO's own elements
+/// where its vocabulary names one; the ELF structure type IRI otherwise.
+pub const CITATION_ELEMENTS: [(&str, &str, &str); 7] = [
+    ("AUTH", CEV, "authorName"),
+    ("TITL", CEV, "title"),
+    ("ABBR", CEV, "shortTitle"),
+    ("PUBL", ELF, "SOURCE_PUBLICATION_FACTS"),
+    ("REPO.CALN", ELF, "SOURCE_CALL_NUMBER"),
+    ("PAGE", ELF, "WHERE_WITHIN_SOURCE"),
+    ("DATA.DATE", ELF, "ENTRY_RECORDING_DATE"),
+];
+
+/// Individual events and attributes: tag and GEDCOM X fact type.
+const PERSON_FACTS: [(&str, &str); 34] = [
+    ("BIRT", "Birth"),
+    ("CHR", "Christening"),
+    ("DEAT", "Death"),
+    ("BURI", "Burial"),
+    ("CREM", "Cremation"),
+    ("ADOP", "Adoption"),
+    ("BAPM", "Baptism"),
+    ("BARM", "BarMitzvah"),
+    ("BASM", "BatMitzvah"),
+    ("BLES", "Blessing"),
+    ("CHRA", "AdultChristening"),
+    ("CONF", "Confirmation"),
+    ("FCOM", "FirstCommunion"),
+    ("ORDN", "Ordination"),
+    ("NATU", "Naturalization"),
+    ("EMIG", "Emigration"),
+    ("IMMI", "Immigration"),
+    ("CENS", "Census"),
+    ("PROB", "Probate"),
+    ("WILL", "Will"),
+    ("GRAD", "Graduation"),
+    ("RETI", "Retirement"),
+    ("CAST", "Caste"),
+    ("DSCR", "PhysicalDescription"),
+    ("EDUC", "Education"),
+    ("IDNO", "NationalId"),
+    ("NATI", "Nationality"),
+    ("NCHI", "NumberOfChildren"),
+    ("NMR", "NumberOfMarriages"),
+    ("OCCU", "Occupation"),
+    ("PROP", "Property"),
+    ("RELI", "Religion"),
+    ("RESI", "Residence"),
+    ("SSN", "NationalId"),
+];
+
+/// Family events and attributes: tag and GEDCOM X couple fact type.
+const COUPLE_FACTS: [(&str, &str); 9] = [
+    ("ANUL", "Annulment"),
+    ("DIV", "Divorce"),
+    ("DIVF", "DivorceFiling"),
+    ("ENGA", "Engagement"),
+    ("MARB", "MarriageBanns"),
+    ("MARC", "MarriageContract"),
+    ("MARR", "Marriage"),
+    ("MARL", "MarriageLicense"),
+    ("NCHI", "NumberOfChildren"),
+];
+
+/// The ELF language names (the 5.5.1 `LANG` values) and their language
+/// tags (RFC 5646), one per line, a tab between: ELF's table.
+const LANGUAGES: &str = include_str!("languages.tsv");
+
+/// The language tag of a 5.5.1 language name (any case), or of a value
+/// that is a tag already (letters and hyphens, at most 8 letters before
+/// the first hyphen).
+pub fn language_tag(name: &str) -> Option<String> {
+    let name = name.trim();
+    let known = LANGUAGES.lines().find_map(|l| {
+        let (n, tag) = l.split_once('\t')?;
+        n.eq_ignore_ascii_case(name).then(|| tag.trim().to_string())
+    });
+    known.or_else(|| {
+        let first = name.split('-').next().unwrap_or("");
+        let tag_like = (2..=8).contains(&first.len())
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && first.bytes().all(|b| b.is_ascii_lowercase());
+        tag_like.then(|| name.to_string())
+    })
+}
+
+/// A file's `FORM` and its media type.
+const MEDIA_TYPES: [(&str, &str); 14] = [
+    ("bmp", "image/bmp"),
+    ("gif", "image/gif"),
+    ("jpg", "image/jpeg"),
+    ("jpeg", "image/jpeg"),
+    ("png", "image/png"),
+    ("tif", "image/tiff"),
+    ("tiff", "image/tiff"),
+    ("pcx", "image/x-pcx"),
+    ("wav", "audio/wav"),
+    ("mp3", "audio/mpeg"),
+    ("pdf", "application/pdf"),
+    ("htm", "text/html"),
+    ("html", "text/html"),
+    ("txt", "text/plain"),
+];
+
+/// Why a structure was not converted.
+pub mod reason {
+    /// No GEDCOM X property holds it in this mapping.
+    pub const NO_EQUIVALENT: &str = "no GEDCOM X equivalent in this mapping";
+    /// An extension tag (`_X`).
+    pub const EXTENSION: &str = "extension tag";
+    /// A pointer to a note record: its text is a document of its own.
+    pub const NOTE_POINTER: &str = "pointer to a NOTE record (the record is a document)";
+    /// A value the mapping does not know.
+    pub const UNKNOWN_VALUE: &str = "value not understood";
+    /// A family fact with no couple to hold it.
+    pub const NO_COUPLE: &str = "the family has fewer than two partners";
+    /// A `FAMC.PEDI` whose family record came before the individual or is
+    /// missing.
+    pub const PEDIGREE: &str = "PEDI whose FAM record came first or is missing";
+    /// A second structure where GEDCOM X holds one.
+    pub const SECOND: &str = "a second one: GEDCOM X holds one";
+    /// A `HEAD` that came after other records: the document had begun.
+    pub const LATE_HEAD: &str = "HEAD after other records: the document had begun";
+    /// A structure of the `HEAD` that describes the file (its encoding,
+    /// the program that wrote it, its destination, date and name...).
+    pub const FILE_METADATA: &str = "describes the GEDCOM file, not its data";
+    /// A record with no xref_id where one is needed.
+    pub const NO_XREF: &str = "record with no xref_id";
+}
+
+/// What was not converted: per path of tags (`INDI.BIRT.FAMC`) and
+/// reason, how many and the first lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NotConverted {
+    entries: BTreeMap<(String, &'static str), (u64, Vec<u64>)>,
+    total: u64,
+}
+
+/// One path of [`NotConverted`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped<'a> {
+    /// The tags from the record down (`INDI.BIRT.FAMC`).
+    pub path: &'a str,
+    /// Why (one of [`reason`]'s).
+    pub reason: &'static str,
+    /// How many structures.
+    pub count: u64,
+    /// The first lines (at most [`NotConverted::LINES`]).
+    pub lines: &'a [u64],
+}
+
+impl NotConverted {
+    /// Lines kept per path.
+    pub const LINES: usize = 5;
+    /// Paths kept; beyond them, structures are only counted in the total.
+    pub const PATHS: usize = 10_000;
+
+    /// Counts one structure (and its substructures) at `path`, `line`.
+    pub fn add(&mut self, path: String, reason: &'static str, line: u64) {
+        self.total += 1;
+        if self.entries.len() >= Self::PATHS && !self.entries.contains_key(&(path.clone(), reason))
+        {
+            return;
+        }
+        let (n, lines) = self.entries.entry((path, reason)).or_default();
+        *n += 1;
+        if lines.len() < Self::LINES {
+            lines.push(line);
+        }
+    }
+
+    /// Structures not converted (each counts with its substructures).
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// `true` when everything was converted.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// The paths, sorted.
+    pub fn entries(&self) -> impl Iterator<Item = Skipped<'_>> {
+        self.entries
+            .iter()
+            .map(|((path, reason), (count, lines))| Skipped {
+                path,
+                reason,
+                count: *count,
+                lines,
+            })
+    }
+}
+
+/// Maps records one at a time (see [the module docs](super)).
+#[derive(Debug, Default)]
+pub struct Mapper {
+    report: NotConverted,
+    /// `FAMC.PEDI` facts waiting for their family: (family id, child id) to
+    /// (fact type, line).
+    pedigrees: HashMap<(String, String), Vec<(&'static str, u64)>>,
+    /// The places described so far: (name, latitude and longitude bits) to
+    /// the description's id.
+    places: Places,
+    /// Keep extension structures as notes ([`Mapper::keep_extensions`]).
+    keep: bool,
+    /// A `HEAD` was mapped (the document has one attribution).
+    head_seen: bool,
+}
+
+/// Places described: (name, latitude bits, longitude bits) to id.
+type Places = HashMap<(String, u64, u64), String>;
+
+/// A GEDCOM X URI in the `http://gedcomx.org/` namespace.
+fn gx(name: &str) -> String {
+    format!("{GX}{name}")
+}
+
+/// An xref (`@I1@`) as a GEDCOM X id: without its `@` signs, every byte
+/// other than ASCII letters, digits, `_` and `-` written `~XX` (hex), so
+/// ids made by joining record ids with `.` never equal a record's id.
+pub fn xref_id(xref: &str) -> String {
+    let inner = xref.strip_prefix('@').unwrap_or(xref);
+    let inner = inner.strip_suffix('@').unwrap_or(inner);
+    let mut id = String::with_capacity(inner.len());
+    for b in inner.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' {
+            id.push(char::from(b));
+        } else {
+            id.push_str(&format!("~{b:02X}"));
+        }
+    }
+    id
+}
+
+/// A record's id: its xref's ([`xref_id`]), or `~L` and its line when it has
+/// none (which no xref's id can be).
+fn record_id(record: NodeRef<'_>) -> String {
+    match record.xref() {
+        Some(x) => xref_id(&x.to_str_lossy()),
+        None => format!("~L{}", record.line()),
+    }
+}
+
+/// The id a pointer payload points to.
+fn pointer_id(node: NodeRef<'_>) -> Option<String> {
+    node.pointer().map(|p| xref_id(&p.to_str_lossy()))
+}
+
+/// The payload's text, if it has some that is not empty.
+fn text(node: NodeRef<'_>) -> Option<String> {
+    node.text()
+        .map(Cow::into_owned)
+        .filter(|t| !t.trim().is_empty())
+}
+
+/// `s` percent-encoded for a URI, every byte but the unreserved ones.
+fn percent(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The fact type of an `EVEN`, `FACT` (or unknown event) with `TYPE`: a
+/// `data:` URI holding the type's text (the tag's, when no `TYPE`).
+fn data_uri(kind: &str) -> String {
+    format!("data:,{}", percent(kind))
+}
+
+/// A GEDCOM X `Date` from a `DATE` node: the payload verbatim, and the
+/// formal date when the payload is understood.
+pub fn date(node: NodeRef<'_>) -> Date {
+    let formal = match node.date() {
+        Some(Ok(d)) => d.gedcomx().ok().map(|g| g.to_string()),
+        _ => None,
+    };
+    Date {
+        original: node.text().map(Cow::into_owned),
+        formal,
+    }
+}
+
+/// `hh:mm[:ss[.fff]]` as milliseconds since midnight.
+fn time_millis(t: &str) -> Option<i64> {
+    let (hms, fraction) = match t.trim().split_once('.') {
+        Some((a, b)) => (a, Some(b)),
+        None => (t.trim(), None),
+    };
+    let mut parts = hms.split(':');
+    let mut field = |max: i64| -> Option<Option<i64>> {
+        match parts.next() {
+            None => Some(None),
+            Some(p) if (1..=2).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()) => {
+                let n: i64 = p.parse().ok()?;
+                (n <= max).then_some(Some(n))
+            }
+            Some(_) => None,
+        }
+    };
+    let h = field(23)??;
+    let m = field(59)??;
+    let s = field(59)?.unwrap_or(0);
+    if parts.next().is_some() {
+        return None;
+    }
+    let ms = match fraction {
+        None => 0,
+        Some(f) if !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) => {
+            let digits: String = f.chars().chain("000".chars()).take(3).collect();
+            digits.parse().ok()?
+        }
+        Some(_) => return None,
+    };
+    Some(((h * 60 + m) * 60 + s) * 1000 + ms)
+}
+
+/// A `CHAN`'s `DATE` (and `TIME`) as a timestamp: a Gregorian day, read as
+/// UTC (GEDCOM gives no zone). `None` when it is not one day, or not in
+/// the years 0001 to 9999.
+pub fn timestamp(date_node: NodeRef<'_>) -> Option<Timestamp> {
+    let parsed = date_node.date()?.ok()?;
+    let GedcomDate::Exact(day) = &parsed else {
+        return None;
+    };
+    let (first, last) = day.jdn_range()?;
+    let formal = parsed.gedcomx().ok()?.to_string();
+    let ymd = formal.strip_prefix('+').filter(|f| f.len() == 10)?;
+    if first != last || ymd.starts_with("0000") {
+        return None;
+    }
+    let time = match date_node.child("TIME") {
+        Some(t) => time_millis(&t.text()?)?,
+        None => 0,
+    };
+    /// The Julian day number of 1970-01-01.
+    const EPOCH_JDN: i64 = 2_440_588;
+    let millis = (first - EPOCH_JDN) * 86_400_000 + time;
+    let (s, ms) = (time / 1000, time % 1000);
+    let mut date_time = format!("{ymd}T{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+    if ms > 0 {
+        date_time.push_str(&format!(".{ms:03}"));
+    }
+    Some(Timestamp { millis, date_time })
+}
+
+/// The tags from the record down to `node`, joined with `.`.
+fn path_of(node: NodeRef<'_>) -> String {
+    let mut tags = vec![node.tag()];
+    let mut at = node;
+    while let Some(p) = at.parent() {
+        tags.push(p.tag());
+        at = p;
+    }
+    tags.reverse();
+    tags.join(".")
+}
+
+/// The state of one record's mapping.
+struct Ctx<'m> {
+    report: &'m mut NotConverted,
+    /// Keep extension structures as notes.
+    keep: bool,
+    /// The extension structures kept so far, as notes for the record's
+    /// item, with their lines.
+    kept: Vec<(Note, u64)>,
+    places: &'m mut Places,
+    items: &'m mut Vec<Item>,
+    /// The record's id, which derived ids start with.
+    owner: String,
+    /// Derived descriptions so far: citations, media, transcriptions,
+    /// places.
+    cites: u32,
+    media: u32,
+    texts: u32,
+    places_made: u32,
+}
+
+impl Ctx<'_> {
+    /// Counts `node` (with its substructures) as not converted.
+    fn skip(&mut self, node: NodeRef<'_>, reason: &'static str) {
+        self.report.add(path_of(node), reason, node.line());
+    }
+
+    /// Counts `node` as not converted, for the usual reason of its tag; an
+    /// extension structure is kept as a note instead with
+    /// [`Mapper::keep_extensions`].
+    fn other(&mut self, node: NodeRef<'_>) {
+        if !node.tag().starts_with('_') {
+            return self.skip(node, reason::NO_EQUIVALENT);
+        }
+        if self.keep {
+            let note = Note {
+                subject: Some(path_of(node)),
+                text: gedcom_lines(node),
+            };
+            self.kept.push((note, node.line()));
+            return;
+        }
+        self.skip(node, reason::EXTENSION);
+    }
+
+    /// Counts the substructures of `node` not in `handled`.
+    fn rest(&mut self, node: NodeRef<'_>, handled: &[&str]) {
+        for c in node.children() {
+            if !handled.contains(&c.tag()) {
+                self.other(c);
+            }
+        }
+    }
+
+    /// A `NOTE`: its text as a note; a pointer is counted.
+    fn note(&mut self, node: NodeRef<'_>) -> Option<Note> {
+        if node.pointer().is_some() {
+            self.skip(node, reason::NOTE_POINTER);
+            return None;
+        }
+        self.rest(node, &[]);
+        // An empty note says nothing (and GEDCOM X requires the text).
+        Some(Note {
+            subject: None,
+            text: text(node)?,
+        })
+    }
+
+    /// An identifier from `REFN`, `RIN`, `AFN`, `RFN` or `_UID`: typed by
+    /// the structure's ELF type IRI; untyped for an extension tag.
+    fn identifier(&mut self, node: NodeRef<'_>) -> Option<Identifier> {
+        self.rest(node, &[]);
+        let typed = !node.tag().starts_with('_');
+        Some(Identifier {
+            kind: typed
+                .then(|| node.structure_type().map(|t| t.iri().into_owned()))
+                .flatten(),
+            value: text(node)?,
+        })
+    }
+
+    /// A `CHAN`: the date as `modified`, a note as the change message.
+    fn change(&mut self, node: NodeRef<'_>, into: &mut Attribution) {
+        for c in node.children() {
+            match c.tag() {
+                "DATE" => match timestamp(c) {
+                    Some(t) => {
+                        into.modified = Some(t);
+                        self.rest(c, &["TIME"]);
+                    }
+                    None => self.skip(c, reason::UNKNOWN_VALUE),
+                },
+                "NOTE" if c.pointer().is_none() && into.change_message.is_none() => {
+                    into.change_message = text(c);
+                    self.rest(c, &[]);
+                }
+                _ => self.other(c),
+            }
+        }
+    }
+
+    /// A fresh id for a description derived from this record (`I1.s1`).
+    fn derived(&mut self, kind: char) -> String {
+        let n = match kind {
+            's' => &mut self.cites,
+            'm' => &mut self.media,
+            'p' => &mut self.places_made,
+            _ => &mut self.texts,
+        };
+        *n += 1;
+        format!("{}.{kind}{n}", self.owner)
+    }
+
+    /// A transcription (`TEXT`) of the description `of`.
+    fn transcription(&mut self, node: NodeRef<'_>, of: &str) {
+        self.rest(node, &[]);
+        // An empty text says nothing (and GEDCOM X requires the text).
+        if text(node).is_none() {
+            return;
+        }
+        let id = self.derived('t');
+        self.items.push(Item::Document(Document {
+            id,
+            kind: Some(gx("Transcription")),
+            sources: vec![SourceReference {
+                description: format!("#{of}"),
+                qualifiers: Vec::new(),
+            }],
+            text: node.text().map(Cow::into_owned).unwrap_or_default(),
+            ..Document::default()
+        }));
+    }
+
+    /// A source citation (`SOUR` under anything but the record itself).
+    fn citation(&mut self, node: NodeRef<'_>) -> Option<SourceReference> {
+        let mut reference = SourceReference::default();
+        // Qualifiers on the reference: QUAY, and EVEN with its ROLE.
+        let qualify = |n: NodeRef<'_>, r: &mut SourceReference| {
+            let name = n.structure_type().map(|t| t.iri().into_owned());
+            let name = name.unwrap_or_else(|| format!("{ELF}{}", n.tag()));
+            r.qualifiers.push(Qualifier::new(name, text(n)));
+        };
+        let Some(target) = pointer_id(node) else {
+            // A text citation: a description of its own.
+            let id = self.derived('s');
+            let mut sd = SourceDescription {
+                id: id.clone(),
+                citations: vec![SourceCitation {
+                    value: text(node).unwrap_or_else(|| format!("#{id}")),
+                    ..SourceCitation::default()
+                }],
+                ..SourceDescription::default()
+            };
+            for c in node.children() {
+                match c.tag() {
+                    "TEXT" => self.transcription(c, &id),
+                    "NOTE" => sd.notes.extend(self.note(c)),
+                    "QUAY" => qualify(c, &mut reference),
+                    _ => self.other(c),
+                }
+            }
+            self.items.push(Item::SourceDescription(sd));
+            reference.description = format!("#{id}");
+            return Some(reference);
+        };
+        let own = node
+            .children()
+            .any(|c| matches!(c.tag(), "PAGE" | "DATA" | "NOTE"));
+        if !own {
+            reference.description = format!("#{target}");
+            for c in node.children() {
+                match c.tag() {
+                    "QUAY" => qualify(c, &mut reference),
+                    "EVEN" => {
+                        qualify(c, &mut reference);
+                        for r in c.children() {
+                            match r.tag() {
+                                "ROLE" => qualify(r, &mut reference),
+                                _ => self.other(r),
+                            }
+                        }
+                    }
+                    _ => self.other(c),
+                }
+            }
+            return Some(reference);
+        }
+        // A description of its own, a component of the record's.
+        let id = self.derived('s');
+        let mut sd = SourceDescription {
+            id: id.clone(),
+            component_of: Some(SourceReference {
+                description: format!("#{target}"),
+                qualifiers: Vec::new(),
+            }),
+            ..SourceDescription::default()
+        };
+        let mut elements = Vec::new();
+        for c in node.children() {
+            match c.tag() {
+                "PAGE" => {}
+                "DATA" => {
+                    for d in c.children() {
+                        match d.tag() {
+                            "DATE" => {}
+                            "TEXT" => self.transcription(d, &id),
+                            _ => self.other(d),
+                        }
+                    }
+                }
+                "NOTE" => sd.notes.extend(self.note(c)),
+                "QUAY" => qualify(c, &mut reference),
+                "EVEN" => {
+                    qualify(c, &mut reference);
+                    for r in c.children() {
+                        match r.tag() {
+                            "ROLE" => qualify(r, &mut reference),
+                            _ => self.other(r),
+                        }
+                    }
+                }
+                _ => self.other(c),
+            }
+        }
+        elements_of(node, &mut elements, self);
+        let value = elements
+            .iter()
+            .map(|e: &CitationElement| e.value.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        sd.citations.push(SourceCitation {
+            lang: None,
+            value: if value.is_empty() {
+                format!("#{target}")
+            } else {
+                value
+            },
+            elements,
+        });
+        self.items.push(Item::SourceDescription(sd));
+        reference.description = format!("#{id}");
+        Some(reference)
+    }
+
+    /// A multimedia link (`OBJE`): a pointer as it is, an inline one as a
+    /// description of its own.
+    fn media(&mut self, node: NodeRef<'_>) -> Option<SourceReference> {
+        let description = match pointer_id(node) {
+            Some(target) => {
+                self.rest(node, &[]);
+                target
+            }
+            None => {
+                let id = self.derived('m');
+                let sd = self.media_description(node, id.clone());
+                self.items.push(Item::SourceDescription(sd));
+                id
+            }
+        };
+        Some(SourceReference {
+            description: format!("#{description}"),
+            qualifiers: Vec::new(),
+        })
+    }
+
+    /// A description of a multimedia record or inline `OBJE`: the first
+    /// `FILE` as `about`, its `FORM` as the media type, `TITL` as title and
+    /// citation.
+    fn media_description(&mut self, node: NodeRef<'_>, id: String) -> SourceDescription {
+        let mut sd = SourceDescription {
+            id,
+            ..SourceDescription::default()
+        };
+        let form_of = |f: NodeRef<'_>, sd: &mut SourceDescription, cx: &mut Self| {
+            let form = text(f).unwrap_or_default();
+            let form = form.trim().trim_start_matches('.').to_ascii_lowercase();
+            match MEDIA_TYPES.iter().find(|(k, _)| *k == form) {
+                Some((_, t)) if sd.media_type.is_none() => sd.media_type = Some((*t).into()),
+                _ => cx.skip(f, reason::UNKNOWN_VALUE),
+            }
+            cx.rest(f, &[]);
+        };
+        let title = |t: NodeRef<'_>, sd: &mut SourceDescription| {
+            if let Some(v) = text(t) {
+                sd.titles.push(TextValue::new(v));
+            }
+        };
+        for c in node.children() {
+            match c.tag() {
+                "FILE" if sd.about.is_none() => {
+                    sd.about = text(c).map(|f| uri_reference(&f));
+                    for f in c.children() {
+                        match f.tag() {
+                            "FORM" => form_of(f, &mut sd, self),
+                            "TITL" => title(f, &mut sd),
+                            _ => self.other(f),
+                        }
+                    }
+                }
+                "FILE" => self.skip(c, reason::SECOND),
+                "FORM" => form_of(c, &mut sd, self),
+                "TITL" => title(c, &mut sd),
+                "NOTE" => sd.notes.extend(self.note(c)),
+                "REFN" | "RIN" | "_UID" => sd.identifiers.extend(self.identifier(c)),
+                "CHAN" => self.change(c, &mut sd.attribution),
+                _ => self.other(c),
+            }
+        }
+        let value = sd
+            .titles
+            .first()
+            .map(|t| t.value.clone())
+            .or_else(|| sd.about.clone())
+            .unwrap_or_else(|| format!("#{}", sd.id));
+        sd.citations.push(SourceCitation {
+            value,
+            ..SourceCitation::default()
+        });
+        sd
+    }
+
+    /// A fact from an event or attribute structure.
+    fn fact(&mut self, node: NodeRef<'_>, kind: Option<&str>) -> Fact {
+        let generic = kind.is_none();
+        let mut fact = Fact {
+            kind: kind.map(gx).unwrap_or_default(),
+            ..Fact::default()
+        };
+        let payload = text(node).filter(|t| t.trim() != "Y");
+        fact.value = payload;
+        let mut typed = None;
+        for c in node.children() {
+            match c.tag() {
+                "TYPE" if generic && typed.is_none() => {
+                    typed = text(c);
+                    self.rest(c, &[]);
+                }
+                "DATE" => {
+                    if fact.date.is_some() {
+                        self.skip(c, reason::SECOND);
+                        continue;
+                    }
+                    fact.date = Some(date(c));
+                    self.rest(c, &[]);
+                }
+                "PLAC" => {
+                    if fact.place.is_some() {
+                        self.skip(c, reason::SECOND);
+                        continue;
+                    }
+                    fact.place = Some(PlaceReference {
+                        original: c.text().map(Cow::into_owned),
+                        description: self.place(c),
+                    });
+                    self.rest(c, &["MAP"]);
+                }
+                "AGE" => fact.qualifiers.push(Qualifier::new(gx("Age"), text(c))),
+                "CAUS" => fact.qualifiers.push(Qualifier::new(gx("Cause"), text(c))),
+                "RELI" => fact
+                    .qualifiers
+                    .push(Qualifier::new(gx("Religion"), text(c))),
+                "SOUR" => fact.sources.extend(self.citation(c)),
+                "NOTE" => fact.notes.extend(self.note(c)),
+                _ => self.other(c),
+            }
+            if matches!(c.tag(), "AGE" | "CAUS" | "RELI") {
+                self.rest(c, &[]);
+            }
+        }
+        if generic {
+            fact.kind = data_uri(typed.as_deref().unwrap_or(node.tag()));
+        }
+        fact
+    }
+
+    /// The description of a `PLAC` with a `MAP` (`#id`): made the first
+    /// time its name and coordinates are met, referenced after.
+    fn place(&mut self, plac: NodeRef<'_>) -> Option<String> {
+        let map = plac.child("MAP")?;
+        self.rest(map, &["LATI", "LONG"]);
+        let c = match plac.coordinates()? {
+            Ok(c) => c,
+            Err(_) => {
+                self.skip(map, reason::UNKNOWN_VALUE);
+                return None;
+            }
+        };
+        // GEDCOM X requires a place description's name.
+        let Some(name) = text(plac) else {
+            self.skip(map, reason::NO_EQUIVALENT);
+            return None;
+        };
+        let key = (name, c.latitude.to_bits(), c.longitude.to_bits());
+        if let Some(id) = self.places.get(&key) {
+            return Some(format!("#{id}"));
+        }
+        let id = self.derived('p');
+        self.items.push(Item::Place(PlaceDescription {
+            id: id.clone(),
+            names: vec![TextValue::new(key.0.clone())],
+            latitude: Some(c.latitude),
+            longitude: Some(c.longitude),
+        }));
+        self.places.insert(key, id.clone());
+        Some(format!("#{id}"))
+    }
+
+    /// A `NAME` (or its `FONE`/`ROMN` variant) as a name form.
+    fn name_form(&mut self, node: NodeRef<'_>) -> NameForm {
+        let payload = node.text().unwrap_or_default();
+        let (parsed, _) = GedcomName::parse_lenient(&payload);
+        let full: Vec<&str> = [
+            Some(parsed.given.as_ref()),
+            parsed.surname.as_deref(),
+            Some(parsed.suffix.as_ref()),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.is_empty())
+        .collect();
+        let full = full.join(" ");
+        let pieces = node.name_pieces();
+        let part = |kind: &str, value: &str, particle: bool| NamePart {
+            kind: Some(gx(kind)),
+            value: value.to_string(),
+            qualifiers: match particle {
+                true => vec![Qualifier::new(gx("Particle"), None)],
+                false => Vec::new(),
+            },
+        };
+        let mut parts = Vec::new();
+        let given_pieces = !(pieces.prefix.is_empty()
+            && pieces.given.is_empty()
+            && pieces.surname_prefix.is_empty()
+            && pieces.surname.is_empty()
+            && pieces.suffix.is_empty());
+        if given_pieces {
+            for (list, kind, particle) in [
+                (&pieces.prefix, "Prefix", false),
+                (&pieces.given, "Given", false),
+                (&pieces.surname_prefix, "Surname", true),
+                (&pieces.surname, "Surname", false),
+                (&pieces.suffix, "Suffix", false),
+            ] {
+                for v in list.iter().filter(|v| !v.trim().is_empty()) {
+                    parts.push(part(kind, v, particle));
+                }
+            }
+        } else {
+            if !parsed.given.is_empty() {
+                parts.push(part("Given", &parsed.given, false));
+            }
+            if let Some(s) = parsed.surname.as_deref().filter(|s| !s.is_empty()) {
+                parts.push(part("Surname", s, false));
+            }
+            if !parsed.suffix.is_empty() {
+                parts.push(part("Suffix", &parsed.suffix, false));
+            }
+        }
+        NameForm {
+            lang: None,
+            full_text: (!full.is_empty()).then_some(full),
+            parts,
+        }
+    }
+
+    /// A `NAME`: a name, and a nickname name per `NICK`.
+    fn names(&mut self, node: NodeRef<'_>, into: &mut Vec<Name>) {
+        let mut name = Name {
+            name_forms: vec![self.name_form(node)],
+            ..Name::default()
+        };
+        let mut nicknames = Vec::new();
+        for c in node.children() {
+            match c.tag() {
+                "NPFX" | "GIVN" | "SPFX" | "SURN" | "NSFX" => self.rest(c, &[]),
+                "NICK" => {
+                    self.rest(c, &[]);
+                    if let Some(n) = text(c) {
+                        nicknames.push(Name {
+                            kind: Some(gx("Nickname")),
+                            name_forms: vec![NameForm {
+                                full_text: Some(n),
+                                ..NameForm::default()
+                            }],
+                            ..Name::default()
+                        });
+                    }
+                }
+                "TYPE" => {
+                    let kind = match text(c)
+                        .unwrap_or_default()
+                        .trim()
+                        .to_ascii_lowercase()
+                        .as_str()
+                    {
+                        "birth" | "maiden" => Some("BirthName"),
+                        "married" => Some("MarriedName"),
+                        "aka" => Some("AlsoKnownAs"),
+                        _ => None,
+                    };
+                    match kind {
+                        Some(k) if name.kind.is_none() => name.kind = Some(gx(k)),
+                        _ => self.skip(c, reason::UNKNOWN_VALUE),
+                    }
+                    self.rest(c, &[]);
+                }
+                "FONE" | "ROMN" => {
+                    name.name_forms.push(self.name_form(c));
+                    self.rest(c, &["NPFX", "GIVN", "NICK", "SPFX", "SURN", "NSFX"]);
+                    for n in c.children_with_tag("NICK") {
+                        self.skip(n, reason::NO_EQUIVALENT);
+                    }
+                }
+                "SOUR" => name.sources.extend(self.citation(c)),
+                "NOTE" => name.notes.extend(self.note(c)),
+                _ => self.other(c),
+            }
+        }
+        into.push(name);
+        into.extend(nicknames);
+    }
+}
+
+/// A structure and its substructures as GEDCOM lines, levels counted from
+/// 0 (a payload's further lines as `CONT` lines).
+fn gedcom_lines(node: NodeRef<'_>) -> String {
+    let mut out = String::new();
+    let base = node.level();
+    for n in std::iter::once(node).chain(node.descendants()) {
+        let level = n.level() - base;
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&format!("{level} {}", n.tag()));
+        if let Some(p) = n.pointer() {
+            out.push_str(&format!(" {}", p.to_str_lossy()));
+        }
+        if let Some(t) = n.text() {
+            let mut lines = t.split('\n');
+            if let Some(first) = lines.next() {
+                out.push(' ');
+                out.push_str(first);
+            }
+            for more in lines {
+                out.push_str(&format!("\n{} CONT {more}", level + 1));
+            }
+        }
+    }
+    out
+}
+
+/// The citation elements [`CITATION_ELEMENTS`] names under `node` (a
+/// `SOUR` record or citation), in the table's order, each structure's
+/// payload as the value.
+fn elements_of(node: NodeRef<'_>, into: &mut Vec<CitationElement>, cx: &mut Ctx<'_>) {
+    for (path, base, name) in CITATION_ELEMENTS {
+        for n in node.path(path) {
+            if let Some(v) = text(n) {
+                into.push(CitationElement::new(format!("{base}{name}"), v));
+            }
+            // Their substructures are not elements (a CALN's MEDI).
+            cx.rest(n, &[]);
+        }
+    }
+}
+
+/// A file path or URL as a URI reference: spaces and other bytes a URI
+/// cannot hold percent-encoded, backslashes made slashes.
+fn uri_reference(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.trim().bytes() {
+        match b {
+            b'\\' => out.push('/'),
+            b if b.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&'()*+,;=%".contains(&b) => {
+                out.push(char::from(b))
+            }
+            b => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// A phone number as a `tel:` (or `fax:`) URI: white space removed, every
+/// byte but letters, digits and RFC 3966's `+ - . ( )` percent-encoded.
+fn phone_uri(scheme: &str, number: &str) -> String {
+    let mut out = format!("{scheme}:");
+    for b in number.bytes().filter(|b| !b.is_ascii_whitespace()) {
+        if b.is_ascii_alphanumeric() || b"+-.()".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+impl Mapper {
+    /// A mapper with nothing mapped yet.
+    pub fn new() -> Self {
+        Mapper::default()
+    }
+
+    /// With `keep`, an extension structure (a tag starting with `_`) under
+    /// a record that becomes a person, a relationship, a source description
+    /// or a document is kept as a note of that item (its path as the
+    /// subject, its GEDCOM lines as the text) rather than counted as not
+    /// converted. Under any other record, and as a record itself, it is
+    /// still counted.
+    pub fn keep_extensions(mut self, keep: bool) -> Self {
+        self.keep = keep;
+        self
+    }
+
+    /// What was not converted so far.
+    pub fn not_converted(&self) -> &NotConverted {
+        &self.report
+    }
+
+    /// Counts the `HEAD.SUBM` of a `HEAD` mapped after the document had
+    /// begun (line unknown: 0).
+    pub(crate) fn report_late_head(&mut self) {
+        self.report.add("HEAD.SUBM".into(), reason::LATE_HEAD, 0);
+    }
+
+    /// Maps one record, appending its items to `items`.
+    pub fn map_record(&mut self, record: NodeRef<'_>, items: &mut Vec<Item>) {
+        let start = items.len();
+        let mut cx = Ctx {
+            keep: self.keep,
+            kept: Vec::new(),
+            report: &mut self.report,
+            places: &mut self.places,
+            items,
+            owner: record_id(record),
+            cites: 0,
+            media: 0,
+            texts: 0,
+            places_made: 0,
+        };
+        let needs_xref = !matches!(record.tag(), "HEAD" | "TRLR");
+        if needs_xref && record.xref().is_none() {
+            cx.skip(record, reason::NO_XREF);
+            return;
+        }
+        match record.tag() {
+            "HEAD" if std::mem::replace(&mut self.head_seen, true) => {
+                cx.skip(record, reason::SECOND)
+            }
+            "HEAD" => head(&mut cx, record),
+            "TRLR" => cx.rest(record, &[]),
+            "INDI" => {
+                let (person, famc) = person(&mut cx, record);
+                for (family, pedigree, line) in famc {
+                    let key = (family, person.id.clone());
+                    self.pedigrees
+                        .entry(key)
+                        .or_default()
+                        .push((pedigree, line));
+                }
+                cx.items.push(Item::Person(person));
+            }
+            "FAM" => family(&mut cx, record, &mut self.pedigrees),
+            "SOUR" => source(&mut cx, record),
+            "REPO" | "SUBM" => agent(&mut cx, record),
+            "OBJE" => {
+                let id = cx.owner.clone();
+                let sd = cx.media_description(record, id);
+                cx.items.push(Item::SourceDescription(sd));
+            }
+            "NOTE" => note_record(&mut cx, record),
+            // An extension record, or one GEDCOM X has no place for (SUBN).
+            tag => {
+                let reason = match tag.starts_with('_') {
+                    true => reason::EXTENSION,
+                    false => reason::NO_EQUIVALENT,
+                };
+                cx.skip(record, reason);
+            }
+        }
+        // The extensions kept go to the record's own item, if it has notes.
+        let kept = std::mem::take(&mut cx.kept);
+        let owner = cx.owner.clone();
+        let notes = cx.items[start..].iter_mut().find_map(|i| match i {
+            Item::Person(p) if p.id == owner => Some(&mut p.notes),
+            Item::Relationship(r) if r.id == owner => Some(&mut r.notes),
+            Item::SourceDescription(d) if d.id == owner => Some(&mut d.notes),
+            Item::Document(d) if d.id == owner => Some(&mut d.notes),
+            _ => None,
+        });
+        match notes {
+            Some(notes) => notes.extend(kept.into_iter().map(|(n, _)| n)),
+            None => {
+                for (note, line) in kept {
+                    let path = note.subject.unwrap_or_default();
+                    cx.report.add(path, reason::EXTENSION, line);
+                }
+            }
+        }
+    }
+
+    /// Ends the mapping: the `FAMC.PEDI` facts no family took are counted.
+    pub fn finish(mut self) -> NotConverted {
+        let mut left: Vec<_> = self.pedigrees.drain().collect();
+        left.sort();
+        for (_, facts) in left {
+            for (_, line) in facts {
+                self.report
+                    .add("INDI.FAMC.PEDI".into(), reason::PEDIGREE, line);
+            }
+        }
+        self.report
+    }
+}
+
+/// The `HEAD`: its `SUBM` is the document's contributor; the rest describes
+/// the file, not the data, and is counted.
+fn head(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
+    let mut attribution = Attribution::default();
+    for c in record.children() {
+        match (c.tag(), pointer_id(c)) {
+            ("SUBM", Some(id)) if attribution.contributor.is_none() => {
+                attribution.contributor = Some(format!("#{id}"));
+                cx.rest(c, &[]);
+            }
+            ("LANG", None) => match text(c).as_deref().and_then(language_tag) {
+                Some(tag) => {
+                    cx.items.push(Item::Lang(tag));
+                    cx.rest(c, &[]);
+                }
+                None => cx.skip(c, reason::UNKNOWN_VALUE),
+            },
+            _ if c.tag().starts_with('_') => cx.other(c),
+            _ => cx.skip(c, reason::FILE_METADATA),
+        }
+    }
+    cx.items.push(Item::Attribution(attribution));
+}
+
+/// An `INDI`: the person, and its `FAMC`s with a `PEDI` (family id, fact
+/// type, line) for the family to take.
+fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) -> (Person, Vec<(String, &'static str, u64)>) {
+    let mut p = Person {
+        id: cx.owner.clone(),
+        ..Person::default()
+    };
+    let mut famc = Vec::new();
+    for c in record.children() {
+        let tag = c.tag();
+        if let Some((_, kind)) = PERSON_FACTS.iter().find(|(t, _)| *t == tag) {
+            p.facts.push(cx.fact(c, Some(kind)));
+            continue;
+        }
+        match tag {
+            "NAME" => cx.names(c, &mut p.names),
+            "SEX" => match (c.sex(), &p.gender) {
+                (Some(Ok(sex)), None) => {
+                    let kind = match sex {
+                        Sex::Male => "Male",
+                        Sex::Female => "Female",
+                        Sex::X => "Intersex",
+                        Sex::Unknown => "Unknown",
+                    };
+                    p.gender = Some(Gender { kind: gx(kind) });
+                    cx.rest(c, &[]);
+                }
+                (Some(Ok(_)), Some(_)) => cx.skip(c, reason::SECOND),
+                _ => cx.skip(c, reason::UNKNOWN_VALUE),
+            },
+            "EVEN" | "FACT" => p.facts.push(cx.fact(c, None)),
+            "RESN" => {
+                let words = text(c).unwrap_or_default().to_ascii_lowercase();
+                if words.contains("privacy") || words.contains("confidential") {
+                    p.private = true;
+                }
+                if words.contains("locked") {
+                    cx.skip(c, reason::NO_EQUIVALENT);
+                }
+                cx.rest(c, &[]);
+            }
+            "FAMC" => {
+                // The link itself is the family's CHIL; its PEDI waits for it.
+                for f in c.children() {
+                    match (f.tag(), f.pedigree(), pointer_id(c)) {
+                        ("PEDI", Some(Ok(pedi)), Some(family)) => {
+                            let kind = match pedi {
+                                Pedigree::Birth => "BiologicalParent",
+                                Pedigree::Adopted => "AdoptiveParent",
+                                Pedigree::Foster => "FosterParent",
+                                Pedigree::Sealing | Pedigree::Other => {
+                                    cx.skip(f, reason::NO_EQUIVALENT);
+                                    continue;
+                                }
+                            };
+                            famc.push((family, kind, f.line()));
+                        }
+                        ("PEDI", _, _) => cx.skip(f, reason::UNKNOWN_VALUE),
+                        _ => cx.other(f),
+                    }
+                }
+            }
+            // The family's HUSB and WIFE make these links.
+            "FAMS" => cx.rest(c, &[]),
+            "SOUR" => p.sources.extend(cx.citation(c)),
+            "NOTE" => p.notes.extend(cx.note(c)),
+            "OBJE" => p.media.extend(cx.media(c)),
+            "REFN" | "RIN" | "AFN" | "RFN" | "_UID" => p.identifiers.extend(cx.identifier(c)),
+            "CHAN" => cx.change(c, &mut p.attribution),
+            _ => cx.other(c),
+        }
+    }
+    (p, famc)
+}
+
+/// A `FAM`: a couple relationship (the family's id) when it has two
+/// partners, and a parent-child relationship per partner and child
+/// (`FAMILY.PARENT.CHILD`).
+fn family(
+    cx: &mut Ctx<'_>,
+    record: NodeRef<'_>,
+    pedigrees: &mut HashMap<(String, String), Vec<(&'static str, u64)>>,
+) {
+    let mut parents = Vec::new();
+    let mut children = Vec::new();
+    // Husbands before wives, whatever the order of the lines.
+    let mut husbands = 0;
+    for c in record.children() {
+        let Some(id) = pointer_id(c).filter(|_| matches!(c.tag(), "HUSB" | "WIFE" | "CHIL")) else {
+            continue;
+        };
+        let list = match c.tag() {
+            "CHIL" => &mut children,
+            _ => &mut parents,
+        };
+        if list.contains(&id) {
+            cx.skip(c, reason::SECOND);
+            continue;
+        }
+        if c.tag() == "HUSB" {
+            list.insert(husbands, id);
+            husbands += 1;
+        } else {
+            list.push(id);
+        }
+        cx.rest(c, &[]);
+    }
+    let couple = parents.len() == 2;
+    let mut rel = Relationship {
+        id: cx.owner.clone(),
+        kind: gx("Couple"),
+        person1: parents.first().map(|p| format!("#{p}")).unwrap_or_default(),
+        person2: parents.get(1).map(|p| format!("#{p}")).unwrap_or_default(),
+        ..Relationship::default()
+    };
+    for c in record.children() {
+        let tag = c.tag();
+        if matches!(tag, "HUSB" | "WIFE" | "CHIL") && c.pointer().is_some() {
+            continue;
+        }
+        if !couple && !matches!(tag, "HUSB" | "WIFE" | "CHIL") {
+            cx.skip(c, reason::NO_COUPLE);
+            continue;
+        }
+        if let Some((_, kind)) = COUPLE_FACTS.iter().find(|(t, _)| *t == tag) {
+            rel.facts.push(cx.fact(c, Some(kind)));
+            continue;
+        }
+        match tag {
+            "EVEN" | "FACT" => rel.facts.push(cx.fact(c, None)),
+            "SOUR" => rel.sources.extend(cx.citation(c)),
+            "NOTE" => rel.notes.extend(cx.note(c)),
+            "OBJE" => rel.media.extend(cx.media(c)),
+            "REFN" | "RIN" | "_UID" => rel.identifiers.extend(cx.identifier(c)),
+            "CHAN" => cx.change(c, &mut rel.attribution),
+            _ => cx.other(c),
+        }
+    }
+    let family_id = cx.owner.clone();
+    if couple {
+        cx.items.push(Item::Relationship(rel));
+    }
+    for child in &children {
+        let facts: Vec<Fact> = pedigrees
+            .remove(&(family_id.clone(), child.clone()))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(kind, _)| Fact {
+                kind: gx(kind),
+                ..Fact::default()
+            })
+            .collect();
+        for parent in &parents {
+            cx.items.push(Item::Relationship(Relationship {
+                id: format!("{family_id}.{parent}.{child}"),
+                kind: gx("ParentChild"),
+                person1: format!("#{parent}"),
+                person2: format!("#{child}"),
+                facts: facts.clone(),
+                ..Relationship::default()
+            }));
+        }
+    }
+}
+
+/// A `SOUR` record: a source description whose citation has a formatted
+/// value and the citation elements.
+fn source(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
+    let id = cx.owner.clone();
+    let mut sd = SourceDescription {
+        id: id.clone(),
+        ..SourceDescription::default()
+    };
+    let mut elements = Vec::new();
+    elements_of(record, &mut elements, cx);
+    for c in record.children() {
+        match c.tag() {
+            "AUTH" | "ABBR" | "PUBL" => {}
+            "TITL" => sd.titles.extend(text(c).map(TextValue::new)),
+            "REPO" => {
+                match pointer_id(c) {
+                    Some(r) if sd.repository.is_none() => sd.repository = Some(format!("#{r}")),
+                    Some(_) => cx.skip(c, reason::SECOND),
+                    None => {}
+                }
+                for r in c.children() {
+                    match r.tag() {
+                        "CALN" => {}
+                        _ => cx.other(r),
+                    }
+                }
+            }
+            "DATA" => {
+                for d in c.children() {
+                    match d.tag() {
+                        "EVEN" => {
+                            let mut coverage = Coverage::default();
+                            for e in d.children() {
+                                match e.tag() {
+                                    "DATE" => coverage.temporal = Some(date(e)),
+                                    "PLAC" => {
+                                        coverage.spatial = Some(PlaceReference {
+                                            original: text(e),
+                                            description: None,
+                                        })
+                                    }
+                                    _ => {
+                                        cx.other(e);
+                                        continue;
+                                    }
+                                }
+                                cx.rest(e, &[]);
+                            }
+                            if let Some(events) = text(d) {
+                                let v = format!("Events recorded: {events}");
+                                sd.descriptions.push(TextValue::new(v));
+                            }
+                            sd.coverage.push(coverage);
+                        }
+                        "NOTE" => sd.notes.extend(cx.note(d)),
+                        _ => cx.other(d),
+                    }
+                }
+            }
+            "TEXT" => cx.transcription(c, &id),
+            "NOTE" => sd.notes.extend(cx.note(c)),
+            "REFN" | "RIN" | "_UID" => sd.identifiers.extend(cx.identifier(c)),
+            "CHAN" => cx.change(c, &mut sd.attribution),
+            _ => cx.other(c),
+        }
+    }
+    // The formatted citation: author, title, publication facts and call
+    // number; the short title, or the id, when there are none.
+    let formatted = elements
+        .iter()
+        .filter(|e| !e.name.ends_with("shortTitle"))
+        .map(|e| e.value.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let value = match formatted.is_empty() {
+        false => formatted,
+        true => elements
+            .first()
+            .map(|e| e.value.clone())
+            .unwrap_or_else(|| format!("#{id}")),
+    };
+    sd.citations.push(SourceCitation {
+        lang: None,
+        value,
+        elements,
+    });
+    cx.items.push(Item::SourceDescription(sd));
+}
+
+/// A `REPO` or `SUBM`: an agent.
+fn agent(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
+    let mut a = Agent {
+        id: cx.owner.clone(),
+        ..Agent::default()
+    };
+    for c in record.children() {
+        match c.tag() {
+            "NAME" => {
+                a.names.extend(text(c).map(TextValue::new));
+                cx.rest(c, &[]);
+            }
+            "ADDR" => {
+                let part = |tag: &str| c.child(tag).and_then(text);
+                a.addresses.push(Address {
+                    value: text(c),
+                    city: part("CITY"),
+                    country: part("CTRY"),
+                    postal_code: part("POST"),
+                    state_or_province: part("STAE"),
+                    street: [part("ADR1"), part("ADR2"), part("ADR3")],
+                });
+                cx.rest(c, &["CITY", "CTRY", "POST", "STAE", "ADR1", "ADR2", "ADR3"]);
+            }
+            "PHON" => a.phones.extend(text(c).map(|t| phone_uri("tel", &t))),
+            "FAX" => a.phones.extend(text(c).map(|t| phone_uri("fax", &t))),
+            "EMAIL" => a
+                .emails
+                .extend(text(c).map(|t| format!("mailto:{}", uri_reference(&t)))),
+            "WWW" if a.homepage.is_none() => a.homepage = text(c).map(|t| uri_reference(&t)),
+            "REFN" | "RIN" | "RFN" | "_UID" => a.identifiers.extend(cx.identifier(c)),
+            _ => cx.other(c),
+        }
+        if matches!(c.tag(), "PHON" | "FAX" | "EMAIL" | "WWW") {
+            cx.rest(c, &[]);
+        }
+    }
+    cx.items.push(Item::Agent(a));
+}
+
+/// A `NOTE` record: a document holding its text.
+fn note_record(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
+    // GEDCOM X requires a document's text: an empty note is its id.
+    let mut d = Document {
+        id: cx.owner.clone(),
+        text: text(record).unwrap_or_else(|| format!("#{}", cx.owner)),
+        ..Document::default()
+    };
+    for c in record.children() {
+        match c.tag() {
+            "SOUR" => d.sources.extend(cx.citation(c)),
+            "CHAN" => cx.change(c, &mut d.attribution),
+            _ => cx.other(c),
+        }
+    }
+    cx.items.push(Item::Document(d));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree::Tree;
+
+    /// The items and the report of a document made of `body`.
+    fn map(body: &str) -> (Vec<Item>, NotConverted) {
+        let input = format!("0 HEAD\n1 CHAR UTF-8\n1 SUBM @U1@\n{body}0 TRLR\n");
+        let tree = Tree::from_slice(input.as_bytes()).unwrap();
+        let mut mapper = Mapper::new();
+        let mut items = Vec::new();
+        for record in tree.records() {
+            mapper.map_record(record, &mut items);
+        }
+        (items, mapper.finish())
+    }
+
+    fn persons(items: &[Item]) -> Vec<&Person> {
+        items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Person(x) => Some(x),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn relationships(items: &[Item]) -> Vec<&Relationship> {
+        items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Relationship(x) => Some(x),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn descriptions(items: &[Item]) -> Vec<&SourceDescription> {
+        items
+            .iter()
+            .filter_map(|i| match i {
+                Item::SourceDescription(x) => Some(x),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn documents(items: &[Item]) -> Vec<&Document> {
+        items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Document(x) => Some(x),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The report as `path reason lines` strings, but for the `HEAD`'s
+    /// `CHAR` every document here has.
+    fn skipped(r: &NotConverted) -> Vec<String> {
+        r.entries()
+            .filter(|s| s.path != "HEAD.CHAR")
+            .map(|s| format!("{} {} {:?}", s.path, s.reason, s.lines))
+            .collect()
+    }
+
+    fn part(kind: &str, value: &str) -> NamePart {
+        NamePart {
+            kind: Some(gx(kind)),
+            value: value.into(),
+            qualifiers: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_head_s_submitter_is_the_attribution_and_the_rest_is_counted() {
+        let (items, report) = map("");
+        let contributor = Some("#U1".to_string());
+        assert_eq!(
+            items,
+            [Item::Attribution(Attribution {
+                contributor,
+                ..Attribution::default()
+            })]
+        );
+        // The file's encoding is not data.
+        let head: Vec<_> = report
+            .entries()
+            .map(|s| (s.path, s.reason, s.lines))
+            .collect();
+        assert_eq!(head, [("HEAD.CHAR", reason::FILE_METADATA, &[2][..])]);
+    }
+
+    #[test]
+    fn a_second_head_is_counted_whole() {
+        let (items, report) = map("0 HEAD\n1 SUBM @U2@\n");
+        assert_eq!(items.len(), 1);
+        assert_eq!(skipped(&report), [format!("HEAD {} [4]", reason::SECOND)]);
+    }
+
+    #[test]
+    fn the_head_s_language_is_the_document_s() {
+        assert_eq!(language_tag("English").as_deref(), Some("en"));
+        assert_eq!(language_tag("anglo-saxon").as_deref(), Some("ang"));
+        assert_eq!(language_tag("fr-CA").as_deref(), Some("fr-CA"));
+        assert_eq!(language_tag("Klingonese"), None);
+        let tree = Tree::from_slice(b"0 HEAD\n1 CHAR UTF-8\n1 LANG German\n0 TRLR\n").unwrap();
+        let mut items = Vec::new();
+        Mapper::new().map_record(tree.records().next().unwrap(), &mut items);
+        assert_eq!(items[0], Item::Lang("de".into()));
+    }
+
+    #[test]
+    fn ids_are_xrefs_without_at_signs_and_other_bytes_escaped() {
+        assert_eq!(xref_id("@I1@"), "I1");
+        assert_eq!(xref_id("@a_b-C@"), "a_b-C");
+        assert_eq!(xref_id("@I.1 x@"), "I~2E1~20x");
+    }
+
+    #[test]
+    fn a_name_s_parts_come_from_its_pieces_or_from_the_name() {
+        let (items, report) = map("0 @I1@ INDI\n1 NAME Jean /de La Fontaine/ Jr\n\
+             0 @I2@ INDI\n1 NAME Lt. Jean /Fontaine/\n2 NPFX Lt.\n2 GIVN Jean\n2 SPFX de La\n\
+             2 SURN Fontaine\n2 NSFX Jr\n2 TYPE birth\n");
+        assert_eq!(skipped(&report), [""; 0]);
+        let p = persons(&items);
+        let form = &p[0].names[0].name_forms[0];
+        assert_eq!(form.full_text.as_deref(), Some("Jean de La Fontaine Jr"));
+        assert_eq!(
+            form.parts,
+            [
+                part("Given", "Jean"),
+                part("Surname", "de La Fontaine"),
+                part("Suffix", "Jr")
+            ]
+        );
+        let name = &p[1].names[0];
+        assert_eq!(name.kind.as_deref(), Some("http://gedcomx.org/BirthName"));
+        let mut particle = part("Surname", "de La");
+        particle.qualifiers = vec![Qualifier::new(gx("Particle"), None)];
+        assert_eq!(
+            name.name_forms[0].parts,
+            [
+                part("Prefix", "Lt."),
+                part("Given", "Jean"),
+                particle,
+                part("Surname", "Fontaine"),
+                part("Suffix", "Jr")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_nickname_is_a_name_of_its_own_and_variants_are_forms() {
+        let (items, report) = map(
+            "0 @I1@ INDI\n1 NAME Robert /Smith/\n2 NICK Bob\n2 ROMN Robert /Smit/\n2 TYPE user\n",
+        );
+        let names = &persons(&items)[0].names;
+        assert_eq!(names.len(), 2);
+        assert_eq!(names[0].name_forms.len(), 2);
+        assert_eq!(
+            names[0].name_forms[1].full_text.as_deref(),
+            Some("Robert Smit")
+        );
+        assert_eq!(
+            names[1].kind.as_deref(),
+            Some("http://gedcomx.org/Nickname")
+        );
+        assert_eq!(names[1].name_forms[0].full_text.as_deref(), Some("Bob"));
+        // A name type GEDCOM X lacks.
+        assert_eq!(
+            skipped(&report),
+            [format!("INDI.NAME.TYPE {} [8]", reason::UNKNOWN_VALUE)]
+        );
+    }
+
+    #[test]
+    fn sex_is_gender_and_a_bad_one_is_counted() {
+        let (items, report) = map("0 @I1@ INDI\n1 SEX F\n0 @I2@ INDI\n1 SEX Q\n");
+        let p = persons(&items);
+        let female = Some(Gender { kind: gx("Female") });
+        assert_eq!((&p[0].gender, &p[1].gender), (&female, &None));
+        assert_eq!(
+            skipped(&report),
+            [format!("INDI.SEX {} [7]", reason::UNKNOWN_VALUE)]
+        );
+    }
+
+    #[test]
+    fn events_are_facts_with_dates_places_values_and_qualifiers() {
+        let (items, report) = map(
+            "0 @I1@ INDI\n1 BIRT Y\n2 DATE ABT 1815\n2 PLAC Paris, France\n\
+             1 DEAT\n2 DATE 3 MAR 1901\n2 AGE 85y\n2 CAUS fever\n\
+             1 OCCU Baker\n1 EVEN Won a prize\n2 TYPE Award ceremony\n2 DATE nonsense\n",
+        );
+        assert_eq!(skipped(&report), [""; 0]);
+        let facts = &persons(&items)[0].facts;
+        assert_eq!(facts[0].kind, "http://gedcomx.org/Birth");
+        assert_eq!(facts[0].value, None);
+        let date = facts[0].date.as_ref().unwrap();
+        assert_eq!(
+            (date.original.as_deref(), date.formal.as_deref()),
+            (Some("ABT 1815"), Some("A+1815"))
+        );
+        assert_eq!(
+            facts[0].place.as_ref().unwrap().original.as_deref(),
+            Some("Paris, France")
+        );
+        let death = &facts[1];
+        assert_eq!(
+            death.date.as_ref().unwrap().formal.as_deref(),
+            Some("+1901-03-03")
+        );
+        assert_eq!(
+            death.qualifiers,
+            [
+                Qualifier::new(gx("Age"), Some("85y".into())),
+                Qualifier::new(gx("Cause"), Some("fever".into()))
+            ]
+        );
+        assert_eq!(
+            (facts[2].kind.as_str(), facts[2].value.as_deref()),
+            ("http://gedcomx.org/Occupation", Some("Baker"))
+        );
+        assert_eq!(facts[3].kind, "data:,Award%20ceremony");
+        assert_eq!(facts[3].value.as_deref(), Some("Won a prize"));
+        // Not understood: the original kept, no formal date.
+        let d = facts[3].date.as_ref().unwrap();
+        assert_eq!(
+            (d.original.as_deref(), d.formal.as_deref()),
+            (Some("nonsense"), None)
+        );
+    }
+
+    #[test]
+    fn places_with_coordinates_are_described_once() {
+        let (items, report) = map(
+            "0 @I1@ INDI\n1 BIRT\n2 PLAC Gibraltar\n3 MAP\n4 LATI N36.1408\n4 LONG W5.3536\n\
+             1 DEAT\n2 PLAC Gibraltar\n3 MAP\n4 LATI N36.1408\n4 LONG W5.3536\n\
+             1 BURI\n2 PLAC Gibraltar\n3 MAP\n4 LATI N36.1408\n\
+             0 @I2@ INDI\n1 BIRT\n2 PLAC Gibraltar\n3 MAP\n4 LATI N36.1408\n4 LONG W5.3536\n",
+        );
+        let places: Vec<&PlaceDescription> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Place(p) => Some(p),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(places.len(), 1);
+        assert_eq!(places[0].id, "I1.p1");
+        assert_eq!(
+            (places[0].latitude, places[0].longitude),
+            (Some(36.1408), Some(-5.3536))
+        );
+        let p = persons(&items);
+        let reference = |p: &Person, i: usize| p.facts[i].place.clone().unwrap().description;
+        assert_eq!(reference(p[0], 0).as_deref(), Some("#I1.p1"));
+        assert_eq!(reference(p[0], 1).as_deref(), Some("#I1.p1"));
+        assert_eq!(reference(p[1], 0).as_deref(), Some("#I1.p1"));
+        // A MAP with a latitude and no longitude: the name only, counted.
+        assert_eq!(reference(p[0], 2), None);
+        assert_eq!(
+            skipped(&report),
+            [format!("INDI.BURI.PLAC.MAP {} [17]", reason::UNKNOWN_VALUE)]
+        );
+    }
+
+    #[test]
+    fn a_family_is_a_couple_and_a_parent_child_relationship_per_parent_and_child() {
+        let (items, report) = map(
+            "0 @I3@ INDI\n1 FAMC @F1@\n2 PEDI adopted\n\
+             0 @F1@ FAM\n1 WIFE @I2@\n1 HUSB @I1@\n1 CHIL @I3@\n1 CHIL @I4@\n1 MARR\n2 DATE 1900\n",
+        );
+        assert_eq!(skipped(&report), [""; 0]);
+        let r = relationships(&items);
+        let ids: Vec<&str> = r.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["F1", "F1.I1.I3", "F1.I2.I3", "F1.I1.I4", "F1.I2.I4"]);
+        assert_eq!(
+            (
+                r[0].kind.as_str(),
+                r[0].person1.as_str(),
+                r[0].person2.as_str()
+            ),
+            ("http://gedcomx.org/Couple", "#I1", "#I2")
+        );
+        assert_eq!(r[0].facts[0].kind, "http://gedcomx.org/Marriage");
+        assert_eq!(
+            (r[2].person1.as_str(), r[2].person2.as_str()),
+            ("#I2", "#I3")
+        );
+        let adoptive = vec![Fact {
+            kind: gx("AdoptiveParent"),
+            ..Fact::default()
+        }];
+        assert_eq!((&r[1].facts, &r[2].facts), (&adoptive, &adoptive));
+        assert!(r[3].facts.is_empty());
+    }
+
+    #[test]
+    fn a_family_with_one_parent_keeps_its_children_and_counts_its_facts() {
+        let (items, report) = map(
+            "0 @F1@ FAM\n1 WIFE @I2@\n1 CHIL @I3@\n1 MARR\n0 @I3@ INDI\n1 FAMC @F1@\n2 PEDI birth\n",
+        );
+        let r = relationships(&items);
+        assert_eq!(r.len(), 1);
+        assert_eq!(
+            (r[0].id.as_str(), r[0].kind.as_str()),
+            ("F1.I2.I3", "http://gedcomx.org/ParentChild")
+        );
+        assert_eq!(
+            skipped(&report),
+            [
+                format!("FAM.MARR {} [7]", reason::NO_COUPLE),
+                // The individual came after the family: its PEDI is counted.
+                format!("INDI.FAMC.PEDI {} [10]", reason::PEDIGREE),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_source_record_has_a_formatted_citation_and_elements_in_table_order() {
+        let (items, report) = map(
+            "0 @S1@ SOUR\n1 TITL Les ancêtres de Charlemagne\n1 AUTH Settipani, Christian\n\
+             1 ABBR Ancêtres\n1 PUBL Paris, 1989\n1 REPO @R1@\n2 CALN 929.7\n1 TEXT A line.\n",
+        );
+        assert_eq!(skipped(&report), [""; 0]);
+        let sd = descriptions(&items)[0];
+        let c = &sd.citations[0];
+        let names: Vec<&str> = c.elements.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "http://terms.fhiso.org/sources/authorName",
+                "http://terms.fhiso.org/sources/title",
+                "http://terms.fhiso.org/sources/shortTitle",
+                "https://terms.fhiso.org/elf/SOURCE_PUBLICATION_FACTS",
+                "https://terms.fhiso.org/elf/SOURCE_CALL_NUMBER",
+            ]
+        );
+        assert_eq!(
+            c.value,
+            "Settipani, Christian, Les ancêtres de Charlemagne, Paris, 1989, 929.7"
+        );
+        assert_eq!(sd.repository.as_deref(), Some("#R1"));
+        assert_eq!(sd.titles, [TextValue::new("Les ancêtres de Charlemagne")]);
+        let d = documents(&items)[0];
+        assert_eq!(
+            (d.id.as_str(), d.kind.as_deref(), d.text.as_str()),
+            ("S1.t1", Some("http://gedcomx.org/Transcription"), "A line.")
+        );
+        assert_eq!(d.sources[0].description, "#S1");
+    }
+
+    #[test]
+    fn citations_become_references_or_descriptions_of_their_own() {
+        let (items, report) = map(
+            "0 @I1@ INDI\n1 SOUR @S1@\n2 QUAY 3\n1 BIRT\n2 SOUR @S1@\n3 PAGE p. 12\n\
+             3 DATA\n4 DATE 1 JAN 1900\n1 SOUR A family bible\n",
+        );
+        assert_eq!(skipped(&report), [""; 0]);
+        let p = persons(&items)[0];
+        assert_eq!(p.sources[0].description, "#S1");
+        assert_eq!(p.sources[0].qualifiers[0].value.as_deref(), Some("3"));
+        assert_eq!(p.facts[0].sources[0].description, "#I1.s1");
+        assert_eq!(p.sources[1].description, "#I1.s2");
+        let sd = descriptions(&items);
+        assert_eq!(sd[0].component_of.as_ref().unwrap().description, "#S1");
+        let elements = &sd[0].citations[0].elements;
+        assert_eq!(
+            elements,
+            &[
+                CitationElement::new(format!("{ELF}WHERE_WITHIN_SOURCE"), "p. 12"),
+                CitationElement::new(format!("{ELF}ENTRY_RECORDING_DATE"), "1 JAN 1900"),
+            ]
+        );
+        assert_eq!(sd[0].citations[0].value, "p. 12, 1 JAN 1900");
+        assert_eq!(sd[1].citations[0].value, "A family bible");
+        assert!(sd[1].component_of.is_none());
+    }
+
+    #[test]
+    fn repositories_and_submitters_are_agents() {
+        let (items, report) = map(
+            "0 @R1@ REPO\n1 NAME Archives\n1 ADDR 1 Main St\n2 CITY Springfield\n2 CTRY USA\n\
+             1 PHON +1 555 0100\n1 EMAIL a@@b.org\n1 WWW https://b.org/\n1 NOTE kept?\n",
+        );
+        let Item::Agent(a) = &items[1] else {
+            panic!("{items:?}")
+        };
+        assert_eq!(a.names, [TextValue::new("Archives")]);
+        assert_eq!(a.phones, ["tel:+15550100"]);
+        assert_eq!(a.emails, ["mailto:a@b.org"]);
+        assert_eq!(a.homepage.as_deref(), Some("https://b.org/"));
+        assert_eq!(a.addresses[0].city.as_deref(), Some("Springfield"));
+        assert_eq!(
+            skipped(&report),
+            [format!("REPO.NOTE {} [12]", reason::NO_EQUIVALENT)]
+        );
+    }
+
+    #[test]
+    fn notes_inline_are_notes_records_documents_and_pointers_counted() {
+        let (items, report) =
+            map("0 @I1@ INDI\n1 NOTE Some\n2 CONT text\n1 NOTE @N1@\n0 @N1@ NOTE A note\n");
+        assert_eq!(persons(&items)[0].notes[0].text, "Some\ntext");
+        let d = documents(&items)[0];
+        assert_eq!((d.id.as_str(), d.text.as_str()), ("N1", "A note"));
+        assert_eq!(
+            skipped(&report),
+            [format!("INDI.NOTE {} [7]", reason::NOTE_POINTER)]
+        );
+    }
+
+    #[test]
+    fn multimedia_is_a_described_file_and_a_media_reference() {
+        let (items, report) = map(
+            "0 @O1@ OBJE\n1 FILE photos/me 1.jpg\n2 FORM jpg\n2 TITL Me\n\
+             0 @I1@ INDI\n1 OBJE @O1@\n1 OBJE\n2 FILE x.gif\n2 FORM GIF\n",
+        );
+        assert_eq!(skipped(&report), [""; 0]);
+        let sd = descriptions(&items);
+        assert_eq!(sd[0].about.as_deref(), Some("photos/me%201.jpg"));
+        assert_eq!(sd[0].media_type.as_deref(), Some("image/jpeg"));
+        assert_eq!(sd[0].citations[0].value, "Me");
+        assert_eq!(sd[1].id, "I1.m1");
+        assert_eq!(sd[1].media_type.as_deref(), Some("image/gif"));
+        let media: Vec<&str> = persons(&items)[0]
+            .media
+            .iter()
+            .map(|m| m.description.as_str())
+            .collect();
+        assert_eq!(media, ["#O1", "#I1.m1"]);
+    }
+
+    #[test]
+    fn identifiers_are_typed_by_their_structure_type() {
+        let (items, _) = map("0 @I1@ INDI\n1 REFN 42\n1 RIN 7\n1 _UID ABC\n");
+        let ids = &persons(&items)[0].identifiers;
+        let kinds: Vec<Option<&str>> = ids.iter().map(|i| i.kind.as_deref()).collect();
+        assert_eq!(
+            kinds,
+            [
+                Some("https://terms.fhiso.org/elf/USER_REFERENCE_NUMBER"),
+                Some("https://terms.fhiso.org/elf/AUTOMATED_RECORD_ID"),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn a_change_date_is_the_modified_timestamp() {
+        let (items, report) = map(
+            "0 @I1@ INDI\n1 CHAN\n2 DATE 2 JAN 1970\n3 TIME 01:00:00.5\n2 NOTE fixed\n\
+             0 @I2@ INDI\n1 CHAN\n2 DATE ABT 1970\n",
+        );
+        let p = persons(&items);
+        let a = &p[0].attribution;
+        let t = a.modified.as_ref().unwrap();
+        assert_eq!(
+            (t.millis, t.date_time.as_str()),
+            (90_000_500, "1970-01-02T01:00:00.500")
+        );
+        assert_eq!(a.change_message.as_deref(), Some("fixed"));
+        assert_eq!(
+            skipped(&report),
+            [format!("INDI.CHAN.DATE {} [11]", reason::UNKNOWN_VALUE)]
+        );
+    }
+
+    #[test]
+    fn kept_extensions_are_notes_of_the_record_s_item() {
+        let input = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 BIRT\n2 _MILT yes\n3 DATE 1900\n3 NOTE a\n4 CONT b\n\
+                     0 @R1@ REPO\n1 _X y\n0 @X1@ _LOC\n0 TRLR\n";
+        let tree = Tree::from_slice(input.as_bytes()).unwrap();
+        let mut mapper = Mapper::new().keep_extensions(true);
+        let mut items = Vec::new();
+        for record in tree.records() {
+            mapper.map_record(record, &mut items);
+        }
+        let notes = &persons(&items)[0].notes;
+        assert_eq!(
+            notes,
+            &[Note {
+                subject: Some("INDI.BIRT._MILT".into()),
+                text: "0 _MILT yes\n1 DATE 1900\n1 NOTE a\n2 CONT b".into(),
+            }]
+        );
+        // An agent has no notes, and an extension record no item: counted.
+        let report = mapper.finish();
+        assert_eq!(
+            skipped(&report),
+            [
+                format!("REPO._X {} [10]", reason::EXTENSION),
+                format!("_LOC {} [11]", reason::EXTENSION),
+            ]
+        );
+    }
+
+    #[test]
+    fn extension_tags_and_records_are_counted_with_their_lines() {
+        let (_, report) = map("0 @I1@ INDI\n1 _MILT\n2 DATE 1900\n0 @X1@ _LOC\n0 INDI\n");
+        assert_eq!(
+            skipped(&report),
+            [
+                format!("INDI {} [8]", reason::NO_XREF),
+                format!("INDI._MILT {} [5]", reason::EXTENSION),
+                format!("_LOC {} [7]", reason::EXTENSION),
+            ]
+        );
+        assert_eq!(report.total(), 4);
+    }
+}

@@ -1,0 +1,654 @@
+//! The GEDCOM X data types the export writes, owned, with FHISO's
+//! [`CitationElement`] and the `elements` property of [`SourceCitation`]
+//! (seed 004).
+//!
+//! Only the properties the mapping fills are here. Each type's
+//! [`Node::emit`] lists its properties once, in the order both formats
+//! write them: the XML schema's order of child elements (which the JSON
+//! members follow too; a JSON object's member order carries no meaning),
+//! except where seed 004's examples fix another.
+//!
+//! `kind` stands for the `type` property throughout.
+
+use std::io;
+
+pub use super::emit::Identifier;
+use super::emit::{Emit, Node};
+
+/// A FHISO citation element (seed 004, §2): one piece of what a formatted
+/// citation says, named by an IRI.
+///
+/// ```
+/// use gedcom_elf::gedcomx::{CitationElement, CEV};
+///
+/// let title = CitationElement::new(format!("{CEV}title"), "Les ancêtres de Charlemagne").lang("fr");
+/// assert_eq!(title.name, "http://terms.fhiso.org/sources/title");
+/// assert_eq!(title.to_json(), r#"{"name":"http://terms.fhiso.org/sources/title","value":"Les ancêtres de Charlemagne","lang":"fr"}"#);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CitationElement {
+    /// The optional layer identifier.
+    pub layer: Option<String>,
+    /// The citation element name: an IRI (required).
+    pub name: String,
+    /// The optional language tag (RFC 5646) of the value.
+    pub lang: Option<String>,
+    /// The value: plain text (required).
+    pub value: String,
+}
+
+impl CitationElement {
+    /// The element `name` with `value`, no layer and no language.
+    pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
+        CitationElement {
+            layer: None,
+            name: name.into(),
+            lang: None,
+            value: value.into(),
+        }
+    }
+
+    /// The same element with the language tag `lang`.
+    pub fn lang(mut self, lang: impl Into<String>) -> Self {
+        self.lang = Some(lang.into());
+        self
+    }
+
+    /// Its compact JSON serialisation (seed 004 §2.1).
+    pub fn to_json(&self) -> String {
+        super::to_json(self, false)
+    }
+
+    /// Its XML serialisation as a `<cev:element>` (seed 004 §2.2), with the
+    /// value in a `<cev:value>` child.
+    pub fn to_xml(&self) -> String {
+        super::to_xml("cev:element", self, false)
+    }
+}
+
+impl Node for CitationElement {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        // The seed's JSON example has `name`, `value`, `lang`; its XML one
+        // has `xml:lang` before `name`.
+        if e.is_xml() {
+            e.attr("lang", "xml:lang", self.lang.as_deref())?;
+        }
+        e.attr("name", "name", Some(&self.name))?;
+        e.attr("layer", "layer", self.layer.as_deref())?;
+        e.text("value", "cev:value", Some(&self.value))?;
+        if !e.is_xml() {
+            e.attr("lang", "xml:lang", self.lang.as_deref())?;
+        }
+        Ok(())
+    }
+}
+
+/// A `SourceCitation`: a formatted citation (`value`, required by GEDCOM X)
+/// and, as seed 004 adds, the citation elements it is made of.
+///
+/// ```
+/// use gedcom_elf::gedcomx::{CitationElement, SourceCitation, CEV};
+///
+/// let c = SourceCitation {
+///     lang: None,
+///     value: "Settipani, Les ancêtres de Charlemagne".into(),
+///     elements: vec![CitationElement::new(format!("{CEV}authorName"), "Settipani, Christian")],
+/// };
+/// assert!(c.to_json().ends_with(r#""elements":[{"name":"http://terms.fhiso.org/sources/authorName","value":"Settipani, Christian"}]}"#));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceCitation {
+    /// The language of the formatted citation (and the elements' default).
+    pub lang: Option<String>,
+    /// The formatted citation.
+    pub value: String,
+    /// The citation elements, in order.
+    pub elements: Vec<CitationElement>,
+}
+
+impl SourceCitation {
+    /// Its compact JSON serialisation (seed 004 §3.1).
+    pub fn to_json(&self) -> String {
+        super::to_json(self, false)
+    }
+
+    /// Its XML serialisation as a `<citation>` in the GEDCOM X namespace
+    /// (seed 004 §3.2; the elements' values in `<cev:value>`).
+    pub fn to_xml(&self) -> String {
+        super::to_xml("citation", self, false)
+    }
+}
+
+impl Node for SourceCitation {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("lang", "xml:lang", self.lang.as_deref())?;
+        e.text("value", "value", Some(&self.value))?;
+        e.list("elements", "cev:element", &self.elements)
+    }
+}
+
+/// A `Qualifier`: a name (URI) and an optional value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Qualifier {
+    /// The qualifier's name.
+    pub name: String,
+    /// Its value.
+    pub value: Option<String>,
+}
+
+impl Qualifier {
+    /// The qualifier `name` with `value`.
+    pub fn new(name: impl Into<String>, value: Option<String>) -> Self {
+        Qualifier {
+            name: name.into(),
+            value,
+        }
+    }
+}
+
+impl Node for Qualifier {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("name", "name", Some(&self.name))?;
+        match &self.value {
+            Some(v) => e.content("value", v),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A `SourceReference`: a reference to a source description.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceReference {
+    /// The description referenced (`#id` for one in the same document).
+    pub description: String,
+    /// Qualifiers for the reference.
+    pub qualifiers: Vec<Qualifier>,
+}
+
+impl Node for SourceReference {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("description", "description", Some(&self.description))?;
+        e.list("qualifiers", "qualifier", &self.qualifiers)
+    }
+}
+
+/// A `Note`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Note {
+    /// A subject or title.
+    pub subject: Option<String>,
+    /// The text.
+    pub text: String,
+}
+
+impl Node for Note {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.text("subject", "subject", self.subject.as_deref())?;
+        e.text("text", "text", Some(&self.text))
+    }
+}
+
+/// A point in time as both formats write it: milliseconds since
+/// 1970-01-01T00:00:00 (JSON) and an `xsd:dateTime` (XML).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timestamp {
+    /// Milliseconds since the epoch.
+    pub millis: i64,
+    /// The same instant as `YYYY-MM-DDThh:mm:ss[.fff]`.
+    pub date_time: String,
+}
+
+/// An `Attribution`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attribution {
+    /// Reference to the contributor (`#id` of an agent).
+    pub contributor: Option<String>,
+    /// When the data was last modified.
+    pub modified: Option<Timestamp>,
+    /// Why it was changed.
+    pub change_message: Option<String>,
+}
+
+impl Attribution {
+    /// `true` when it says nothing.
+    pub fn is_empty(&self) -> bool {
+        self.contributor.is_none() && self.modified.is_none() && self.change_message.is_none()
+    }
+}
+
+impl Node for Attribution {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.reference("contributor", "contributor", self.contributor.as_deref())?;
+        if let Some(t) = &self.modified {
+            e.timestamp("modified", "modified", t.millis, &t.date_time)?;
+        }
+        e.text(
+            "changeMessage",
+            "changeMessage",
+            self.change_message.as_deref(),
+        )
+    }
+}
+
+/// An attribution, written only when it says something.
+fn attribution<E: Emit>(e: &mut E, a: &Attribution) -> io::Result<()> {
+    e.child("attribution", "attribution", (!a.is_empty()).then_some(a))
+}
+
+/// A GEDCOM X `Date`: the original text and, when understood, the formal
+/// date.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Date {
+    /// The text as given.
+    pub original: Option<String>,
+    /// The GEDCOM X formal date.
+    pub formal: Option<String>,
+}
+
+impl Node for Date {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.text("original", "original", self.original.as_deref())?;
+        e.text("formal", "formal", self.formal.as_deref())
+    }
+}
+
+/// A `PlaceReference`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlaceReference {
+    /// The place's text as given.
+    pub original: Option<String>,
+    /// A place description, if any.
+    pub description: Option<String>,
+}
+
+impl Node for PlaceReference {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("description", "description", self.description.as_deref())?;
+        e.text("original", "original", self.original.as_deref())
+    }
+}
+
+/// A `Fact` (of a person or a relationship).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Fact {
+    /// The fact type (a URI; required).
+    pub kind: String,
+    /// Sources.
+    pub sources: Vec<SourceReference>,
+    /// Notes.
+    pub notes: Vec<Note>,
+    /// When.
+    pub date: Option<Date>,
+    /// Where.
+    pub place: Option<PlaceReference>,
+    /// The value.
+    pub value: Option<String>,
+    /// Qualifiers (`Age`, `Cause`, `Religion`).
+    pub qualifiers: Vec<Qualifier>,
+}
+
+impl Node for Fact {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("type", "type", Some(&self.kind))?;
+        e.list("sources", "source", &self.sources)?;
+        e.list("notes", "note", &self.notes)?;
+        e.child("date", "date", self.date.as_ref())?;
+        e.child("place", "place", self.place.as_ref())?;
+        e.text("value", "value", self.value.as_deref())?;
+        e.list("qualifiers", "qualifier", &self.qualifiers)
+    }
+}
+
+/// A `NamePart`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NamePart {
+    /// Its type (`Prefix`, `Given`, `Surname`, `Suffix`).
+    pub kind: Option<String>,
+    /// The text.
+    pub value: String,
+    /// Qualifiers (`Particle`).
+    pub qualifiers: Vec<Qualifier>,
+}
+
+impl Node for NamePart {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("type", "type", self.kind.as_deref())?;
+        e.attr("value", "value", Some(&self.value))?;
+        e.list("qualifiers", "qualifier", &self.qualifiers)
+    }
+}
+
+/// A `NameForm`: one rendering of a name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NameForm {
+    /// The language of the form.
+    pub lang: Option<String>,
+    /// The whole name.
+    pub full_text: Option<String>,
+    /// Its parts.
+    pub parts: Vec<NamePart>,
+}
+
+impl Node for NameForm {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("lang", "xml:lang", self.lang.as_deref())?;
+        e.text("fullText", "fullText", self.full_text.as_deref())?;
+        e.list("parts", "part", &self.parts)
+    }
+}
+
+/// A `Name`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Name {
+    /// The name type (`BirthName`, `Nickname`...).
+    pub kind: Option<String>,
+    /// Sources.
+    pub sources: Vec<SourceReference>,
+    /// Notes.
+    pub notes: Vec<Note>,
+    /// Its forms.
+    pub name_forms: Vec<NameForm>,
+}
+
+impl Node for Name {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("type", "type", self.kind.as_deref())?;
+        e.list("sources", "source", &self.sources)?;
+        e.list("notes", "note", &self.notes)?;
+        e.list("nameForms", "nameForm", &self.name_forms)
+    }
+}
+
+/// A `Gender`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gender {
+    /// The gender type (`Male`, `Female`, `Unknown`, `Intersex`).
+    pub kind: String,
+}
+
+impl Node for Gender {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("type", "type", Some(&self.kind))
+    }
+}
+
+/// A `Person`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Person {
+    /// The id (fragment identifier).
+    pub id: String,
+    /// Designated for limited distribution.
+    pub private: bool,
+    /// Who said so and when it changed.
+    pub attribution: Attribution,
+    /// Sources.
+    pub sources: Vec<SourceReference>,
+    /// Notes.
+    pub notes: Vec<Note>,
+    /// Media (source references to media descriptions).
+    pub media: Vec<SourceReference>,
+    /// Identifiers.
+    pub identifiers: Vec<Identifier>,
+    /// Gender.
+    pub gender: Option<Gender>,
+    /// Names.
+    pub names: Vec<Name>,
+    /// Facts.
+    pub facts: Vec<Fact>,
+}
+
+impl Node for Person {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("id", "id", Some(&self.id))?;
+        e.flag("private", "private", self.private)?;
+        attribution(e, &self.attribution)?;
+        e.list("sources", "source", &self.sources)?;
+        e.list("notes", "note", &self.notes)?;
+        e.list("media", "media", &self.media)?;
+        e.identifiers(&self.identifiers)?;
+        e.child("gender", "gender", self.gender.as_ref())?;
+        e.list("names", "name", &self.names)?;
+        e.list("facts", "fact", &self.facts)
+    }
+}
+
+/// A `Relationship`: a couple, or a parent and a child.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Relationship {
+    /// The id.
+    pub id: String,
+    /// `Couple` or `ParentChild` (URI).
+    pub kind: String,
+    /// Who said so and when it changed.
+    pub attribution: Attribution,
+    /// Sources.
+    pub sources: Vec<SourceReference>,
+    /// Notes.
+    pub notes: Vec<Note>,
+    /// Media.
+    pub media: Vec<SourceReference>,
+    /// Identifiers.
+    pub identifiers: Vec<Identifier>,
+    /// The first person (a partner, or the parent): `#id`.
+    pub person1: String,
+    /// The second person (a partner, or the child): `#id`.
+    pub person2: String,
+    /// Facts.
+    pub facts: Vec<Fact>,
+}
+
+impl Node for Relationship {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("id", "id", Some(&self.id))?;
+        e.attr("type", "type", Some(&self.kind))?;
+        attribution(e, &self.attribution)?;
+        e.list("sources", "source", &self.sources)?;
+        e.list("notes", "note", &self.notes)?;
+        e.list("media", "media", &self.media)?;
+        e.identifiers(&self.identifiers)?;
+        e.reference("person1", "person1", Some(&self.person1))?;
+        e.reference("person2", "person2", Some(&self.person2))?;
+        e.list("facts", "fact", &self.facts)
+    }
+}
+
+/// A `TextValue`: text and its language.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TextValue {
+    /// The language.
+    pub lang: Option<String>,
+    /// The text.
+    pub value: String,
+}
+
+impl TextValue {
+    /// `value` with no language.
+    pub fn new(value: impl Into<String>) -> Self {
+        TextValue {
+            lang: None,
+            value: value.into(),
+        }
+    }
+}
+
+impl Node for TextValue {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("lang", "xml:lang", self.lang.as_deref())?;
+        e.content("value", &self.value)
+    }
+}
+
+/// A `Coverage`: where and when a source's records are about.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// Where.
+    pub spatial: Option<PlaceReference>,
+    /// When.
+    pub temporal: Option<Date>,
+}
+
+impl Node for Coverage {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.child("spatial", "spatial", self.spatial.as_ref())?;
+        e.child("temporal", "temporal", self.temporal.as_ref())
+    }
+}
+
+/// A `SourceDescription`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceDescription {
+    /// The id.
+    pub id: String,
+    /// The media type of a media file.
+    pub media_type: Option<String>,
+    /// The URI of what is described (a media file's path).
+    pub about: Option<String>,
+    /// The citations (at least one).
+    pub citations: Vec<SourceCitation>,
+    /// The source this one is a part of.
+    pub component_of: Option<SourceReference>,
+    /// Titles.
+    pub titles: Vec<TextValue>,
+    /// Notes.
+    pub notes: Vec<Note>,
+    /// Who said so and when it changed.
+    pub attribution: Attribution,
+    /// Coverage.
+    pub coverage: Vec<Coverage>,
+    /// Human-readable descriptions.
+    pub descriptions: Vec<TextValue>,
+    /// Identifiers.
+    pub identifiers: Vec<Identifier>,
+    /// The repository (`#id` of an agent).
+    pub repository: Option<String>,
+}
+
+impl Node for SourceDescription {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("id", "id", Some(&self.id))?;
+        e.attr("mediaType", "mediaType", self.media_type.as_deref())?;
+        e.attr("about", "about", self.about.as_deref())?;
+        e.list("citations", "citation", &self.citations)?;
+        e.child("componentOf", "componentOf", self.component_of.as_ref())?;
+        e.list("titles", "title", &self.titles)?;
+        e.list("notes", "note", &self.notes)?;
+        attribution(e, &self.attribution)?;
+        e.list("coverage", "coverage", &self.coverage)?;
+        e.list("descriptions", "description", &self.descriptions)?;
+        e.identifiers(&self.identifiers)?;
+        e.reference("repository", "repository", self.repository.as_deref())
+    }
+}
+
+/// An `Address`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Address {
+    /// The whole address.
+    pub value: Option<String>,
+    /// City.
+    pub city: Option<String>,
+    /// Country.
+    pub country: Option<String>,
+    /// Postal code.
+    pub postal_code: Option<String>,
+    /// State or province.
+    pub state_or_province: Option<String>,
+    /// Street lines 1 to 3.
+    pub street: [Option<String>; 3],
+}
+
+impl Node for Address {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.text("value", "value", self.value.as_deref())?;
+        e.text("city", "city", self.city.as_deref())?;
+        e.text("country", "country", self.country.as_deref())?;
+        e.text("postalCode", "postalCode", self.postal_code.as_deref())?;
+        let state = self.state_or_province.as_deref();
+        e.text("stateOrProvince", "stateOrProvince", state)?;
+        for (s, name) in self.street.iter().zip(["street", "street2", "street3"]) {
+            e.text(name, name, s.as_deref())?;
+        }
+        Ok(())
+    }
+}
+
+/// An `Agent`: a repository or a submitter.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Agent {
+    /// The id.
+    pub id: String,
+    /// Identifiers.
+    pub identifiers: Vec<Identifier>,
+    /// Names.
+    pub names: Vec<TextValue>,
+    /// Homepage.
+    pub homepage: Option<String>,
+    /// `mailto:` URIs.
+    pub emails: Vec<String>,
+    /// `tel:` and `fax:` URIs.
+    pub phones: Vec<String>,
+    /// Addresses.
+    pub addresses: Vec<Address>,
+}
+
+impl Node for Agent {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("id", "id", Some(&self.id))?;
+        e.identifiers(&self.identifiers)?;
+        e.list("names", "name", &self.names)?;
+        e.reference("homepage", "homepage", self.homepage.as_deref())?;
+        e.references("emails", "email", &self.emails)?;
+        e.references("phones", "phone", &self.phones)?;
+        e.list("addresses", "address", &self.addresses)
+    }
+}
+
+/// A `Document`: a note record's text, or a source's transcription.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Document {
+    /// The id.
+    pub id: String,
+    /// The document type (`Transcription`), if any.
+    pub kind: Option<String>,
+    /// Who said so and when it changed.
+    pub attribution: Attribution,
+    /// Sources (a transcription's source).
+    pub sources: Vec<SourceReference>,
+    /// Notes.
+    pub notes: Vec<Note>,
+    /// The text (plain).
+    pub text: String,
+}
+
+impl Node for Document {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("id", "id", Some(&self.id))?;
+        e.attr("type", "type", self.kind.as_deref())?;
+        attribution(e, &self.attribution)?;
+        e.list("sources", "source", &self.sources)?;
+        e.list("notes", "note", &self.notes)?;
+        e.text("text", "text", Some(&self.text))
+    }
+}
+
+/// A `PlaceDescription`: a place's name and coordinates.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlaceDescription {
+    /// The id.
+    pub id: String,
+    /// Names.
+    pub names: Vec<TextValue>,
+    /// Degrees north (negative: south).
+    pub latitude: Option<f64>,
+    /// Degrees east (negative: west).
+    pub longitude: Option<f64>,
+}
+
+impl Node for PlaceDescription {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("id", "id", Some(&self.id))?;
+        e.list("names", "name", &self.names)?;
+        e.number("latitude", "latitude", self.latitude)?;
+        e.number("longitude", "longitude", self.longitude)
+    }
+}

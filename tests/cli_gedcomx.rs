@@ -1,0 +1,275 @@
+//! `gedcom-elf gedcomx` through the built binary: the document it writes
+//! (read back with serde_json), the not-converted summary on stderr, the
+//! output written whole or not at all, the exit statuses, and the same
+//! output at every `--jobs` and chunk size, from a file and from stdin.
+
+#![cfg(feature = "gedcomx")]
+
+#[path = "../benches/support/generate.rs"]
+mod generate;
+
+mod cli_support;
+
+use cli_support::run;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+fn temp(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_gedcomx");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+const FAMILY: &str = "0 HEAD\n1 CHAR UTF-8\n1 SUBM @U1@\n\
+0 @U1@ SUBM\n1 NAME Ann Submitter\n\
+0 @I1@ INDI\n1 NAME John /Smith/\n1 SEX M\n1 BIRT\n2 DATE 2 MAR 1850\n2 PLAC York\n1 _MILT yes\n\
+0 @I2@ INDI\n1 NAME Mary /Jones/\n1 SEX F\n\
+0 @I3@ INDI\n1 NAME Tom /Smith/\n1 FAMC @F1@\n2 PEDI birth\n1 SOUR @S1@\n2 PAGE p. 4\n\
+0 @F1@ FAM\n1 HUSB @I1@\n1 WIFE @I2@\n1 CHIL @I3@\n1 MARR\n2 DATE 1875\n\
+0 @S1@ SOUR\n1 AUTH Clerk, Parish\n1 TITL Register of York\n1 REPO @R1@\n\
+0 @R1@ REPO\n1 NAME York Archives\n0 TRLR\n";
+
+fn json(out: &[u8]) -> Value {
+    serde_json::from_slice(out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(out)))
+}
+
+fn ids(doc: &Value, section: &str) -> Vec<String> {
+    doc[section]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|x| x["id"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_small_family_becomes_persons_relationships_sources_and_agents() {
+    let o = run(&["gedcomx", "-"], Some(FAMILY.as_bytes()));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let doc = json(&o.stdout);
+    assert_eq!(doc["attribution"]["contributor"]["resource"], "#U1");
+    assert_eq!(ids(&doc, "persons"), ["I1", "I2", "I3"]);
+    assert_eq!(ids(&doc, "relationships"), ["F1", "F1.I1.I3", "F1.I2.I3"]);
+    assert_eq!(ids(&doc, "sourceDescriptions"), ["I3.s1", "S1"]);
+    assert_eq!(ids(&doc, "agents"), ["U1", "R1"]);
+    let birth = &doc["persons"][0]["facts"][0];
+    assert_eq!(birth["date"]["formal"], "+1850-03-02");
+    assert_eq!(birth["place"]["original"], "York");
+    let pc = &doc["relationships"][1];
+    assert_eq!(
+        pc["facts"][0]["type"],
+        "http://gedcomx.org/BiologicalParent"
+    );
+    let s1 = &doc["sourceDescriptions"][1];
+    assert_eq!(
+        s1["citations"][0]["value"],
+        "Clerk, Parish, Register of York"
+    );
+    assert_eq!(
+        s1["citations"][0]["elements"][0]["name"],
+        "http://terms.fhiso.org/sources/authorName"
+    );
+    assert_eq!(s1["repository"]["resource"], "#R1");
+    let page = &doc["sourceDescriptions"][0];
+    assert_eq!(page["componentOf"]["description"], "#S1");
+    // What was not converted: a warning at its line, and the total.
+    assert!(
+        err.contains("<stdin>:12: warning: not converted to GEDCOM X: INDI._MILT (extension tag): 1 time, line 12"),
+        "{err}"
+    );
+    assert!(
+        err.contains("<stdin>: note: 2 structures not converted"),
+        "{err}"
+    );
+    // --quiet hides them.
+    let q = run(&["gedcomx", "--quiet", "-"], Some(FAMILY.as_bytes()));
+    assert!(
+        q.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&q.stderr)
+    );
+    assert_eq!(q.stdout, o.stdout);
+}
+
+#[test]
+fn keep_extensions_makes_extension_structures_notes() {
+    let o = run(
+        &["gedcomx", "--keep-extensions", "-"],
+        Some(FAMILY.as_bytes()),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let doc = json(&o.stdout);
+    let note = &doc["persons"][0]["notes"][0];
+    assert_eq!(note["subject"], "INDI._MILT");
+    assert_eq!(note["text"], "0 _MILT yes");
+    assert!(!err.contains("_MILT"), "{err}");
+    assert!(
+        err.contains("<stdin>: note: 1 structure not converted"),
+        "{err}"
+    );
+}
+
+#[test]
+fn xml_has_the_same_items_in_the_gedcomx_namespace() {
+    let o = run(
+        &["gedcomx", "--format", "xml", "-"],
+        Some(FAMILY.as_bytes()),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let xml = String::from_utf8(o.stdout).unwrap();
+    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gedcomx xmlns=\"http://gedcomx.org/v1/\" xmlns:cev=\"http://terms.fhiso.org/sources/\"><attribution><contributor resource=\"#U1\"/></attribution><person id=\"I1\">"), "{xml}");
+    assert!(xml.ends_with("</gedcomx>\n"));
+    for (element, n) in [
+        ("<person ", 3),
+        ("<relationship ", 3),
+        ("<sourceDescription ", 2),
+        ("<agent ", 2),
+        ("<cev:element ", 3),
+    ] {
+        assert_eq!(xml.matches(element).count(), n, "{element}");
+    }
+    assert!(xml.contains("<cev:element name=\"http://terms.fhiso.org/sources/title\"><cev:value>Register of York</cev:value></cev:element>"));
+    // Pretty: the same elements, indented.
+    let p = run(
+        &["gedcomx", "--format", "xml", "--pretty", "-"],
+        Some(FAMILY.as_bytes()),
+    );
+    let pretty = String::from_utf8(p.stdout).unwrap();
+    assert!(
+        pretty.contains("\n  <person id=\"I1\">\n    <gender type=\"http://gedcomx.org/Male\"/>"),
+        "{pretty}"
+    );
+    let squeeze = |s: &str| s.lines().map(str::trim).collect::<String>();
+    assert_eq!(squeeze(&pretty), squeeze(&xml));
+}
+
+#[test]
+fn pretty_json_is_the_same_document() {
+    let compact = run(&["gedcomx", "-"], Some(FAMILY.as_bytes()));
+    let pretty = run(&["gedcomx", "--pretty", "-"], Some(FAMILY.as_bytes()));
+    assert!(pretty.stdout.windows(4).any(|w| w == b"\n  \""));
+    assert_eq!(json(&compact.stdout), json(&pretty.stdout));
+}
+
+#[test]
+fn the_output_is_the_same_at_every_jobs_and_chunk_size_from_a_file_and_stdin() {
+    let mut input = Vec::new();
+    generate::generate(3_000, 20, &mut input).unwrap();
+    let file = temp("generated.ged", &input);
+    for format in ["json", "xml"] {
+        let base = run(
+            &["gedcomx", "--format", format, "--jobs", "1", s(&file)],
+            None,
+        );
+        assert_eq!(
+            base.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&base.stderr)
+        );
+        assert!(base.stdout.len() > input.len() / 2);
+        for args in [
+            vec!["--jobs", "2"],
+            vec!["--jobs", "3", "--chunk-bytes", "5000"],
+            vec!["--jobs", "1", "--chunk-bytes", "1"],
+        ] {
+            let mut a = vec!["gedcomx", "--format", format];
+            a.extend(&args);
+            let from_file = run(&[&a[..], &[s(&file)]].concat(), None);
+            assert!(
+                from_file.stdout == base.stdout,
+                "{format} {args:?} from the file"
+            );
+            assert_eq!(from_file.stderr, base.stderr, "{format} {args:?}");
+            let from_stdin = run(&[&a[..], &["-"]].concat(), Some(&input));
+            assert!(
+                from_stdin.stdout == base.stdout,
+                "{format} {args:?} from stdin"
+            );
+        }
+    }
+    let doc = json(&run(&["gedcomx", s(&file)], None).stdout);
+    assert_eq!(doc["persons"].as_array().unwrap().len(), 3_000);
+}
+
+#[test]
+fn out_is_written_whole_or_not_at_all() {
+    let out = temp("keep.json", b"precious");
+    let not_gedcom = temp("not.ged", b"0 INDI\n0 TRLR\n");
+    let mut broken = FAMILY.as_bytes().to_vec();
+    broken.truncate(broken.len() - b"0 TRLR\n".len());
+    broken.extend_from_slice(b"nonsense line\n0 TRLR\n");
+    let bad = temp("bad.ged", &broken);
+    for (args, code) in [
+        (vec!["gedcomx", s(&not_gedcom), "-o", s(&out)], 2),
+        (vec!["gedcomx", "/nonexistent/x.ged", "-o", s(&out)], 2),
+        (vec!["gedcomx", "--strict", s(&bad), "-o", s(&out)], 1),
+    ] {
+        let o = run(&args, None);
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(std::fs::read(&out).unwrap(), b"precious", "{args:?}");
+    }
+    // Without --strict the bad line is a diagnostic, and the rest converts.
+    let o = run(&["gedcomx", s(&bad), "-o", s(&out)], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("bad.ged:34: error:"), "{err}");
+    assert_eq!(
+        ids(&json(&std::fs::read(&out).unwrap()), "persons"),
+        ["I1", "I2", "I3"]
+    );
+}
+
+/// Every file of the repository's corpus, and of the shared corpus when it
+/// is there, converts to JSON that parses and to XML that closes the
+/// document with as many persons; never a panic.
+#[test]
+fn every_corpus_file_converts() {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in [
+        concat!(env!("CARGO_MANIFEST_DIR"), "/corpus"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"),
+    ] {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            files.extend(
+                entries
+                    .map(|e| e.unwrap().path())
+                    .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("ged"))),
+            );
+        }
+    }
+    assert!(files.len() > 20);
+    for f in &files {
+        let o = run(&["gedcomx", "--quiet", s(f)], None);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("panicked"), "{f:?}: {err}");
+        if o.status.code() != Some(0) {
+            // Not GEDCOM, or an encoding we refuse: said, and status 2.
+            assert_eq!(o.status.code(), Some(2), "{f:?}: {err}");
+            assert!(err.contains("error"), "{f:?}: {err}");
+            continue;
+        }
+        let doc = json(&o.stdout);
+        let persons = doc["persons"].as_array().map_or(0, Vec::len);
+        let x = run(&["gedcomx", "--quiet", "--format", "xml", s(f)], None);
+        let xml = String::from_utf8_lossy(&x.stdout);
+        assert!(xml.ends_with("</gedcomx>\n"), "{f:?}");
+        assert_eq!(xml.matches("<person ").count(), persons, "{f:?}");
+    }
+}
