@@ -210,8 +210,101 @@ pub fn unescape<'a>(
     }
 }
 
+/// Writes `s` as a JSON string (RFC 8259): `"` and `\\` escaped, control
+/// characters as `\n`, `\r`, `\t`, `\b`, `\f` or `\u00xx`, everything else
+/// as it is (UTF-8). The one JSON escaping of the crate and its tool (the
+/// `json`, `events`, `check` output and the GEDCOM X export).
+///
+/// ```
+/// let mut out = Vec::new();
+/// gedcom_elf::escape::json_string(&mut out, "a \"b\"\n\u{1}é")?;
+/// assert_eq!(out, br#""a \"b\"\n\u0001Ã©""#);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn json_string<W: std::io::Write + ?Sized>(out: &mut W, s: &str) -> std::io::Result<()> {
+    out.write_all(b"\"")?;
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight bytes at a time past the ones that need no escape (most).
+        if let Some(w) = bytes.get(i..i + 8) {
+            let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
+            if !json_special(w) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
+        let esc: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => b"",
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.write_all(&bytes[start..i])?;
+        if esc.is_empty() {
+            write!(out, "\\u{b:04x}")?;
+        } else {
+            out.write_all(esc)?;
+        }
+        i += 1;
+        start = i;
+    }
+    out.write_all(&bytes[start..])?;
+    out.write_all(b"\"")
+}
+
+/// Whether one of the eight bytes of `w` needs an escape in a JSON string:
+/// below 0x20, `"` or `\\`. Exact for "any": a borrow runs only upwards
+/// from a byte that is flagged itself.
+#[inline(always)]
+fn json_special(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    (control | zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\')))) != 0
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn json_string_escapes_every_control_quote_and_backslash() {
+        // Every byte value below 0x80 at every position of a word, so that
+        // the eight-at-a-time skip is checked against the byte-wise rule.
+        for b in 0u8..0x80 {
+            for pos in 0..9 {
+                let mut s = "abcdefghijklmnop".to_string();
+                s.insert(pos, b as char);
+                let mut out = Vec::new();
+                super::json_string(&mut out, &s).unwrap();
+                let expected = match b {
+                    b'"' => "\\\"".to_string(),
+                    b'\\' => "\\\\".to_string(),
+                    b'\n' => "\\n".to_string(),
+                    b'\r' => "\\r".to_string(),
+                    b'\t' => "\\t".to_string(),
+                    0x08 => "\\b".to_string(),
+                    0x0c => "\\f".to_string(),
+                    0..=0x1f => format!("\\u{b:04x}"),
+                    _ => (b as char).to_string(),
+                };
+                let mut want = "abcdefghijklmnop".to_string();
+                want.insert_str(pos, &expected);
+                assert_eq!(String::from_utf8(out).unwrap(), format!("\"{want}\""));
+            }
+        }
+    }
+
     use super::*;
 
     fn un(s: &str, preserve: &[u8]) -> (String, usize) {

@@ -72,36 +72,6 @@ pub trait Emit {
     fn identifiers(&mut self, ids: &[Identifier]) -> io::Result<()>;
 }
 
-/// Writes `s` as a JSON string (RFC 8259): `"` and `\` escaped, control
-/// characters as short escapes or `\u00XX`, everything else as it is.
-pub(crate) fn json_string<W: Write + ?Sized>(out: &mut W, s: &str) -> io::Result<()> {
-    out.write_all(b"\"")?;
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => b"",
-            _ => continue,
-        };
-        out.write_all(&bytes[start..i])?;
-        if esc.is_empty() {
-            write!(out, "\\u{b:04x}")?;
-        } else {
-            out.write_all(esc)?;
-        }
-        start = i + 1;
-    }
-    out.write_all(&bytes[start..])?;
-    out.write_all(b"\"")
-}
-
 /// Writes `s` as XML 1.0 character data (`attr`: inside a double-quoted
 /// attribute). `&`, `<` and `>` are escaped, and in an attribute `"` and the
 /// white space a parser would normalise (tab, LF, CR) as character
@@ -182,7 +152,7 @@ impl<'w, W: Write + ?Sized> Json<'w, W> {
             self.out.write_all(b",")?;
         }
         self.newline()?;
-        json_string(self.out, key)?;
+        crate::escape::json_string(self.out, key)?;
         self.out.write_all(if self.pretty { b": " } else { b":" })
     }
 
@@ -210,9 +180,9 @@ impl<'w, W: Write + ?Sized> Json<'w, W> {
         self.out.write_all(b"{")?;
         self.depth += 1;
         self.newline()?;
-        json_string(self.out, "resource")?;
+        crate::escape::json_string(self.out, "resource")?;
         self.out.write_all(if self.pretty { b": " } else { b":" })?;
-        json_string(self.out, uri)?;
+        crate::escape::json_string(self.out, uri)?;
         self.depth -= 1;
         self.newline()?;
         self.out.write_all(b"}")
@@ -239,7 +209,7 @@ impl<W: Write + ?Sized> Emit for Json<'_, W> {
     fn text(&mut self, json: &str, _: &str, value: Option<&str>) -> io::Result<()> {
         if let Some(v) = value {
             self.key(json)?;
-            json_string(self.out, v)?;
+            crate::escape::json_string(self.out, v)?;
         }
         Ok(())
     }
@@ -315,7 +285,7 @@ impl<W: Write + ?Sized> Emit for Json<'_, W> {
                 .map(|e| e.value.as_str())
                 .collect();
             self.key(ty.unwrap_or("$"))?;
-            self.array(&values, |s, v| json_string(s.out, v))?;
+            self.array(&values, |s, v| crate::escape::json_string(s.out, v))?;
         }
         self.depth -= 1;
         self.newline()?;
@@ -543,21 +513,10 @@ impl<W: Write + ?Sized> Emit for Xml<'_, W> {
 mod tests {
     use super::*;
 
-    fn json(s: &str) -> String {
-        let mut out = Vec::new();
-        json_string(&mut out, s).unwrap();
-        String::from_utf8(out).unwrap()
-    }
-
     fn xml(s: &str, attr: bool) -> String {
         let mut out = Vec::new();
         xml_escaped(&mut out, s, attr).unwrap();
         String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn json_strings_escape_quotes_backslashes_and_controls() {
-        assert_eq!(json("a\"b\\c\nd\u{1}é"), r#""a\"b\\c\nd\u0001é""#);
     }
 
     #[test]

@@ -240,7 +240,7 @@ impl<W: Write, S: Spool> Export<W, S> {
                     } else {
                         b"\"lang\":"
                     })?;
-                    super::emit::json_string(&mut self.out, l)?;
+                    crate::escape::json_string(&mut self.out, l)?;
                     self.out.write_all(b",")?;
                 }
                 if let Some(a) = &attribution {

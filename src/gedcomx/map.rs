@@ -1476,44 +1476,37 @@ mod tests {
         (items, mapper.finish())
     }
 
+    /// The items of one kind.
+    fn of<'i, T>(items: &'i [Item], pick: fn(&'i Item) -> Option<&'i T>) -> Vec<&'i T> {
+        items.iter().filter_map(pick).collect()
+    }
+
     fn persons(items: &[Item]) -> Vec<&Person> {
-        items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Person(x) => Some(x),
-                _ => None,
-            })
-            .collect()
+        of(items, |i| match i {
+            Item::Person(x) => Some(x),
+            _ => None,
+        })
     }
 
     fn relationships(items: &[Item]) -> Vec<&Relationship> {
-        items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Relationship(x) => Some(x),
-                _ => None,
-            })
-            .collect()
+        of(items, |i| match i {
+            Item::Relationship(x) => Some(x),
+            _ => None,
+        })
     }
 
     fn descriptions(items: &[Item]) -> Vec<&SourceDescription> {
-        items
-            .iter()
-            .filter_map(|i| match i {
-                Item::SourceDescription(x) => Some(x),
-                _ => None,
-            })
-            .collect()
+        of(items, |i| match i {
+            Item::SourceDescription(x) => Some(x),
+            _ => None,
+        })
     }
 
     fn documents(items: &[Item]) -> Vec<&Document> {
-        items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Document(x) => Some(x),
-                _ => None,
-            })
-            .collect()
+        of(items, |i| match i {
+            Item::Document(x) => Some(x),
+            _ => None,
+        })
     }
 
     /// The report as `path reason lines` strings, but for the `HEAD`'s

@@ -34,60 +34,10 @@ pub fn write_fields<W: Write>(
     Ok(())
 }
 
-/// Writes `s` as a JSON string: `"` and `\` escaped, control characters as
-/// `\n`, `\r`, `\t`, `\b`, `\f` or `\u00xx`; everything else raw UTF-8.
+/// Writes `s` as a JSON string: the library's one rule
+/// ([`gedcom_elf::escape::json_string`]).
 pub fn write_str<W: Write>(out: &mut W, s: &str) -> io::Result<()> {
-    out.write_all(b"\"")?;
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        // Eight bytes at a time past the ones that need no escape (most).
-        if let Some(w) = bytes.get(i..i + 8) {
-            let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
-            if !has_special(w) {
-                i += 8;
-                continue;
-            }
-        }
-        let b = bytes[i];
-        let esc: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => b"",
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        out.write_all(&bytes[start..i])?;
-        if esc.is_empty() {
-            write!(out, "\\u{:04x}", b)?;
-        } else {
-            out.write_all(esc)?;
-        }
-        i += 1;
-        start = i;
-    }
-    out.write_all(&bytes[start..])?;
-    out.write_all(b"\"")
-}
-
-/// Whether one of the eight bytes of `w` needs an escape in a JSON string:
-/// below 0x20, `"` or `\`. Exact for "any": a borrow runs only upwards
-/// from a byte that is flagged itself.
-#[inline(always)]
-fn has_special(w: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-    (control | zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\')))) != 0
+    gedcom_elf::escape::json_string(out, s)
 }
 
 /// Writes `n` in decimal (what `write!(out, "{n}")` writes, without the
