@@ -258,11 +258,6 @@ impl Table {
         &self.subs[t.first as usize..t.end as usize]
     }
 
-    /// The substructure with tag `tag` of type `ty`.
-    fn lookup(&self, ty: u16, tag: &str) -> Option<&Sub> {
-        self.lookup_index(ty, tag).map(|i| &self.subs[i])
-    }
-
     /// The index in `subs` of the substructure with tag `tag` of type `ty`.
     fn lookup_index(&self, ty: u16, tag: &str) -> Option<usize> {
         let t = &self.types[ty as usize];
@@ -297,6 +292,18 @@ pub(crate) struct Kinds {
 }
 
 const NOT_A_SUB: u32 = u32::MAX;
+/// A kind whose tag is never checked ([`unchecked_tag`]).
+const UNCHECKED: u32 = u32::MAX - 1;
+
+/// What a structure is among its superstructure's substructures.
+enum Class<'t> {
+    /// Never checked ([`unchecked_tag`]).
+    Unchecked,
+    /// Not one of them.
+    NotASub,
+    /// This one.
+    Sub(&'t Sub),
+}
 
 impl Kinds {
     /// Forgets every kind: for the structures of another tree.
@@ -307,20 +314,50 @@ impl Kinds {
     /// The entry of `node` among the substructures of `parent`, its
     /// superstructure's type.
     fn sub<'t>(&mut self, table: &'t Table, parent: u16, node: NodeRef<'_>) -> Option<&'t Sub> {
+        match self.class(table, parent, node) {
+            Class::Sub(sub) => Some(sub),
+            Class::Unchecked | Class::NotASub => None,
+        }
+    }
+
+    /// What `node` is among the substructures of `parent`, its
+    /// superstructure's type: its tag is read once per kind.
+    fn class<'t>(&mut self, table: &'t Table, parent: u16, node: NodeRef<'_>) -> Class<'t> {
         let Some(k) = node.kind_index() else {
-            return table.lookup(parent, node.tag());
+            return Kinds::decode(table, Kinds::code(table, parent, node.tag()));
         };
-        match self.codes.get(k) {
-            Some(&NOT_A_SUB) => return None,
-            Some(&c) if c != 0 => return table.subs.get(c as usize - 1),
-            _ => {}
+        let code = match self.codes.get(k) {
+            Some(&c) if c != 0 => c,
+            _ => {
+                let c = Kinds::code(table, parent, node.tag());
+                if self.codes.len() <= k {
+                    self.codes.resize(k + 1, 0);
+                }
+                self.codes[k] = c;
+                c
+            }
+        };
+        Kinds::decode(table, code)
+    }
+
+    fn code(table: &Table, parent: u16, tag: &str) -> u32 {
+        if unchecked_tag(tag) {
+            return UNCHECKED;
         }
-        let found = table.lookup_index(parent, node.tag());
-        if self.codes.len() <= k {
-            self.codes.resize(k + 1, 0);
+        table
+            .lookup_index(parent, tag)
+            .map_or(NOT_A_SUB, |i| i as u32 + 1)
+    }
+
+    fn decode(table: &Table, code: u32) -> Class<'_> {
+        match code {
+            UNCHECKED => Class::Unchecked,
+            NOT_A_SUB => Class::NotASub,
+            c => table
+                .subs
+                .get(c as usize - 1)
+                .map_or(Class::NotASub, Class::Sub),
         }
-        self.codes[k] = found.map_or(NOT_A_SUB, |i| i as u32 + 1);
-        found.map(|i| &table.subs[i])
     }
 
     /// Starts a record of a document of `version`.
@@ -437,20 +474,21 @@ fn check_node(
     let subs = table.subs(ty);
     let mut counts = [0u8; MAX_SUBS];
     for child in node.children() {
-        let tag = child.tag();
-        if unchecked_tag(tag) {
-            continue;
-        }
-        let Some(sub) = kinds.sub(table, ty, child) else {
-            out.push(Finding::at(
-                &UNEXPECTED,
-                child,
-                format!(
-                    "{tag} is not a substructure of {}{}",
-                    table.prefix, info.name
-                ),
-            ));
-            continue;
+        let sub = match kinds.class(table, ty, child) {
+            Class::Unchecked => continue,
+            Class::Sub(sub) => sub,
+            Class::NotASub => {
+                let tag = child.tag();
+                out.push(Finding::at(
+                    &UNEXPECTED,
+                    child,
+                    format!(
+                        "{tag} is not a substructure of {}{}",
+                        table.prefix, info.name
+                    ),
+                ));
+                continue;
+            }
         };
         let n = &mut counts[sub.slot as usize];
         *n = n.saturating_add(1);
@@ -463,8 +501,12 @@ fn check_node(
                 &TOO_MANY,
                 child,
                 format!(
-                    "more than {what} {tag} ({}{}) in {}{}",
-                    table.prefix, table.types[sub.child as usize].name, table.prefix, info.name
+                    "more than {what} {} ({}{}) in {}{}",
+                    sub.tag,
+                    table.prefix,
+                    table.types[sub.child as usize].name,
+                    table.prefix,
+                    info.name
                 ),
             ));
         }
