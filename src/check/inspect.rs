@@ -70,6 +70,16 @@ pub struct Inspection {
 }
 
 impl Inspection {
+    /// An inspection with room for the records of about `bytes` octets
+    /// (records of a few hundred octets, a pointer in every 128).
+    pub(super) fn with_room(bytes: usize) -> Inspection {
+        let mut found = Inspection::default();
+        found.records.reserve(bytes / 256);
+        found.pointers.reserve(bytes / 128);
+        found.strings.reserve(bytes / 16);
+        found
+    }
+
     /// The records inspected.
     pub fn len(&self) -> usize {
         self.records.len()
@@ -129,7 +139,8 @@ pub(super) fn inspect_into(
         structure::check(record, version, &mut found.kinds, &mut found.findings);
     }
     let limits = config.limits();
-    let xref = record.xref().map(|x| {
+    let own = record.xref();
+    let xref = own.as_ref().map(|x| {
         let x = x.to_str_lossy();
         (put(&mut found.strings, &x), hash_bytes(x.as_bytes()))
     });
@@ -230,7 +241,7 @@ pub(super) fn inspect_into(
     mine.retain(|f| config.has(f.rule));
     // Every finding here is in this record (`Finding::at` cannot say so
     // when the node is too deep to walk up to it).
-    let own = record.xref().map(|x| x.to_string());
+    let own = own.map(|x| x.to_string());
     for f in &mut mine {
         f.record.clone_from(&own);
     }

@@ -80,14 +80,23 @@ pub(crate) fn person<'t>(
     span_of: impl Fn(NodeRef<'t>) -> Option<(i64, i64)>,
     out: &mut Vec<Finding>,
 ) -> Option<(i64, i64)> {
-    let dated = |tag: &str| {
-        record
-            .children_with_tag(tag)
-            .find_map(|e| e.child("DATE").and_then(|d| Some((span_of(d)?, d))))
-    };
-    let birth = dated("BIRT");
-    let death = dated("DEAT");
-    let buried = dated("BURI").or_else(|| dated("CREM"));
+    // The first BIRT, DEAT, BURI and CREM with a date that has a span,
+    // in one pass over the events.
+    let mut firsts: [Option<((i64, i64), NodeRef<'t>)>; 4] = [None; 4];
+    for e in record.children() {
+        let i = match e.tag() {
+            "BIRT" => 0,
+            "DEAT" => 1,
+            "BURI" => 2,
+            "CREM" => 3,
+            _ => continue,
+        };
+        if firsts[i].is_none() {
+            firsts[i] = e.child("DATE").and_then(|d| Some((span_of(d)?, d)));
+        }
+    }
+    let [birth, death, buri, crem] = firsts;
+    let buried = buri.or(crem);
     if let (Some((b, _)), Some((d, node))) = (birth, death) {
         if d.1 < b.0 {
             out.push(Finding::at(

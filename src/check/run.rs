@@ -75,7 +75,7 @@ impl Checker {
             Numbering::Global,
             |i, reader, ds| {
                 let tree = Tree::of_chunk(reader, schema.clone(), (i == 0, ranges[i].clone()), ds)?;
-                let mut found = Inspection::default();
+                let mut found = Inspection::with_room(ranges[i].len());
                 for r in tree.records() {
                     let first = i == 0 && r.id().index() == 0;
                     inspect_into(&config, groups, version, (first, true), r, &mut found);
