@@ -277,35 +277,63 @@ fn json_special(w: u64) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn json_string_escapes_every_control_quote_and_backslash() {
-        // Every byte value below 0x80 at every position of a word, so that
-        // the eight-at-a-time skip is checked against the byte-wise rule.
-        for b in 0u8..0x80 {
-            for pos in 0..9 {
-                let mut s = "abcdefghijklmnop".to_string();
-                s.insert(pos, b as char);
-                let mut out = Vec::new();
-                super::json_string(&mut out, &s).unwrap();
-                let expected = match b {
-                    b'"' => "\\\"".to_string(),
-                    b'\\' => "\\\\".to_string(),
-                    b'\n' => "\\n".to_string(),
-                    b'\r' => "\\r".to_string(),
-                    b'\t' => "\\t".to_string(),
-                    0x08 => "\\b".to_string(),
-                    0x0c => "\\f".to_string(),
-                    0..=0x1f => format!("\\u{b:04x}"),
-                    _ => (b as char).to_string(),
-                };
-                let mut want = "abcdefghijklmnop".to_string();
-                want.insert_str(pos, &expected);
-                assert_eq!(String::from_utf8(out).unwrap(), format!("\"{want}\""));
-            }
-        }
+    use super::*;
+
+    /// [`json_string`] as a string.
+    fn j(s: &str) -> String {
+        let mut v = Vec::new();
+        json_string(&mut v, s).unwrap();
+        String::from_utf8(v).unwrap()
     }
 
-    use super::*;
+    #[test]
+    fn escapes() {
+        assert_eq!(j("a\"b\\c"), r#""a\"b\\c""#);
+        assert_eq!(j("x\ny\r\t\u{8}\u{c}"), r#""x\ny\r\t\b\f""#);
+        assert_eq!(j("\u{0}\u{1f}"), r#""\u0000\u001f""#);
+        assert_eq!(j("Москва/é"), "\"Москва/é\"");
+    }
+
+    /// The escaping of the byte-by-byte rules, written the simplest way.
+    fn reference(s: &str) -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn every_special_byte_at_every_place_of_a_word() {
+        // Each byte below 0x80 at each offset of strings of 1-20 bytes, among
+        // bytes that need no escape and among two-byte characters (which
+        // the eight-byte test must not take for specials).
+        for fill in ["a", "é"] {
+            for len in 1..=20 {
+                for at in 0..len {
+                    for b in 0u8..0x80 {
+                        let mut s: Vec<String> = (0..len).map(|_| fill.to_string()).collect();
+                        s[at] = char::from(b).to_string();
+                        let s = s.concat();
+                        assert_eq!(j(&s), reference(&s), "{s:?}");
+                    }
+                }
+            }
+        }
+        assert!(!json_special(u64::from_le_bytes(*b"abc~\x7f !#")));
+        assert!(json_special(u64::from_le_bytes(*b"abcdefg\x1f")));
+    }
 
     fn un(s: &str, preserve: &[u8]) -> (String, usize) {
         let mut n = 0;

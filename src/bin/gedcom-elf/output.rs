@@ -72,10 +72,18 @@ fn create_beside(dest: &Path) -> io::Result<NamedTempFile> {
         _ => Path::new("."),
     };
     let name = dest.file_name().unwrap_or("output".as_ref());
-    let temp = tempfile::Builder::new()
-        .prefix(&format!(".{}.", name.to_string_lossy()))
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // A new OUT gets a new file's permissions (0666 less the umask), not
+    // the temporary file's private 0600; an existing OUT keeps its own
+    // ([`Output::commit`]).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let temp = builder.tempfile_in(dir)?;
     // An interrupt from here on removes it.
     pending(temp.path(), true);
     Ok(temp)
@@ -224,6 +232,22 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    fn a_new_file_gets_a_new_files_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = dir("newperm");
+        let plain = d.join("plain");
+        fs::File::create(&plain).unwrap();
+        let out = d.join("out");
+        let mut o = Output::create(Some(out.to_str().unwrap())).unwrap();
+        o.write_all(b"x").unwrap();
+        o.commit().unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&out), mode(&plain));
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    #[cfg(unix)]
     fn permissions_are_kept_and_links_followed() {
         use std::os::unix::fs::PermissionsExt;
         let d = dir("perm");
