@@ -210,7 +210,7 @@ pub fn unescape<'a>(
     }
 }
 
-/// Writes `s` as a JSON string (RFC 8259): `"` and `\\` escaped, control
+/// Writes `s` as a JSON string (RFC 8259): `"` and `\` escaped, control
 /// characters as `\n`, `\r`, `\t`, `\b`, `\f` or `\u00xx`, everything else
 /// as it is (UTF-8). The one JSON escaping of the crate and its tool (the
 /// `json`, `events`, `check` output and the GEDCOM X export).
@@ -218,7 +218,7 @@ pub fn unescape<'a>(
 /// ```
 /// let mut out = Vec::new();
 /// gedcom_elf::escape::json_string(&mut out, "a \"b\"\n\u{1}é")?;
-/// assert_eq!(out, br#""a \"b\"\n\u0001Ã©""#);
+/// assert_eq!(String::from_utf8(out).unwrap(), r#""a \"b\"\n\u0001é""#);
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn json_string<W: std::io::Write + ?Sized>(out: &mut W, s: &str) -> std::io::Result<()> {
