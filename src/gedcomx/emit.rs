@@ -137,13 +137,7 @@ impl<'w, W: Write + ?Sized> Json<'w, W> {
     }
 
     fn newline(&mut self) -> io::Result<()> {
-        if self.pretty {
-            self.out.write_all(b"\n")?;
-            for _ in 0..self.depth {
-                self.out.write_all(b"  ")?;
-            }
-        }
-        Ok(())
+        newline(&mut self.out, self.pretty, self.depth)
     }
 
     /// Starts a member: the comma, the indentation and the key.
@@ -328,13 +322,7 @@ impl<'w, W: Write + ?Sized> Xml<'w, W> {
     }
 
     fn newline(&mut self) -> io::Result<()> {
-        if self.pretty {
-            self.out.write_all(b"\n")?;
-            for _ in 0..self.depth {
-                self.out.write_all(b"  ")?;
-            }
-        }
-        Ok(())
+        newline(&mut self.out, self.pretty, self.depth)
     }
 
     /// Closes the start tag of the element whose children are written.
@@ -507,6 +495,18 @@ impl<W: Write + ?Sized> Emit for Xml<'_, W> {
         }
         Ok(())
     }
+}
+
+/// In pretty output, a line break and two spaces per level of `depth`
+/// (nothing otherwise): the one indentation of both formats.
+fn newline<W: Write + ?Sized>(out: &mut W, pretty: bool, depth: usize) -> io::Result<()> {
+    if pretty {
+        out.write_all(b"\n")?;
+        for _ in 0..depth {
+            out.write_all(b"  ")?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
