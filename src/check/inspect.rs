@@ -67,6 +67,10 @@ pub struct Inspection {
     /// The structure rules' memory of the kinds of the tree being
     /// inspected.
     pub(super) kinds: structure::Kinds,
+    /// Per kind of the tree being inspected: the id of its path in
+    /// `paths` (`u32::MAX`: not seen), since a kind's tags from its record
+    /// down are fixed ([`NodeRef::kind_index`]).
+    pub(super) kind_paths: Vec<u32>,
 }
 
 impl Inspection {
@@ -130,6 +134,7 @@ pub(super) fn inspect_into(
 ) {
     if !same_tree {
         found.kinds.clear();
+        found.kind_paths.clear();
     }
     let record_tag = record.tag();
     let head_version = (first && record_tag == "HEAD").then(|| structure::version_of(record));
@@ -201,7 +206,20 @@ pub(super) fn inspect_into(
             };
             let p = p.to_str_lossy();
             let target = put(&mut found.strings, &p);
-            let path = path_id(found, &path);
+            let path = match node.kind_index() {
+                Some(k) => match found.kind_paths.get(k) {
+                    Some(&id) if id != u32::MAX => id,
+                    _ => {
+                        let id = path_id(found, &path);
+                        if found.kind_paths.len() <= k {
+                            found.kind_paths.resize(k + 1, u32::MAX);
+                        }
+                        found.kind_paths[k] = id;
+                        id
+                    }
+                },
+                None => path_id(found, &path),
+            };
             found.pointers.push(PointerFact {
                 target,
                 hash: hash_bytes(p.as_bytes()),
