@@ -68,9 +68,10 @@ pub struct Inspection {
     /// inspected.
     pub(super) kinds: structure::Kinds,
     /// Per kind of the tree being inspected: the id of its path in
-    /// `paths` (`u32::MAX`: not seen), since a kind's tags from its record
-    /// down are fixed ([`NodeRef::kind_index`]).
-    pub(super) kind_paths: Vec<u32>,
+    /// `paths` (`u32::MAX`: not seen) and its pointers' target code
+    /// ([`structure::target_code`]), both fixed by the kind's tags from its
+    /// record down ([`NodeRef::kind_index`]).
+    pub(super) kind_paths: Vec<(u32, u8)>,
 }
 
 impl Inspection {
@@ -206,30 +207,31 @@ pub(super) fn inspect_into(
             };
             let p = p.to_str_lossy();
             let target = put(&mut found.strings, &p);
-            let path = match node.kind_index() {
+            // The path and target of a pointer: worked out once per kind.
+            let of_node = |found: &mut Inspection| {
+                let target = structure::pointer_target(node, version, &mut found.kinds);
+                (path_id(found, &path), structure::target_code(target))
+            };
+            let (path, expected) = match node.kind_index() {
                 Some(k) => match found.kind_paths.get(k) {
-                    Some(&id) if id != u32::MAX => id,
+                    Some(&known) if known.0 != u32::MAX => known,
                     _ => {
-                        let id = path_id(found, &path);
+                        let known = of_node(found);
                         if found.kind_paths.len() <= k {
-                            found.kind_paths.resize(k + 1, u32::MAX);
+                            found.kind_paths.resize(k + 1, (u32::MAX, 0));
                         }
-                        found.kind_paths[k] = id;
-                        id
+                        found.kind_paths[k] = known;
+                        known
                     }
                 },
-                None => path_id(found, &path),
+                None => of_node(found),
             };
             found.pointers.push(PointerFact {
                 target,
                 hash: hash_bytes(p.as_bytes()),
                 line: node.line(),
                 path,
-                expected: structure::target_code(structure::pointer_target(
-                    node,
-                    version,
-                    &mut found.kinds,
-                )),
+                expected,
                 role,
             });
         }
