@@ -92,10 +92,13 @@
 
 pub mod emit;
 pub mod export;
+pub mod index;
 pub mod map;
 pub mod model;
+pub mod table;
 
-pub use export::{Export, Spool};
+pub use export::{Export, Mapped, Mapping, Spool};
+pub use index::Index;
 pub use map::{Item, Mapper, NotConverted, Skipped};
 pub use model::{
     Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gender,
@@ -185,21 +188,30 @@ impl std::fmt::Display for ExportError {
 
 impl std::error::Error for ExportError {}
 
-/// Reads GEDCOM from `input` record by record ([`crate::tree::Records`])
-/// and writes it to `out` as one GEDCOM X document; gives what was not
-/// converted. The sections after persons wait in memory: for bounded
-/// memory, use [`Export`] with file spools.
+/// Reads GEDCOM from `input` and writes it to `out` as one GEDCOM X
+/// document; gives what was not converted. The input is read into memory,
+/// its [`Index`] gathered, then its records read one at a time
+/// ([`crate::tree::Records`]) and mapped; the sections after persons wait
+/// in memory too. For bounded memory, gather the index from a file and
+/// use [`Export`] with file spools (as the command-line tool does).
 ///
 /// # Errors
 /// The first reading error, or a write error; `out` then holds an
 /// unfinished document.
 pub fn to_writer<R: Read, W: Write>(
-    input: R,
+    mut input: R,
     out: W,
     options: Options,
 ) -> Result<NotConverted, ExportError> {
-    let mut export = Export::new(out, options, Vec::new).map_err(ExportError::Write)?;
-    for record in crate::tree::Records::new(input) {
+    let mut bytes = Vec::new();
+    input
+        .read_to_end(&mut bytes)
+        .map_err(|e| ExportError::Read(e.into()))?;
+    let index = Index::from_read(&bytes[..], crate::ReaderConfig::default(), 1)
+        .map_err(ExportError::Read)?;
+    let mut export = Export::new(out, options, std::sync::Arc::new(index), Vec::new)
+        .map_err(ExportError::Write)?;
+    for record in crate::tree::Records::new(&bytes[..]) {
         let record = record.map_err(ExportError::Read)?;
         export.record(record.root()).map_err(ExportError::Write)?;
     }

@@ -12,10 +12,12 @@
 //! converted is summarised on stderr, a warning per path at its first line.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::sync::Arc;
 
-use gedcom_elf::gedcomx::{Export, Format, NotConverted, Options};
+use gedcom_elf::gedcomx::{Export, ExportError, Format, Index, NotConverted, Options};
 use gedcom_elf::tree::Records;
+use gedcom_elf::ErrorKind;
 
 use crate::cli::Settings;
 use crate::drive::Source;
@@ -40,25 +42,60 @@ pub fn run(
         pretty,
         keep_extensions,
     };
-    let (input, progress): (Box<dyn Read>, _) = match source {
+    let config = settings.config().encoding(settings.encoding());
+    let jobs = settings.jobs();
+    // The first pass gathers the index; standard input is copied to a
+    // temporary file on the way, for the second pass to read.
+    // A reading error of the first pass other than the source's own is
+    // met again, at the same line, by the second, which reports the
+    // diagnostics before it and fails (nothing is written).
+    let read_failed = |index: Result<Index, gedcom_elf::Error>| match index {
+        Ok(index) => Ok(index),
+        Err(e) if e.kind() == ErrorKind::Io => Err(Fail::Input(e)),
+        Err(_) => Ok(Index::new()),
+    };
+    let (index, second): (Index, File) = match source {
         Source::File(path) => {
             let file = File::open(path).map_err(|e| Fail::Input(e.into()))?;
             let size = file.metadata().ok().map(|m| m.len());
             let progress = Progress::new(size);
-            (Box::new(progress.wrap(file)), progress)
+            let index = Index::from_read(progress.wrap(file), config.clone(), jobs);
+            drop(progress);
+            let again = File::open(path).map_err(|e| Fail::Input(e.into()))?;
+            (read_failed(index)?, again)
         }
         Source::Stdin | Source::Sample => {
+            let spool_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
+            let mut copy = io::BufWriter::new(tempfile::tempfile().map_err(spool_failed)?);
             let progress = Progress::new(None);
-            (Box::new(progress.wrap(io::stdin().lock())), progress)
+            let tee = Tee {
+                inner: progress.wrap(io::stdin().lock()),
+                copy: &mut copy,
+            };
+            let index = Index::from_read(tee, config.clone(), jobs);
+            drop(progress);
+            let mut copy = copy
+                .into_inner()
+                .map_err(|e| spool_failed(e.into_error()))?;
+            copy.seek(SeekFrom::Start(0)).map_err(spool_failed)?;
+            (read_failed(index)?, copy)
         }
     };
-    let config = settings.config().encoding(settings.encoding());
-    let mut records = Records::with_config(input, config).jobs(settings.jobs());
+    let size = second.metadata().ok().map(|m| m.len());
+    let progress = Progress::new(size);
+    let input = progress.wrap(second);
+    let mut records = Records::with_config(input, config).jobs(jobs);
     if let Some(n) = settings.jobs.chunk_bytes {
         records = records.batch_bytes(n);
     }
     let mut out = Output::create(output)?;
-    let exported = export(&mut records, &mut out, options, report);
+    let exported = export(
+        &mut records,
+        Arc::new(index),
+        &mut out,
+        (options, jobs),
+        report,
+    );
     drop(progress);
     let not_converted = match exported {
         Ok(n) => n,
@@ -74,25 +111,39 @@ pub fn run(
     out.commit()
 }
 
-/// Reads every record into an export to `out`; diagnostics reported as
-/// they come.
+/// A reader that copies what it reads to `copy`.
+struct Tee<R, W> {
+    inner: R,
+    copy: W,
+}
+
+impl<R: Read, W: Write> Read for Tee<R, W> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.copy.write_all(&buf[..n])?;
+        Ok(n)
+    }
+}
+
+/// Reads every record into an export to `out`, mapped on `jobs` threads;
+/// diagnostics reported as they come.
 fn export<R: Read>(
     records: &mut Records<R>,
+    index: Arc<Index>,
     out: &mut Output,
-    options: Options,
+    (options, jobs): (Options, usize),
     report: &mut Report,
 ) -> Result<NotConverted, Fail> {
     let spool_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
-    // Items are written a property at a time: the spools are buffered.
+    // Groups of items are written at once: the spools are buffered lightly.
     let spool = || Ok(io::BufWriter::with_capacity(1 << 16, tempfile::tempfile()?));
-    let mut export = Export::try_new(out, options, spool).map_err(spool_failed)?;
-    while let Some(record) = records.next() {
-        let diagnostics: Vec<_> = records.drain_diagnostics().collect();
-        report.diagnostics(&diagnostics);
-        export.record(record?.root()).map_err(spool_failed)?;
+    let mut export = Export::try_new(out, options, index, spool).map_err(spool_failed)?;
+    let done = export.records(records, jobs, |ds| report.diagnostics(&ds));
+    match done {
+        Ok(()) => {}
+        Err(ExportError::Read(e)) => return Err(e.into()),
+        Err(ExportError::Write(e)) => return Err(spool_failed(e)),
     }
-    let diagnostics: Vec<_> = records.drain_diagnostics().collect();
-    report.diagnostics(&diagnostics);
     export.finish().map_err(spool_failed)
 }
 
