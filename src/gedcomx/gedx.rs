@@ -57,14 +57,15 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use zip::result::ZipError;
 use zip::write::SimpleFileOptions;
-use zip::{CompressionMethod, ZipArchive, ZipWriter};
+use zip::{CompressionMethod, ZipWriter};
 
 use super::Format;
+use crate::gedzip::{self, open_zip, read_entry, GedzipError, GedzipErrorKind};
 
 /// The manifest's entry name.
 pub const MANIFEST: &str = "META-INF/MANIFEST.MF";
@@ -244,36 +245,33 @@ impl From<io::Error> for GedxError {
     }
 }
 
+/// The zip reading's errors (shared with [`gedzip`]) as
+/// this format's: the same kinds, and the same messages.
+impl From<GedzipError> for GedxError {
+    fn from(e: GedzipError) -> Self {
+        use GedzipErrorKind as Z;
+        let (kind, message, source) = e.into_parts();
+        let kind = match kind {
+            Z::NotZip => GedxErrorKind::NotZip,
+            Z::Truncated => GedxErrorKind::Truncated,
+            Z::Corrupt => GedxErrorKind::Corrupt,
+            Z::Unsupported => GedxErrorKind::Unsupported,
+            Z::TooLarge => GedxErrorKind::TooLarge,
+            Z::Io => GedxErrorKind::Io,
+            // Not asked here: no entry is looked for under a GEDZIP's name.
+            Z::NoGedcom => GedxErrorKind::NoDocument,
+        };
+        GedxError {
+            kind,
+            message,
+            source,
+        }
+    }
+}
+
 /// A zip library error while doing `what`.
 fn zip_error(what: &str, e: ZipError) -> GedxError {
-    use GedxErrorKind as K;
-    match e {
-        ZipError::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => GedxError::io(
-            K::Truncated,
-            format!("{what}: the zip archive ends too soon"),
-            e,
-        ),
-        ZipError::Io(e) if e.kind() == io::ErrorKind::InvalidData => {
-            GedxError::io(K::Corrupt, format!("{what}: damaged zip data"), e)
-        }
-        ZipError::Io(e) => GedxError::io(K::Io, what.to_string(), e),
-        ZipError::InvalidArchive(m) => {
-            GedxError::new(K::Corrupt, format!("{what}: damaged zip archive ({m})"))
-        }
-        ZipError::UnsupportedArchive(m) => GedxError::new(
-            K::Unsupported,
-            format!("{what}: unsupported zip archive ({m})"),
-        ),
-        ZipError::CompressionMethodNotSupported(m) => GedxError::new(
-            K::Unsupported,
-            format!("{what}: compression method {m} is not supported (only stored and deflate)"),
-        ),
-        ZipError::InvalidPassword => {
-            GedxError::new(K::Unsupported, format!("{what}: encrypted zip entry"))
-        }
-        ZipError::FileNotFound => GedxError::new(K::Corrupt, format!("{what}: entry not found")),
-        other => GedxError::new(K::Corrupt, format!("{what}: {other}")),
-    }
+    gedzip::zip_error(what, e).into()
 }
 
 // ---------------------------------------------------------------- manifest
@@ -831,7 +829,13 @@ pub fn read_gedx_with(
     mut input: impl Read + Seek,
     options: ReadOptions,
 ) -> Result<GedxDocument, GedxError> {
-    let mut archive = open_zip(&mut input)?;
+    let mut archive = open_zip(&mut input).map_err(|e| match e.kind() {
+        GedzipErrorKind::NotZip => GedxError::new(
+            GedxErrorKind::NotZip,
+            "not a GEDCOM X file: not a zip archive",
+        ),
+        _ => e.into(),
+    })?;
 
     let Some(index) = archive.index_for_name(MANIFEST) else {
         return Err(GedxError::new(
@@ -889,21 +893,14 @@ pub fn read_gedx_with(
         .ok_or_else(|| GedxError::new(GedxErrorKind::NoDocument, format!("no entry {name}")))?;
     let bytes = read_entry(&mut archive, index, &name, options.max_document)?;
 
-    let mut entries = Vec::new();
-    for i in 0..archive.len() {
-        let file = archive
-            .by_index_raw(i)
-            .map_err(|e| zip_error("reading the zip directory", e))?;
-        let entry_name = String::from_utf8_lossy(file.name_raw()).into_owned();
-        if file.is_dir() || entry_name == MANIFEST || entry_name == name {
-            continue;
-        }
-        entries.push(Entry {
-            content_type: manifest.content_type(&entry_name).map(str::to_string),
-            size: file.size(),
-            name: entry_name,
-        });
-    }
+    let entries = gedzip::entries(&mut archive, |n| n == MANIFEST || n == name)?
+        .into_iter()
+        .map(|e| Entry {
+            content_type: manifest.content_type(&e.name).map(str::to_string),
+            name: e.name,
+            size: e.size,
+        })
+        .collect();
     Ok(GedxDocument {
         name,
         format,
@@ -911,86 +908,6 @@ pub fn read_gedx_with(
         manifest,
         entries,
     })
-}
-
-/// The four bytes a zip archive's first entry starts with.
-const LOCAL_HEADER: &[u8; 4] = b"PK\x03\x04";
-/// The signature of a zip archive's end record.
-const END_RECORD: &[u8; 4] = b"PK\x05\x06";
-
-/// Opens `input` as a zip archive, telling input that is no zip at all
-/// from an archive cut short or damaged.
-fn open_zip<R: Read + Seek>(input: R) -> Result<ZipArchive<R>, GedxError> {
-    let mut input = input;
-    let (head, has_end) = sniff(&mut input)
-        .map_err(|e| GedxError::io(GedxErrorKind::Io, "reading the GEDCOM X file", e))?;
-    let zip_start = head == *LOCAL_HEADER || head == *END_RECORD;
-    match ZipArchive::new(input) {
-        Ok(archive) => Ok(archive),
-        Err(_) if !zip_start && !has_end => Err(GedxError::new(
-            GedxErrorKind::NotZip,
-            "not a GEDCOM X file: not a zip archive",
-        )),
-        Err(_) if !has_end => Err(GedxError::new(
-            GedxErrorKind::Truncated,
-            "truncated zip archive: it starts as one but its end (the central directory) is missing",
-        )),
-        Err(e) => Err(zip_error("reading the zip archive", e)),
-    }
-}
-
-/// The input's first four bytes, and whether its last 64 KiB and some
-/// (the end record and the longest comment) hold a whole end record (an
-/// archive cut short has lost it). Leaves `input` at its start.
-fn sniff<R: Read + Seek>(input: &mut R) -> io::Result<([u8; 4], bool)> {
-    let len = input.seek(SeekFrom::End(0))?;
-    input.seek(SeekFrom::Start(0))?;
-    let mut head = [0; 4];
-    let n = input.by_ref().take(4).read(&mut head)?;
-    if n < 4 {
-        head = [0; 4];
-    }
-    let tail = len.min(65_535 + 22);
-    input.seek(SeekFrom::Start(len - tail))?;
-    let mut buf = Vec::with_capacity(tail as usize);
-    input.by_ref().take(tail).read_to_end(&mut buf)?;
-    input.seek(SeekFrom::Start(0))?;
-    // A whole end record: its signature, 18 more bytes, and its comment.
-    let has_end = (0..buf.len().saturating_sub(21)).any(|p| {
-        let comment = usize::from(u16::from_le_bytes([buf[p + 20], buf[p + 21]]));
-        buf[p..p + 4] == *END_RECORD && p + 22 + comment <= buf.len()
-    });
-    Ok((head, has_end))
-}
-
-/// Reads entry `index` (named `name`) whole, refusing more than `limit`
-/// bytes whatever its header declares.
-fn read_entry<R: Read + Seek>(
-    archive: &mut ZipArchive<R>,
-    index: usize,
-    name: &str,
-    limit: u64,
-) -> Result<Vec<u8>, GedxError> {
-    let what = format!("reading {name}");
-    let mut file = archive.by_index(index).map_err(|e| zip_error(&what, e))?;
-    let too_large = || {
-        GedxError::new(
-            GedxErrorKind::TooLarge,
-            format!("{name} is larger than the limit of {limit} bytes"),
-        )
-    };
-    if file.size() > limit {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::with_capacity(file.size().min(limit).min(1 << 24) as usize);
-    (&mut file)
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| zip_error(&what, ZipError::Io(e)))?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large());
-    }
-    Ok(bytes)
 }
 
 #[cfg(test)]
