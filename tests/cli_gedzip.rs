@@ -306,3 +306,42 @@ fn bad_archives_are_refused_with_a_message() {
         }
     }
 }
+
+/// `fmt`, `convert` and `edit` write GEDCOM: never over the archive they
+/// read (its media would be lost), nor into a file named `.gdz`.
+#[test]
+fn gedcom_is_not_written_over_an_archive() {
+    let (archive, _) = made_archive("kept");
+    let renamed = scratch().join("kept-zip.ged");
+    std::fs::copy(&archive, &renamed).unwrap();
+    let before = std::fs::read(&archive).unwrap();
+    let elsewhere = scratch().join("elsewhere.gdz");
+    let _ = std::fs::remove_file(&elsewhere);
+    for args in [
+        &["fmt"][..],
+        &["convert", "--to-encoding", "utf-8"],
+        &["edit"],
+    ] {
+        for (input, out) in [
+            (&archive, &archive),
+            (&renamed, &renamed),
+            (&archive, &elsewhere),
+        ] {
+            let mut all = args.to_vec();
+            all.extend([s(input), "-o", s(out)]);
+            let o = run(&all, None);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{all:?}: {err}");
+            assert!(err.contains("not a GEDZIP archive"), "{all:?}: {err}");
+        }
+        // Written elsewhere, under another name, it is the archive's GEDCOM.
+        let ged = scratch().join("written.ged");
+        let mut all = args.to_vec();
+        all.extend([s(&archive), "-o", s(&ged)]);
+        assert_eq!(run(&all, None).status.code(), Some(0), "{all:?}");
+        assert!(std::fs::read(&ged).unwrap().starts_with(b"0 HEAD"));
+    }
+    assert_eq!(std::fs::read(&archive).unwrap(), before);
+    assert_eq!(std::fs::read(&renamed).unwrap(), before);
+    assert!(!elsewhere.exists());
+}

@@ -127,6 +127,36 @@ impl Source {
         gedzip::list_gedzip(file).map(Some).map_err(gedzip_fail)
     }
 
+    /// Refuses `-o OUT` for a command that writes GEDCOM when OUT is named
+    /// `.gdz`, or is this input and this input is a GEDZIP: GEDCOM written
+    /// over an archive would lose its media, and a GEDCOM file named `.gdz`
+    /// would not read.
+    pub fn check_gedcom_output(&self, output: Option<&str>) -> Result<(), Fail> {
+        let Some(out) = output.filter(|o| *o != "-") else {
+            return Ok(());
+        };
+        let named_gdz = std::path::Path::new(out)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("gdz"));
+        let over_archive = match self {
+            Source::File(path) => {
+                let same = |a: &str, b: &str| {
+                    let (a, b) = (std::fs::canonicalize(a), std::fs::canonicalize(b));
+                    matches!((a, b), (Ok(a), Ok(b)) if a == b)
+                };
+                same(path, out) && matches!(self.media(), Ok(Some(_)) | Err(_))
+            }
+            _ => false,
+        };
+        match named_gdz || over_archive {
+            true => Err(Fail::Other(format!(
+                "{out}: this command writes GEDCOM, not a GEDZIP archive; name another output \
+                 (written over an archive, GEDCOM would lose its media)"
+            ))),
+            false => Ok(()),
+        }
+    }
+
     /// The input's bytes as they are.
     fn load_raw(&self) -> Result<Bytes, Fail> {
         let load = || -> io::Result<Bytes> {
