@@ -571,10 +571,9 @@ fn copy(from: &mut dyn Read, to: &mut dyn Write) -> Result<u64, (bool, io::Error
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Exclusion {
-    /// A URL (`https:`, `file:`, a drive letter `C:`): not a file beside
-    /// the input.
+    /// A URL (`https:`, `file:`): not a file beside the input.
     Url,
-    /// An absolute path (`/…`, `//host/…`, `\…`).
+    /// An absolute path (`/…`, `//host/…`, `\…`, a Windows drive `C:…`).
     Absolute,
     /// A path that climbs out of the input's directory (`..`, or a link
     /// that leads outside it).
@@ -648,6 +647,14 @@ fn percent_decode(s: &str) -> String {
 /// The zip entry name an `about` value names, or why it names none: a
 /// relative path, percent-escapes decoded, `./` segments dropped.
 fn entry_name(about: &str) -> Result<String, Exclusion> {
+    let drive = about
+        .as_bytes()
+        .first()
+        .is_some_and(u8::is_ascii_alphabetic)
+        && about.as_bytes().get(1) == Some(&b':');
+    if drive {
+        return Err(Exclusion::Absolute);
+    }
     if has_scheme(about) {
         return Err(Exclusion::Url);
     }
@@ -959,7 +966,8 @@ mod tests {
         assert_eq!(entry_name("images\\b%20c.png"), Ok("images/b c.png".into()));
         assert_eq!(entry_name("http://x.org/a.jpg"), Err(Exclusion::Url));
         assert_eq!(entry_name("file:///tmp/a.jpg"), Err(Exclusion::Url));
-        assert_eq!(entry_name("C:\\photos\\a.jpg"), Err(Exclusion::Url));
+        assert_eq!(entry_name("C:\\photos\\a.jpg"), Err(Exclusion::Absolute));
+        assert_eq!(entry_name("d:photo.jpg"), Err(Exclusion::Absolute));
         assert_eq!(entry_name("/tmp/a.jpg"), Err(Exclusion::Absolute));
         assert_eq!(entry_name("\\\\server\\a.jpg"), Err(Exclusion::Absolute));
         assert_eq!(entry_name("a/../../b.jpg"), Err(Exclusion::Escapes));
