@@ -11,6 +11,8 @@
 //! - [`export`](mod@export): the document written record by record
 //!   ([`Export`]), its sections after persons spooled, so memory stays
 //!   bounded; [`to_writer`] does it all for a reader.
+//! - [`gedx`]: the GEDCOM X file format (`.gedx`: a zip with a manifest,
+//!   `tree.json` and media files), written and read.
 //!
 //! JSON and XML are written by hand, streaming, through one description
 //! of each type's properties (`emit.rs`): no serialisation framework and
@@ -92,6 +94,7 @@
 
 pub mod emit;
 pub mod export;
+pub mod gedx;
 pub mod index;
 pub mod map;
 pub mod model;

@@ -63,6 +63,10 @@ pub enum Command {
         /// that match no xref_id (standard input is read whole first)
         #[arg(long)]
         tree: bool,
+        /// List the media entries of a GEDZIP (.gdz) archive, one per line
+        /// (size, a tab, name), instead of the statistics
+        #[arg(long, conflicts_with = "tree")]
+        list_media: bool,
         #[command(flatten)]
         r: Reading,
     },
@@ -180,7 +184,7 @@ pub struct CheckArgs {
     pub jobs: JobOpts,
     #[command(flatten)]
     pub encoding: EncodingOpt,
-    /// The GEDCOM files, or - for standard input
+    /// The GEDCOM files (or GEDZIP .gdz archives), or - for standard input
     #[arg(value_name = "FILE", required_unless_present = "list_rules")]
     pub files: Vec<String>,
 }
