@@ -99,6 +99,8 @@ pub struct Mapped {
     report: NotConverted,
     /// The `FAMC.PEDI` facts families took.
     used: Vec<(String, String)>,
+    /// The files media descriptions are about (`OBJE.FILE`), in order.
+    media: Vec<String>,
 }
 
 /// A place's name and the bits of its latitude and longitude.
@@ -147,7 +149,12 @@ impl Mapping {
             Item::Place(_) => (&mut place, None),
             Item::Person(_) => (&mut mapped.sections[0], Some(0)),
             Item::Relationship(_) => (&mut mapped.sections[1], Some(1)),
-            Item::SourceDescription(_) => (&mut mapped.sections[2], Some(2)),
+            Item::SourceDescription(d) => {
+                if let Some(about) = &d.about {
+                    mapped.media.push(about.clone());
+                }
+                (&mut mapped.sections[2], Some(2))
+            }
             Item::Agent(_) => (&mut mapped.sections[3], Some(3)),
             Item::Document(_) => (&mut mapped.sections[4], Some(4)),
         };
@@ -231,6 +238,9 @@ pub struct Export<W: Write, S: Spool> {
     report: NotConverted,
     /// The places described: id to name and coordinates.
     places: HashMap<String, PlaceKey>,
+    /// The files media descriptions are about, each once, in order.
+    media: Vec<String>,
+    media_seen: HashSet<String>,
     /// The `FAMC.PEDI` facts families took.
     used: HashSet<(String, String)>,
 }
@@ -277,6 +287,8 @@ impl<W: Write, S: Spool> Export<W, S> {
             lang: None,
             report: NotConverted::default(),
             places: HashMap::new(),
+            media: Vec::new(),
+            media_seen: HashSet::new(),
             used: HashSet::new(),
         })
     }
@@ -298,6 +310,14 @@ impl<W: Write, S: Spool> Export<W, S> {
     /// What was not converted so far.
     pub fn not_converted(&self) -> &NotConverted {
         &self.report
+    }
+
+    /// The files the media descriptions written so far are about (their
+    /// `about`, from `OBJE.FILE`), each once, in the
+    /// order first met: what a `.gedx` may carry
+    /// ([`select_media`](super::gedx::select_media)).
+    pub fn media(&self) -> &[String] {
+        &self.media
     }
 
     /// Maps one record (see the mapping in [the module docs](super)) and
@@ -409,6 +429,11 @@ impl<W: Write, S: Spool> Export<W, S> {
         }
         self.report.merge(mapped.report);
         self.used.extend(mapped.used);
+        for about in mapped.media {
+            if self.media_seen.insert(about.clone()) {
+                self.media.push(about);
+            }
+        }
         let json = self.mapping.options.format == Format::Json;
         let Mapped {
             sections,

@@ -15,7 +15,7 @@ pub const THROUGH_REPOSITORY: &str = "REPO>NAME";
 /// where its vocabulary names one; the ELF structure type IRI otherwise.
 ///
 /// `REPO>NAME` is the `NAME` of the repository record the `REPO` pointer
-/// points to (through the [`Index`]).
+/// points to (through the [`Index`](super::Index)).
 pub const CITATION_ELEMENTS: [(&str, &str, &str); 8] = [
     ("AUTH", CEV, "authorName"),
     ("TITL", CEV, "title"),

@@ -80,12 +80,14 @@ pub enum Command {
         #[command(flatten)]
         r: Reading,
     },
-    /// One GEDCOM X document (JSON or XML) with FHISO citation elements; what is not
-    /// converted is listed on stderr
+    /// One GEDCOM X document (JSON, XML, or a .gedx file with the media) with FHISO
+    /// citation elements; what is not converted is listed on stderr
     Gedcomx {
-        /// The output format: GEDCOM X JSON or XML
-        #[arg(long, value_name = "json|xml", default_value = "json",
-              value_parser = ["json", "xml"])]
+        /// The output format: GEDCOM X JSON or XML, or gedx: the GEDCOM X file format
+        /// (a zip of a manifest, tree.json and the media files beside the input that
+        /// OBJE FILE lines name)
+        #[arg(long, value_name = "json|xml|gedx", default_value = "json",
+              value_parser = ["json", "xml", "gedx"])]
         format: String,
         /// Indent the output, one property per line
         #[arg(long)]

@@ -15,6 +15,9 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::sync::Arc;
 
+use std::path::Path;
+
+use gedcom_elf::gedcomx::gedx::{select_media, write_gedx, GedxError, MediaSelection};
 use gedcom_elf::gedcomx::{Export, ExportError, Format, Index, NotConverted, Options};
 use gedcom_elf::tree::Records;
 use gedcom_elf::ErrorKind;
@@ -25,7 +28,8 @@ use crate::output::Output;
 use crate::progress::Progress;
 use crate::report::{Fail, Report};
 
-/// `gedcomx`: `format` is `json` or `xml`; `--pretty`; `--keep-extensions`.
+/// `gedcomx`: `format` is `json`, `xml` or `gedx`; `--pretty`;
+/// `--keep-extensions`.
 pub fn run(
     settings: &Settings,
     source: &Source,
@@ -89,13 +93,18 @@ pub fn run(
         records = records.batch_bytes(n);
     }
     let mut out = Output::create(output)?;
-    let exported = export(
-        &mut records,
-        Arc::new(index),
-        &mut out,
-        (options, jobs),
-        report,
-    );
+    let index = Arc::new(index);
+    let exported = match format {
+        "gedx" => gedx(
+            &mut records,
+            index,
+            &mut out,
+            (options, jobs),
+            source,
+            report,
+        ),
+        _ => export(&mut records, index, &mut out, (options, jobs), report).map(|(n, _)| n),
+    };
     drop(progress);
     let not_converted = match exported {
         Ok(n) => n,
@@ -125,15 +134,76 @@ impl<R: Read, W: Write> Read for Tee<R, W> {
     }
 }
 
-/// Reads every record into an export to `out`, mapped on `jobs` threads;
-/// diagnostics reported as they come.
-fn export<R: Read>(
+/// The document as a GEDCOM X file (`.gedx`): written to a temporary file
+/// first (the archive needs its size), zipped with the media files beside
+/// the input that the `OBJE` descriptions are about, then copied to `out`.
+/// Each media value not included is a warning.
+fn gedx<R: Read>(
     records: &mut Records<R>,
     index: Arc<Index>,
     out: &mut Output,
     (options, jobs): (Options, usize),
+    source: &Source,
     report: &mut Report,
 ) -> Result<NotConverted, Fail> {
+    let temp_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
+    let gedx_failed = |e: GedxError| Fail::Other(format!("cannot write the GEDCOM X file: {e}"));
+    let document = tempfile::tempfile().map_err(temp_failed)?;
+    let mut document = io::BufWriter::with_capacity(1 << 16, document);
+    let (not_converted, media) = export(records, index, &mut document, (options, jobs), report)?;
+    let mut document = document
+        .into_inner()
+        .map_err(|e| temp_failed(e.into_error()))?;
+    document.seek(SeekFrom::Start(0)).map_err(temp_failed)?;
+    let selection = match source {
+        Source::File(path) => {
+            let dir = Path::new(path).parent().unwrap_or(Path::new(""));
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            select_media(dir, media.iter().map(String::as_str))
+        }
+        Source::Stdin | Source::Sample => {
+            if !media.is_empty() {
+                report.note(&format!(
+                    "{} media file{} named; none included: standard input has no directory to find them in",
+                    media.len(),
+                    if media.len() == 1 { "" } else { "s" }
+                ));
+            }
+            MediaSelection::default()
+        }
+    };
+    for (about, why) in &selection.excluded {
+        report.warning(&format!(
+            "media {about} not included in the GEDCOM X file: {why}"
+        ));
+    }
+    let zip = tempfile::tempfile().map_err(temp_failed)?;
+    let mut zip =
+        write_gedx(zip, &mut document, Format::Json, &selection.included).map_err(gedx_failed)?;
+    zip.seek(SeekFrom::Start(0)).map_err(temp_failed)?;
+    // The archive to the output (a write error is the output's, kept by
+    // it; any other the temporary file's).
+    if let Err(e) = io::copy(&mut zip, out) {
+        out.check()?;
+        return Err(temp_failed(e));
+    }
+    Ok(not_converted)
+}
+
+/// Reads every record into an export to `out`, mapped on `jobs` threads;
+/// diagnostics reported as they come. Gives what was not converted and
+/// the files the media descriptions are about.
+fn export<R: Read, W: Write>(
+    records: &mut Records<R>,
+    index: Arc<Index>,
+    out: W,
+    (options, jobs): (Options, usize),
+    report: &mut Report,
+) -> Result<(NotConverted, Vec<String>), Fail> {
     let spool_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
     // Groups of items are written at once: the spools are buffered lightly.
     let spool = || Ok(io::BufWriter::with_capacity(1 << 16, tempfile::tempfile()?));
@@ -144,7 +214,9 @@ fn export<R: Read>(
         Err(ExportError::Read(e)) => return Err(e.into()),
         Err(ExportError::Write(e)) => return Err(spool_failed(e)),
     }
-    export.finish().map_err(spool_failed)
+    let media = export.media().to_vec();
+    let not_converted = export.finish().map_err(spool_failed)?;
+    Ok((not_converted, media))
 }
 
 /// A warning per path not converted, at its first line, then the total.
