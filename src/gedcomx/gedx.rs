@@ -443,6 +443,9 @@ fn check_name(name: &str) -> Result<(), &'static str> {
     if name.starts_with('/') || name.contains('\\') || has_scheme(name) {
         return Err("not a relative path");
     }
+    if name.chars().any(char::is_control) {
+        return Err("control characters (a manifest line cannot hold them)");
+    }
     if name
         .split('/')
         .any(|s| s.is_empty() || s == "." || s == "..")
@@ -583,6 +586,9 @@ pub enum Exclusion {
     Reserved,
     /// No file of that name beside the input (or not a regular file).
     NotFound,
+    /// A name with control characters (a line break, a tab), which the
+    /// manifest's lines cannot hold.
+    Unusable,
 }
 
 impl fmt::Display for Exclusion {
@@ -593,6 +599,7 @@ impl fmt::Display for Exclusion {
             Exclusion::Escapes => "a path leading outside the input's directory",
             Exclusion::Reserved => "a name the GEDCOM X file keeps for its manifest or document",
             Exclusion::NotFound => "no such file beside the input",
+            Exclusion::Unusable => "a name with control characters",
         })
     }
 }
@@ -673,6 +680,8 @@ fn entry_name(about: &str) -> Result<String, Exclusion> {
     let name = parts.join("/");
     if name.is_empty() {
         Err(Exclusion::NotFound)
+    } else if name.chars().any(char::is_control) {
+        Err(Exclusion::Unusable)
     } else if has_scheme(&name) {
         Err(Exclusion::Url)
     } else if is_reserved(&name) || name == "tree.json" || name == "tree.xml" {
@@ -974,6 +983,7 @@ mod tests {
         assert_eq!(entry_name("%2E%2E/b.jpg"), Err(Exclusion::Escapes));
         assert_eq!(entry_name("META-INF/MANIFEST.MF"), Err(Exclusion::Reserved));
         assert_eq!(entry_name("tree.json"), Err(Exclusion::Reserved));
+        assert_eq!(entry_name("a%0Ab.jpg"), Err(Exclusion::Unusable));
     }
 
     #[test]
@@ -997,6 +1007,7 @@ mod tests {
             "tree.json",
             "",
             "a//b.jpg",
+            "a\nb",
         ] {
             let media = [Media {
                 name: name.into(),
