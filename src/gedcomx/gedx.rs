@@ -32,6 +32,10 @@
 //! listed with their types and sizes, not read. Bad input is an error
 //! with a [`GedxErrorKind`], never a panic.
 //!
+//! The zip reading (telling no zip from a truncated or damaged one,
+//! bounded reads) is [`gedzip`]'s, shared with GEDZIP; the
+//! `gedcomx` feature turns `gedzip` on.
+//!
 //! The specification asks for JSON documents; [`Format::Xml`] writes
 //! `tree.xml` typed `application/x-gedcomx-v1+xml` for readers that take
 //! it, and reading accepts both.
