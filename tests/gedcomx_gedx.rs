@@ -189,6 +189,13 @@ fn the_manifest_comes_first_and_says_what_the_specification_asks() {
 }
 
 #[test]
+fn the_same_input_gives_the_same_bytes() {
+    let a = export_with_media(&Dir::new("same-a").0).gedx;
+    let b = export_with_media(&Dir::new("same-b").0).gedx;
+    assert_eq!(a, b, "no time nor path of the run in the archive");
+}
+
+#[test]
 fn xml_documents_and_unknown_media_types() {
     let dir = Dir::new("xml");
     std::fs::write(dir.0.join("notes.xyz"), b"plain").unwrap();
