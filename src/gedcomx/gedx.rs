@@ -151,12 +151,28 @@ pub fn media_type(name: &str) -> Option<&'static str> {
     media_entry(name).map(|(_, t, _)| *t)
 }
 
-fn media_entry(name: &str) -> Option<&'static (&'static str, &'static str, bool)> {
-    let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    let (_, ext) = file.rsplit_once('.')?;
+/// The media type of a file extension or a 5.5.1 `FORM` value (`jpg`,
+/// any case, without the dot), from [`MEDIA_TYPES`].
+///
+/// ```
+/// use gedcom_elf::gedcomx::gedx::extension_media_type;
+/// assert_eq!(extension_media_type("JPG"), Some("image/jpeg"));
+/// assert_eq!(extension_media_type("doc"), None);
+/// ```
+pub fn extension_media_type(ext: &str) -> Option<&'static str> {
+    extension_entry(ext).map(|(_, t, _)| *t)
+}
+
+fn extension_entry(ext: &str) -> Option<&'static (&'static str, &'static str, bool)> {
     MEDIA_TYPES
         .iter()
         .find(|(e, _, _)| e.eq_ignore_ascii_case(ext))
+}
+
+fn media_entry(name: &str) -> Option<&'static (&'static str, &'static str, bool)> {
+    let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let (_, ext) = file.rsplit_once('.')?;
+    extension_entry(ext)
 }
 
 // ---------------------------------------------------------------- errors

@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
+use super::gedx::extension_media_type;
 use super::index::{repository_element, repository_row, Index};
 use super::model::{
     Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gender,
@@ -122,24 +123,6 @@ pub fn language_tag(name: &str) -> Option<String> {
         tag_like.then(|| name.to_string())
     })
 }
-
-/// A file's `FORM` and its media type.
-const MEDIA_TYPES: [(&str, &str); 14] = [
-    ("bmp", "image/bmp"),
-    ("gif", "image/gif"),
-    ("jpg", "image/jpeg"),
-    ("jpeg", "image/jpeg"),
-    ("png", "image/png"),
-    ("tif", "image/tiff"),
-    ("tiff", "image/tiff"),
-    ("pcx", "image/x-pcx"),
-    ("wav", "audio/wav"),
-    ("mp3", "audio/mpeg"),
-    ("pdf", "application/pdf"),
-    ("htm", "text/html"),
-    ("html", "text/html"),
-    ("txt", "text/plain"),
-];
 
 /// Why a structure was not converted.
 pub mod reason {
@@ -705,8 +688,8 @@ impl Ctx<'_> {
         let form_of = |f: NodeRef<'_>, sd: &mut SourceDescription, cx: &mut Self| {
             let form = text(f).unwrap_or_default();
             let form = form.trim().trim_start_matches('.').to_ascii_lowercase();
-            match MEDIA_TYPES.iter().find(|(k, _)| *k == form) {
-                Some((_, t)) if sd.media_type.is_none() => sd.media_type = Some((*t).into()),
+            match extension_media_type(&form) {
+                Some(t) if sd.media_type.is_none() => sd.media_type = Some(t.into()),
                 _ => cx.skip(f, reason::UNKNOWN_VALUE),
             }
             cx.rest(f, &[]);

@@ -81,7 +81,7 @@
 //! | `REPO`, `SUBM` | `Agent`: `NAME` names, `ADDR` addresses (`ADR1`-`3`, `CITY`, `STAE`, `POST`, `CTRY`), `PHON` `tel:` and `FAX` `fax:` phones, `EMAIL` `mailto:` emails, `WWW` homepage |
 //! | `NOTE` under a record or structure | `notes`: its text, or a `NOTE` record's when it points to one (through the [`Index`], which keeps notes' texts up to [`Index::NOTE_BUDGET`]; a pointer to a note past it, or to none, is counted) |
 //! | `NOTE` record | a `Document` (the record's id) holding its text |
-//! | `OBJE` record, inline `OBJE` | `SourceDescription` (inline: id `OWNER.mN`): first `FILE` as `about`, `FORM` as `mediaType`, `TITL` as title and citation |
+//! | `OBJE` record, inline `OBJE` | `SourceDescription` (inline: id `OWNER.mN`): first `FILE` as `about`, `FORM` as `mediaType` (by [`gedx::MEDIA_TYPES`], the one table of file extensions), `TITL` as title and citation |
 //! | `OBJE` under a person or family | `media` reference |
 //! | `REFN`, `RIN`, `AFN`, `RFN`, `_UID` | `identifiers`, typed by the structure's ELF type IRI (untyped, `$`, when it has none) |
 //! | `CHAN` | `attribution.modified` (its `DATE` and `TIME` as UTC), its `NOTE` the `changeMessage` |
