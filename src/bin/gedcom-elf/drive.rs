@@ -246,6 +246,14 @@ impl io::BufRead for Stdin {
 
 /// Whether the file `path`, whose first bytes are `start`, is read as a
 /// GEDZIP archive: named `.gdz` (any case), or starting as a zip does.
+/// Whether the file at `path` is a GEDZIP (by its name, or by its first
+/// bytes); `false` when it cannot be read (its reader says why).
+pub fn is_gedzip_file(path: &str) -> bool {
+    let mut start = Vec::with_capacity(4);
+    let read = std::fs::File::open(path).and_then(|f| f.take(4).read_to_end(&mut start));
+    read.is_ok() && is_gedzip(path, &start)
+}
+
 fn is_gedzip(path: &str, start: &[u8]) -> bool {
     let gdz = std::path::Path::new(path)
         .extension()
