@@ -255,3 +255,64 @@ fn the_directory_is_written_whole_or_not_at_all() {
     beside.sort();
     assert_eq!(beside, ["empty", "full"]);
 }
+
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_and_arrow_are_the_same_at_every_jobs_and_chunk_size() {
+    let dir = scratch("columnar");
+    let files = inputs(&dir);
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    for format in ["parquet", "arrow"] {
+        let mut first: Option<BTreeMap<String, Vec<u8>>> = None;
+        for (i, (jobs, chunk)) in [("1", "10000000"), ("2", "1000"), ("3", "300")]
+            .iter()
+            .enumerate()
+        {
+            let out = dir.join(format!("{format}-{i}"));
+            let args = [
+                "--format",
+                format,
+                "--jobs",
+                jobs,
+                "--chunk-bytes",
+                chunk,
+                "--row-group-bytes",
+                "100000",
+                "--part-bytes",
+                "1000000",
+            ];
+            table(&args, &files, &out, 0);
+            let got = contents(&out);
+            assert!(got.contains_key(&format!("nodes/part-00001.{format}")));
+            match &first {
+                None => first = Some(got),
+                Some(f) => assert!(f == &got, "{format} at --jobs {jobs} --chunk-bytes {chunk}"),
+            }
+        }
+    }
+    // One table as an Arrow IPC stream on stdout: the same at any jobs.
+    let stream = |jobs: &str| {
+        let mut args = vec!["table", "--format", "arrow", "--tables", "edges", "-o", "-"];
+        args.extend(["--jobs", jobs, "--chunk-bytes", "500"]);
+        args.extend(&files);
+        let o = run(&args, None);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        o.stdout
+    };
+    let one = stream("1");
+    assert!(one.len() > 1000);
+    assert!(stream("3") == one);
+    // Two tables do not fit in one stream.
+    let o = run(&["table", "--format", "arrow", "-o", "-", files[0]], None);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[cfg(not(feature = "parquet"))]
+#[test]
+fn parquet_needs_the_feature() {
+    let dir = scratch("nofeature");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/sample.ged");
+    let stderr = table(&["--format", "parquet"], &[sample], &dir.join("out"), 2);
+    assert!(stderr.contains("--features parquet"), "{stderr}");
+    assert!(!dir.join("out").exists());
+}

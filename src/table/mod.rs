@@ -37,6 +37,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "parquet")]
+pub mod arrow;
 mod collect;
 mod derive;
 mod rows;

@@ -658,8 +658,8 @@ impl Row for CitationRow {
     }
 }
 
-/// The rows a chunk of records gives, per table (the file-level tables,
-/// `files` and `diagnostics`, are their caller's).
+/// Rows of every table: those a chunk of records gives (the file-level
+/// tables, `files` and `diagnostics`, are their caller's).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rows {
     /// `nodes`.
@@ -674,6 +674,11 @@ pub struct Rows {
     pub events: Vec<EventRow>,
     /// `citations`.
     pub citations: Vec<CitationRow>,
+    /// `files`: the caller's (a [`Collector`](super::Collector) leaves it
+    /// empty), for writers that take every table's rows in one [`Rows`].
+    pub files: Vec<FileRow>,
+    /// `diagnostics`: the caller's, as `files`.
+    pub diagnostics: Vec<DiagnosticRow>,
     /// Records read (whether or not a table has a row for them).
     pub records: u64,
     /// Structures read (whether or not `nodes` is asked for).
@@ -689,6 +694,8 @@ impl Rows {
         self.edges.append(&mut other.edges);
         self.events.append(&mut other.events);
         self.citations.append(&mut other.citations);
+        self.files.append(&mut other.files);
+        self.diagnostics.append(&mut other.diagnostics);
         self.records += std::mem::take(&mut other.records);
         self.structures += std::mem::take(&mut other.structures);
     }

@@ -202,11 +202,14 @@ pub struct CheckArgs {
 #[derive(Args, Debug)]
 pub struct TableArgs {
     /// The directory to write: a directory per table, part files in each
-    /// (written beside it first, renamed when done; it must not exist, or be empty)
+    /// (written beside it first, renamed when done; it must not exist, or be empty);
+    /// - for an Arrow IPC stream on stdout
     #[arg(short = 'o', long = "output", value_name = "DIR", required = true)]
     pub output: String,
-    /// The output format
-    #[arg(long, value_name = "csv|jsonl", default_value = "csv", value_parser = ["csv", "jsonl"])]
+    /// The output format: parquet (zstd) and arrow (Arrow IPC; with -o -, one table as a
+    /// stream on stdout) need the `parquet` cargo feature
+    #[arg(long, value_name = "csv|jsonl|parquet|arrow", default_value = "csv",
+          value_parser = ["csv", "jsonl", "parquet", "arrow"])]
     pub format: String,
     /// The tables to write [default: all]
     #[arg(long, value_name = "TABLE,...", value_delimiter = ',', value_parser = [
@@ -216,6 +219,10 @@ pub struct TableArgs {
     /// [default: 256 MiB]
     #[arg(long, value_name = "N", value_parser = positive)]
     pub part_bytes: Option<usize>,
+    /// Close a Parquet row group once its rows hold about N bytes (in memory, as
+    /// Arrow columns) [default: 96 MiB]
+    #[arg(long, value_name = "N", value_parser = positive)]
+    pub row_group_bytes: Option<usize>,
     #[command(flatten)]
     pub jobs: JobOpts,
     #[command(flatten)]

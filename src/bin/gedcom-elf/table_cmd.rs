@@ -32,17 +32,29 @@ use crate::report::{say, Fail, Report};
 /// `--part-bytes`).
 const PART_BYTES: usize = 256 << 20;
 
+#[cfg(feature = "parquet")]
+#[path = "table_columnar.rs"]
+mod columnar;
+
+/// A Parquet row group is closed once its rows' estimated size reaches
+/// this (unless `--row-group-bytes`).
+#[cfg(feature = "parquet")]
+const ROW_GROUP_BYTES: usize = 96 << 20;
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Format {
     Csv,
     Jsonl,
+    /// Parquet or Arrow IPC: rows handed to the sink, written by columns.
+    #[cfg(feature = "parquet")]
+    Columnar(columnar::Kind),
 }
 
 impl Format {
     fn extension(self) -> &'static str {
         match self {
-            Format::Csv => "csv",
             Format::Jsonl => "jsonl",
+            _ => "csv",
         }
     }
 }
@@ -59,8 +71,8 @@ fn encode<R: Row>(rows: &[R], format: Format) -> Encoded {
     for row in rows {
         // Writing to a Vec cannot fail.
         let _ = match format {
-            Format::Csv => write_csv(&mut e.bytes, std::slice::from_ref(row), false),
             Format::Jsonl => write_jsonl(&mut e.bytes, std::slice::from_ref(row)),
+            _ => write_csv(&mut e.bytes, std::slice::from_ref(row), false),
         };
         e.ends.push(e.bytes.len());
     }
@@ -70,6 +82,8 @@ fn encode<R: Row>(rows: &[R], format: Format) -> Encoded {
 /// A chunk's output: its tables' rows encoded, and its counts.
 struct Chunk {
     tables: Vec<(Table, Encoded)>,
+    /// The rows themselves, for a columnar format.
+    rows: Option<Rows>,
     records: u64,
     structures: u64,
 }
@@ -90,6 +104,17 @@ impl Work for Tabulate {
 
     fn run(&self, reader: &mut Reader<'_>) -> (Chunk, Option<Error>) {
         let (rows, error) = self.collector.collect(reader);
+        #[cfg(feature = "parquet")]
+        if let Format::Columnar(_) = self.format {
+            let (records, structures) = (rows.records, rows.structures);
+            let chunk = Chunk {
+                tables: Vec::new(),
+                rows: Some(rows),
+                records,
+                structures,
+            };
+            return (chunk, error);
+        }
         let Rows {
             nodes,
             individuals,
@@ -99,6 +124,7 @@ impl Work for Tabulate {
             citations,
             records,
             structures,
+            ..
         } = &rows;
         let f = self.format;
         let tables = self
@@ -119,6 +145,7 @@ impl Work for Tabulate {
             .collect();
         let chunk = Chunk {
             tables,
+            rows: None,
             records: *records,
             structures: *structures,
         };
@@ -279,10 +306,13 @@ fn failure(fail: &Fail) -> (Option<u64>, String) {
     }
 }
 
-/// The output: every table's parts, in the temporary directory.
+/// The output: every table's parts, in the temporary directory (or a
+/// stream on standard output).
 struct Sink {
     parts: Vec<Parts>,
     format: Format,
+    #[cfg(feature = "parquet")]
+    columnar: Vec<Box<dyn columnar::Out>>,
 }
 
 impl Sink {
@@ -290,17 +320,67 @@ impl Sink {
         self.parts.iter_mut().find(|p| p.table == table)
     }
 
-    fn rows<R: Row>(&mut self, rows: &[R]) -> io::Result<()> {
-        let e = encode(rows, self.format);
-        match self.parts(R::TABLE) {
-            Some(p) => p.write(&e),
+    /// Writes a chunk's rows.
+    fn chunk(&mut self, chunk: Chunk) -> io::Result<()> {
+        for (table, e) in &chunk.tables {
+            if let Some(p) = self.parts(*table) {
+                p.write(e)?;
+            }
+        }
+        match chunk.rows {
+            Some(rows) => self.columnar(rows),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes rows of `files` and `diagnostics`.
+    fn file_rows(&mut self, rows: Rows) -> io::Result<()> {
+        if self.parts.is_empty() {
+            return self.columnar(rows);
+        }
+        let (files, diagnostics) = (
+            encode(&rows.files, self.format),
+            encode(&rows.diagnostics, self.format),
+        );
+        if let Some(p) = self.parts(Table::Diagnostics) {
+            p.write(&diagnostics)?;
+        }
+        match self.parts(Table::Files) {
+            Some(p) => p.write(&files),
             None => Ok(()),
         }
     }
 
     fn diagnostics(&mut self, file_id: u32, ds: &[Diagnostic]) -> io::Result<()> {
-        let rows: Vec<_> = ds.iter().map(|d| DiagnosticRow::new(file_id, d)).collect();
-        self.rows(&rows)
+        let diagnostics = ds.iter().map(|d| DiagnosticRow::new(file_id, d)).collect();
+        self.file_rows(Rows {
+            diagnostics,
+            ..Rows::default()
+        })
+    }
+
+    #[cfg(feature = "parquet")]
+    fn columnar(&mut self, mut rows: Rows) -> io::Result<()> {
+        for out in &mut self.columnar {
+            out.take(&mut rows)?;
+        }
+        Ok(())
+    }
+
+    #[cfg(not(feature = "parquet"))]
+    fn columnar(&mut self, _: Rows) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        for p in &mut self.parts {
+            p.finish()?;
+        }
+        #[cfg(feature = "parquet")]
+        for out in &mut self.columnar {
+            out.finish()?;
+        }
+        Ok(())
     }
 }
 
@@ -330,12 +410,7 @@ fn tabulate(
         records += chunk.records;
         structures += chunk.structures;
         sink.diagnostics(file_id, &ds).map_err(out_fail)?;
-        for (table, e) in &chunk.tables {
-            if let Some(p) = sink.parts(*table) {
-                p.write(e).map_err(out_fail)?;
-            }
-        }
-        Ok(())
+        sink.chunk(chunk).map_err(out_fail)
     });
     let mut row = FileRow {
         file_id,
@@ -346,7 +421,7 @@ fn tabulate(
         status: "ok",
         ..FileRow::default()
     };
-    match result {
+    let row = match result {
         Ok(done) => {
             report.diagnostics(&done.summary.diagnostics);
             let end = &done.summary.diagnostics;
@@ -355,25 +430,33 @@ fn tabulate(
             row.encoding = done.encoding.map(|e| e.encoding.name().to_string());
             row.lines = Some(done.summary.stats.lines);
             row.diagnostics = diagnostics + end.len() as u64;
+            row
         }
         Err(f @ Fail::Output(..)) => return Err(f),
         Err(fail) => {
             let (line, message) = failure(&fail);
             say(&source.name(), line, "error", &message);
-            sink.rows(&[DiagnosticRow {
+            let failed = DiagnosticRow {
                 file_id,
                 line: line.unwrap_or(0),
                 byte: None,
                 kind: "failed".into(),
                 severity: "error",
                 message: message.clone(),
-            }])
+            };
+            sink.file_rows(Rows {
+                diagnostics: vec![failed],
+                ..Rows::default()
+            })
             .map_err(out_fail)?;
             row.diagnostics = diagnostics;
             row.status = "failed";
             row.error = Some(message);
+            row
         }
-    }
+    };
+    // The counts of the diagnostics not shown.
+    report.finish(Ok(()));
     Ok(row)
 }
 
@@ -388,10 +471,6 @@ pub fn run(args: &TableArgs) -> ExitCode {
         jobs: args.jobs.clone(),
         diag: args.diag.clone(),
     };
-    let format = match args.format.as_str() {
-        "jsonl" => Format::Jsonl,
-        _ => Format::Csv,
-    };
     let tables = match args.tables.is_empty() {
         true => Tables::ALL,
         false => args
@@ -400,22 +479,64 @@ pub fn run(args: &TableArgs) -> ExitCode {
             .filter_map(|t| Table::from_name(t))
             .collect(),
     };
-    let out = Path::new(&args.output);
-    let mut staging = match stage(out) {
-        Ok(s) => s,
-        Err(message) => {
-            say(&args.output, None, "error", &message);
-            return ExitCode::from(2);
+    let refuse = |message: &str| {
+        say(&args.output, None, "error", message);
+        ExitCode::from(2)
+    };
+    let to_stdout = args.output == "-";
+    let format = match (args.format.as_str(), to_stdout) {
+        ("jsonl", false) => Format::Jsonl,
+        ("csv", false) => Format::Csv,
+        #[cfg(feature = "parquet")]
+        ("parquet", false) => Format::Columnar(columnar::Kind::Parquet),
+        #[cfg(feature = "parquet")]
+        ("arrow", false) => Format::Columnar(columnar::Kind::ArrowFiles),
+        #[cfg(feature = "parquet")]
+        ("arrow", true) if tables.iter().count() == 1 => {
+            Format::Columnar(columnar::Kind::ArrowStdout)
         }
+        #[cfg(not(feature = "parquet"))]
+        ("parquet" | "arrow", _) => return refuse(
+            "this gedcom-elf was built without Parquet and Arrow: build it with --features parquet",
+        ),
+        #[cfg(feature = "parquet")]
+        ("arrow", true) => {
+            return refuse("-o - writes one Arrow IPC stream: name one table (--tables nodes)")
+        }
+        _ => return refuse("-o - is for --format arrow; the other formats write a directory"),
+    };
+    let mut staging = match to_stdout {
+        true => None,
+        false => match stage(Path::new(&args.output)) {
+            Ok(s) => Some(s),
+            Err(message) => return refuse(&message),
+        },
     };
     let result = (|| -> Result<bool, Fail> {
         let out_fail = |e: io::Error| Fail::Output(args.output.clone(), e);
+        let root = staging.as_ref().map(|s| s.temp.as_path());
         let limit = args.part_bytes.unwrap_or(PART_BYTES);
-        let parts = tables
-            .iter()
-            .map(|t| Parts::new(&staging.temp, t, format, limit));
-        let parts = parts.collect::<io::Result<Vec<_>>>().map_err(out_fail)?;
-        let mut sink = Sink { parts, format };
+        let mut sink = Sink {
+            parts: Vec::new(),
+            format,
+            #[cfg(feature = "parquet")]
+            columnar: Vec::new(),
+        };
+        match (format, root) {
+            #[cfg(feature = "parquet")]
+            (Format::Columnar(kind), root) => {
+                let limits = columnar::Limits {
+                    part: limit,
+                    row_group: args.row_group_bytes.unwrap_or(ROW_GROUP_BYTES),
+                };
+                sink.columnar = columnar::outs(root, tables, kind, limits).map_err(out_fail)?;
+            }
+            (_, Some(root)) => {
+                let parts = tables.iter().map(|t| Parts::new(root, t, format, limit));
+                sink.parts = parts.collect::<io::Result<Vec<_>>>().map_err(out_fail)?;
+            }
+            (_, None) => return Err(Fail::Other("no output directory".into())),
+        }
         let mut failed = false;
         for (i, (path, error)) in inputs(&args.files).into_iter().enumerate() {
             let file_id = u32::try_from(i).map_err(|_| Fail::Other("too many inputs".into()))?;
@@ -433,14 +554,19 @@ pub fn run(args: &TableArgs) -> ExitCode {
                 }
             };
             failed |= row.status != "ok";
-            sink.rows(&[row]).map_err(out_fail)?;
+            let files = vec![row];
+            sink.file_rows(Rows {
+                files,
+                ..Rows::default()
+            })
+            .map_err(out_fail)?;
         }
-        for p in &mut sink.parts {
-            p.finish().map_err(out_fail)?;
+        sink.finish().map_err(out_fail)?;
+        if let Some(staging) = &mut staging {
+            fs::rename(&staging.temp, &args.output).map_err(out_fail)?;
+            staging.done = true;
+            pending(&staging.temp, false);
         }
-        fs::rename(&staging.temp, out).map_err(out_fail)?;
-        staging.done = true;
-        pending(&staging.temp, false);
         Ok(failed)
     })();
     match result {
