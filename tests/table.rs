@@ -8,7 +8,7 @@ mod generate;
 
 mod common;
 
-use gedcom_elf::table::{collect_input, NodeRow, Rows, Tables};
+use gedcom_elf::table::{collect_input, NodeRow, Rows, Table, Tables};
 use gedcom_elf::tree::{NodeRef, Tree};
 use gedcom_elf::value::Date;
 use gedcom_elf::{Input, ReaderConfig};
@@ -185,4 +185,44 @@ fn count_tag(node: NodeRef<'_>, tag: &str) -> usize {
     node.children()
         .map(|c| usize::from(c.tag() == tag) + count_tag(c, tag))
         .sum()
+}
+
+const BEGIN: &str = "<!-- columns:begin (generated: UPDATE_README=1 cargo test --test table) -->";
+const END: &str = "<!-- columns:end -->";
+
+/// The README's list of the tables' columns, from the columns themselves.
+fn columns_section() -> String {
+    let mut s = format!("{BEGIN}\n");
+    for table in Table::ALL {
+        s += &format!(
+            "\n**`{}`**\n\n| column | type | meaning |\n|---|---|---|\n",
+            table.name()
+        );
+        for c in table.columns() {
+            let null = if c.nullable { ", null" } else { "" };
+            s += &format!("| `{}` | {}{null} | {} |\n", c.name, c.ty.sql(), c.doc);
+        }
+    }
+    s + "\n" + END
+}
+
+#[test]
+fn the_readme_lists_every_table_s_columns() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let readme = std::fs::read_to_string(path).unwrap();
+    let (Some(a), Some(b)) = (readme.find(BEGIN), readme.find(END)) else {
+        panic!("README.md has no {BEGIN} ... {END} section");
+    };
+    let want = columns_section();
+    if readme[a..b + END.len()] == want {
+        return;
+    }
+    if std::env::var_os("UPDATE_README").is_some() {
+        let updated = format!("{}{want}{}", &readme[..a], &readme[b + END.len()..]);
+        std::fs::write(path, updated).unwrap();
+        return;
+    }
+    panic!(
+        "README.md's table columns are not the code's; run UPDATE_README=1 cargo test --test table"
+    );
 }
