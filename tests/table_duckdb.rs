@@ -1,11 +1,12 @@
-//! `table --format parquet` read by DuckDB (feature `parquet`): DuckDB's
-//! row counts of every table equal the library's, and a recursive query over
-//! `edges` finds the ancestors the tree API finds.
+//! `table --format parquet` read by DuckDB and Polars (feature `parquet`):
+//! both engines' row counts of every table equal the library's, and a
+//! recursive query over `edges` in DuckDB finds the ancestors the tree API
+//! finds.
 //!
-//! DuckDB is a Python package in a virtual environment that `.ci/run`
-//! makes (`target/venv`; `GEDCOM_ELF_PYTHON` names another interpreter).
-//! Without it the test says so and passes, except when `GEDCOM_ELF_DUCKDB`
-//! is set (as `.ci/run` sets it), where a missing DuckDB fails it.
+//! DuckDB and Polars are Python packages in a virtual environment that
+//! `.ci/run` makes (`target/venv`; `GEDCOM_ELF_PYTHON` names another
+//! interpreter). Without them the test says so and passes, except when
+//! `GEDCOM_ELF_DUCKDB` is set (as `.ci/run` sets it), where it fails.
 #![cfg(feature = "parquet")]
 
 #[path = "../benches/support/generate.rs"]
@@ -29,19 +30,19 @@ fn python() -> Option<PathBuf> {
     let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/venv/bin/python");
     let python = std::env::var_os("GEDCOM_ELF_PYTHON").map_or(default, PathBuf::from);
     let works = Command::new(&python)
-        .args(["-c", "import duckdb"])
+        .args(["-c", "import duckdb, polars"])
         .output()
         .is_ok_and(|o| o.status.success());
     match (works, std::env::var_os("GEDCOM_ELF_DUCKDB").is_some()) {
         (true, _) => Some(python),
         (false, true) => panic!(
-            "GEDCOM_ELF_DUCKDB is set but {} cannot import duckdb (.ci/run installs it)",
+            "GEDCOM_ELF_DUCKDB is set but {} cannot import duckdb and polars (.ci/run installs them)",
             python.display()
         ),
         (false, false) => {
             eprintln!(
-                "skipped: no DuckDB at {} (python3 -m venv target/venv && \
-                 target/venv/bin/pip install duckdb)",
+                "skipped: no DuckDB and Polars at {} (python3 -m venv target/venv && \
+                 target/venv/bin/pip install duckdb polars)",
                 python.display()
             );
             None
@@ -66,13 +67,16 @@ fn duckdb(python: &Path, script: &str, dir: &Path, arg: &str) -> BTreeMap<String
         .collect()
 }
 
-/// Row counts of every table, and of `nodes` per file.
+/// Row counts of every table, and of `nodes` per file, by DuckDB; and by
+/// Polars, a second engine, as `polars.TABLE`.
 const COUNTS: &str = r#"
-import sys, duckdb
+import sys, duckdb, polars
 d = sys.argv[1]
 for t in ["nodes", "files", "diagnostics", "individuals", "families", "edges", "events", "citations"]:
     n = duckdb.sql(f"select count(*) from read_parquet('{d}/{t}/*.parquet')").fetchall()[0][0]
     print(f"{t}\t{n}")
+    n = polars.scan_parquet(f"{d}/{t}/*.parquet").select(polars.len()).collect().item()
+    print(f"polars.{t}\t{n}")
 for f, n in duckdb.sql(f"select file_id, count(*) from read_parquet('{d}/nodes/*.parquet') group by 1").fetchall():
     print(f"nodes.{f}\t{n}")
 "#;
@@ -188,6 +192,7 @@ fn duckdb_reads_the_parquet_tables_as_the_library_makes_them() {
         ];
         for (table, n) in counts {
             *ours.entry(table.name().to_string()).or_default() += n as u64;
+            *ours.entry(format!("polars.{}", table.name())).or_default() += n as u64;
         }
         ours.insert(format!("nodes.{id}"), rows.nodes.len() as u64);
     }
