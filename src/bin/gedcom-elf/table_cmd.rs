@@ -335,7 +335,7 @@ impl Sink {
 
     /// Writes rows of `files` and `diagnostics`.
     fn file_rows(&mut self, rows: Rows) -> io::Result<()> {
-        if self.parts.is_empty() {
+        if !matches!(self.format, Format::Csv | Format::Jsonl) {
             return self.columnar(rows);
         }
         let (files, diagnostics) = (
