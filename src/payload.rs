@@ -7,6 +7,7 @@ use crate::diag::DiagnosticKind;
 use crate::encoding::{self, DecodeOptions, DecodeProblem, Encoding};
 use crate::escape::{self, EscapeSet};
 use crate::scan::{Cursor, Scanned, TagKind};
+use crate::version::Version;
 
 /// What to do with trailing whitespace on line strings (seed §3.4 makes its
 /// removal a "should").
@@ -50,6 +51,10 @@ pub struct Decoding {
     pub trailing_whitespace: TrailingWhitespace,
     /// Keep combining characters decomposed instead of composing to NFC.
     pub decomposed: bool,
+    /// The GEDCOM version's payload rules: 5.5.1 (every `@@` unescaped,
+    /// `@#...@` escapes) or 7 (only a line's leading `@@`, no escapes,
+    /// bytes that are not UTF-8 read as windows-1252).
+    pub version: Version,
 }
 
 impl Default for Decoding {
@@ -60,6 +65,7 @@ impl Default for Decoding {
             encoding: Encoding::Utf8,
             trailing_whitespace: TrailingWhitespace::default(),
             decomposed: false,
+            version: Version::Gedcom551,
         }
     }
 }
@@ -380,6 +386,9 @@ impl<'a> Payload<'a> {
     /// [`Payload::text_with`] to hear about them (the reader reports them as
     /// diagnostics already).
     pub fn text(&self) -> Cow<'a, str> {
+        if self.decoding.version == Version::Gedcom7 {
+            return self.text7(None);
+        }
         let preserve = self.decoding.preserve;
         match self.valid_parts() {
             Some((first, "")) => {
@@ -420,8 +429,26 @@ impl<'a> Payload<'a> {
 
     /// Like [`Payload::text`], reporting each problem met through `report`.
     pub fn text_with(&self, report: &mut dyn FnMut(DiagnosticKind)) -> Cow<'a, str> {
+        if self.decoding.version == Version::Gedcom7 {
+            return self.text7(Some(report));
+        }
         let decoded = decode(self.joined_bytes(), self.decoding, Some(&mut *report));
         escape::unescape(decoded, self.decoding.preserve, report)
+    }
+
+    /// The text of a GEDCOM 7 payload: `CONT` lines joined, decoded (bytes
+    /// that are not UTF-8 read as windows-1252), a leading `@@` of each line
+    /// made one `@` and nothing else unescaped.
+    fn text7(&self, report: Option<&mut dyn FnMut(DiagnosticKind)>) -> Cow<'a, str> {
+        let joined = match (self.valid_parts(), &report) {
+            (Some((first, "")), _) => Cow::Borrowed(first),
+            (_, None) => match self.join_utf8() {
+                Some(joined) => Cow::Owned(joined),
+                None => decode(self.joined_bytes(), self.decoding, None),
+            },
+            _ => decode(self.joined_bytes(), self.decoding, report),
+        };
+        escape::unescape_leading_at(joined)
     }
 
     /// A payload that owns its bytes.
@@ -465,6 +492,9 @@ fn decode<'a>(
         }
     }
     let bytes = match (d.encoding, bytes) {
+        (Encoding::Utf8, b) if d.version == Version::Gedcom7 => {
+            return utf8_or_windows_1252(b, d, report);
+        }
         (Encoding::Utf8, Cow::Borrowed(b)) => match simdutf8::basic::from_utf8(b) {
             Ok(s) => return Cow::Borrowed(s),
             Err(_) => Cow::Borrowed(b),
@@ -493,6 +523,44 @@ fn decode<'a>(
         }
         last = Some(k);
     });
+    Cow::Owned(out)
+}
+
+/// GEDCOM 7's UTF-8, leniently: the octets that are not UTF-8 are read as
+/// windows-1252 (what real files that break the rule hold), reported once
+/// as [`DiagnosticKind::InvalidEncoding`].
+fn utf8_or_windows_1252<'a>(
+    bytes: Cow<'a, [u8]>,
+    d: Decoding,
+    report: Option<&mut dyn FnMut(DiagnosticKind)>,
+) -> Cow<'a, str> {
+    let bytes = match bytes {
+        Cow::Borrowed(b) => match simdutf8::basic::from_utf8(b) {
+            Ok(s) => return Cow::Borrowed(s),
+            Err(_) => Cow::Borrowed(b),
+        },
+        Cow::Owned(v) => match String::from_utf8(v) {
+            Ok(s) => return Cow::Owned(s),
+            Err(e) => Cow::Owned(e.into_bytes()),
+        },
+    };
+    let mut out = String::with_capacity(bytes.len() + bytes.len() / 2);
+    let opts = DecodeOptions {
+        decomposed: d.decomposed,
+    };
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        encoding::decode_into(
+            Encoding::Windows1252,
+            chunk.invalid(),
+            opts,
+            &mut out,
+            &mut |_| {},
+        );
+    }
+    if let Some(r) = report {
+        r(DiagnosticKind::InvalidEncoding);
+    }
     Cow::Owned(out)
 }
 

@@ -10,6 +10,7 @@ use crate::encoding::Encoding;
 use crate::event::{Begin, Event, Origin, Span, Value, Xref};
 use crate::payload::{Decoding, Payload};
 use crate::scan::{is_pointer, Line, LineError, Scanned, TagKind};
+use crate::version::Version;
 
 /// What a line contributes to its Begin, once classified.
 struct Head<'a> {
@@ -71,7 +72,9 @@ impl<'a> Reader<'a> {
                     Some(prev) => l.level > prev.saturating_add(1),
                     None => l.level > 0,
                 } || parent_written.is_some_and(|w| l.level > w.saturating_add(1));
-                let is_continuation = l.tag == b"CONT" || l.tag == b"CONC";
+                // GEDCOM 7 has no CONC: there it is a structure like any other.
+                let conc7 = l.tag == b"CONC" && self.state.setup.version == Version::Gedcom7;
+                let is_continuation = l.tag == b"CONT" || (l.tag == b"CONC" && !conc7);
                 let previous = self.state.previous_level;
                 if !is_continuation && l.tag != ERROR_TAG.as_bytes() {
                     self.state.previous_level = Some(l.level);
@@ -101,7 +104,14 @@ impl<'a> Reader<'a> {
                     }
                 } else {
                     let tag = self.tag_str(p.tag_start, p.tag_end);
-                    if l.tag == ERROR_TAG.as_bytes() {
+                    if conc7 {
+                        self.report(
+                            DiagnosticKind::ConcInGedcom7,
+                            line,
+                            byte,
+                            "conc line in a gedcom 7 document, which has no conc: kept as a structure, not joined to the payload before it".into(),
+                        )?;
+                    } else if l.tag == ERROR_TAG.as_bytes() {
                         self.report(
                             DiagnosticKind::ErrorTag,
                             line,
@@ -178,6 +188,12 @@ impl<'a> Reader<'a> {
                             "payload holds bytes that {enc} does not assign; replaced by U+FFFD"
                         )
                     }
+                    DiagnosticKind::InvalidEncoding
+                        if self.state.setup.decoding.version == Version::Gedcom7
+                            && enc == Encoding::Utf8 =>
+                    {
+                        "payload is not valid utf-8, which gedcom 7 requires; the bad bytes read as windows-1252".to_string()
+                    }
                     _ => format!("payload is not valid {enc}; bad bytes replaced by U+FFFD"),
                 };
                 self.report(k, line, byte, msg)?;
@@ -190,7 +206,10 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     fn continues(&self, child: Option<u32>) -> bool {
         let q = &self.pending;
-        q.error.is_none() && Some(q.level) == child && q.kind.is_continuation()
+        q.error.is_none()
+            && Some(q.level) == child
+            && q.kind.is_continuation()
+            && (q.kind == TagKind::Cont || self.state.setup.version != Version::Gedcom7)
     }
 
     /// Reads the `CONT`/`CONC` additional lines at level `child`, the pending
@@ -317,7 +336,10 @@ impl<'a> Reader<'a> {
         }
 
         let keep_first =
-            (self.state.setup.config.trailing_whitespace).keeps(matches!(rest, Some((_, true))));
+            (self.state.setup.decoding.trailing_whitespace).keeps(matches!(rest, Some((_, true))));
+        // A pointer is told by the payload without trailing whitespace,
+        // whatever the rule keeps of a text's.
+        let trimmed = first;
         let first = if keep_first {
             first_untrimmed.or(first)
         } else {
@@ -332,8 +354,9 @@ impl<'a> Reader<'a> {
             (None, None, None) => None,
             (None, Some((a, b)), None) => {
                 let f = &input[a..b];
-                if origin == Origin::Line && is_pointer(f) {
-                    Some(Value::Pointer(Xref::new(f)))
+                let (ta, tb) = trimmed.unwrap_or((a, b));
+                if origin == Origin::Line && is_pointer(&input[ta..tb]) {
+                    Some(Value::Pointer(Xref::new(&input[ta..tb])))
                 } else {
                     Some(Value::Text(match self.str_of(a, b) {
                         Some(text) => Payload::validated(text, decoding()),
