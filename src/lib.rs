@@ -1,7 +1,9 @@
 //! # gedcom-elf
 //!
 //! A fast, zero-copy reader and writer for GEDCOM 5.5.1 as clarified by
-//! FHISO's *Extended Legacy Format* (ELF) serialisation draft.
+//! FHISO's *Extended Legacy Format* (ELF) serialisation draft. The same
+//! reader reads GEDCOM 7 files by 7.0's payload rules, the [`Version`]
+//! decided by the HEAD's `GEDC.VERS` (see [`read`]).
 //!
 //! The crate is layered. Each module uses only modules of its own layer
 //! or of lower ones, and no modules use each other in a cycle (the test

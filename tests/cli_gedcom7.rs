@@ -7,7 +7,10 @@ mod cli_support;
 use cli_support::run;
 
 fn escapes() -> Option<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus7/gedcom70/escapes.ged");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus7/gedcom70/escapes.ged"
+    );
     if std::path::Path::new(path).is_file() {
         Some(path.to_string())
     } else {
@@ -40,7 +43,10 @@ fn stats_reports_the_version_and_where_it_came_from() {
     assert_eq!(version_line(&file.stdout), want);
     let stdin = run(&["stats", "-"], Some(&bytes));
     assert_eq!(version_line(&stdin.stdout), want);
-    for args in [&["stats", "--vers", "5.5.1", &path][..], &["--vers=5.5.1", "stats", &path]] {
+    for args in [
+        &["stats", "--vers", "5.5.1", &path][..],
+        &["--vers=5.5.1", "stats", &path],
+    ] {
         let forced = run(args, None);
         assert!(forced.status.success(), "{args:?}");
         assert_eq!(

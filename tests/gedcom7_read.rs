@@ -513,3 +513,31 @@ fn parallel_and_streamed_reads_of_the_samples_equal_the_whole_read() {
         );
     }
 }
+
+/// `check` maps the new reader kind to its rule, `read.conc-in-gedcom7`:
+/// found on a 7.0 document's `CONC`, not on a 5.5.1 one's.
+#[test]
+fn check_reports_conc_in_gedcom7() {
+    let rules = |text: &[u8]| {
+        let mut found = Vec::new();
+        gedcom_elf::check::Checker::new(gedcom_elf::check::CheckConfig::new())
+            .run(&mut Records::new(text), |f| {
+                found.push((f.line, f.rule.id.to_string()));
+                Ok::<(), std::convert::Infallible>(())
+            })
+            .expect("check");
+        found
+    };
+    let g7 = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @N1@ SNOTE ab\n1 CONC cd\n0 TRLR\n";
+    let found = rules(g7);
+    assert!(
+        found.contains(&(5, "read.conc-in-gedcom7".to_string())),
+        "{found:?}"
+    );
+    let g551 = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @N1@ NOTE ab\n1 CONC cd\n0 TRLR\n";
+    let found = rules(g551);
+    assert!(
+        !found.iter().any(|(_, r)| r == "read.conc-in-gedcom7"),
+        "{found:?}"
+    );
+}

@@ -6,6 +6,20 @@
 //! into `ERROR` structures), `CONT`/`CONC` additional lines (kept raw in the
 //! [`Payload`](crate::Payload), joined only on request), and reports every recovered
 //! problem as a [`Diagnostic`].
+//!
+//! # GEDCOM 7
+//! The same reader reads GEDCOM 7 files in its 7.0 mode: the version is
+//! taken from the HEAD's `GEDC.VERS` when reading starts (see
+//! [`Reader::version`]; [`ReaderConfig::version`] forces one) and carried
+//! to every chunk. In that mode only a line's leading `@@` is unescaped and
+//! there are no `@#...@` escapes ([`Payload::text`](crate::Payload::text)),
+//! a `CONC` line is a structure of its own (with a
+//! [`DiagnosticKind::ConcInGedcom7`] warning) while `CONT` joins as in
+//! 5.5.1, trailing spaces stay part of payloads, and octets that are not
+//! UTF-8 are read as windows-1252 with an
+//! [`InvalidEncoding`](DiagnosticKind::InvalidEncoding) warning. The 5.5.1
+//! path pays one comparison per continuation line and nothing per plain
+//! line.
 
 mod begin;
 mod config;
