@@ -844,6 +844,43 @@ mod tests {
         assert_eq!(offset(u32::MAX as usize - 1), Some(u32::MAX - 1));
     }
 
+    /// GEDCOM 7: `CONT` lines joined, each line's leading `@@` one `@`, no
+    /// escapes; octets that are not UTF-8 read as windows-1252 and reported.
+    #[test]
+    fn gedcom7_payloads() {
+        let g7 = Decoding {
+            version: Version::Gedcom7,
+            trailing_whitespace: TrailingWhitespace::Keep,
+            ..Decoding::default()
+        };
+        let p = Payload::with_additional_lines(&b"@@a@@b "[..], &b"2 CONT @@c @#DJULIAN@"[..], g7);
+        assert_eq!(
+            p.text(),
+            "@a@@b 
+@c @#DJULIAN@"
+        );
+        let mut problems = Vec::new();
+        assert_eq!(
+            p.text_with(&mut |k| problems.push(k)),
+            "@a@@b 
+@c @#DJULIAN@"
+        );
+        assert!(problems.is_empty());
+        // A single valid line borrows, its leading `@` sliced off.
+        let buf = "@@x".to_string();
+        let p = Payload::validated(&buf, g7);
+        assert!(matches!(p.text(), Cow::Borrowed("@x")));
+        // windows-1252 E9 and 80 among valid UTF-8, on both lines.
+        let p = Payload::with_additional_lines(&b"Ren\xE9 \xC3\xA9"[..], &b"2 CONT \x80"[..], g7);
+        let mut problems = Vec::new();
+        assert_eq!(p.text_with(&mut |k| problems.push(k)), "René é\n€");
+        assert_eq!(problems, [DiagnosticKind::InvalidEncoding]);
+        assert_eq!(p.text(), "René é\n€");
+        // The same octets in 5.5.1: U+FFFD.
+        let p551 = Payload::new(&b"Ren\xE9"[..], Decoding::default());
+        assert_eq!(p551.text(), "Ren\u{FFFD}");
+    }
+
     #[test]
     fn into_owned_keeps_the_text() {
         let rest = b"1 CONT x".to_vec();

@@ -434,3 +434,75 @@ fn reserialise(l: &Line<'_>, trimmed: &[u8]) -> Option<Vec<u8>> {
     }
     (out != trimmed).then_some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{DiagnosticKind, Event, Reader, ReaderConfig, Version};
+
+    /// `(level, tag, text)` of each Begin, and the diagnostics' kinds.
+    fn read(
+        input: &[u8],
+        config: ReaderConfig,
+    ) -> (Vec<(u32, String, String)>, Vec<DiagnosticKind>) {
+        let mut r = Reader::with_config(input, config);
+        let mut begins = Vec::new();
+        while let Some(e) = r.next_event().unwrap() {
+            if let Event::Begin(b) = e {
+                let text = b.text().map(|t| t.into_owned()).unwrap_or_default();
+                begins.push((b.level, b.tag.to_string(), text));
+            }
+        }
+        (begins, r.drain_diagnostics().map(|d| d.kind).collect())
+    }
+
+    /// In GEDCOM 7, `CONC` is a structure like any other (with a warning),
+    /// `CONT` still joins, and the lines after a `CONC` nest as usual.
+    #[test]
+    fn gedcom7_conc_is_a_structure() {
+        let input = b"0 HEAD\n0 @N1@ SNOTE a\n1 CONT b\n1 CONC c\n2 _X d\n1 CONT e\n0 TRLR\n";
+        let g7 = ReaderConfig::new().version(Some(Version::Gedcom7));
+        let (begins, kinds) = read(input, g7);
+        let want = [
+            (0, "HEAD", ""),
+            (0, "SNOTE", "a\nb"),
+            (1, "CONC", "c"),
+            (2, "_X", "d"),
+            (1, "CONT", "e"),
+            (0, "TRLR", ""),
+        ];
+        let got: Vec<(u32, &str, &str)> = begins
+            .iter()
+            .map(|(l, t, x)| (*l, t.as_str(), x.as_str()))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(
+            kinds,
+            [
+                DiagnosticKind::ConcInGedcom7,
+                DiagnosticKind::StrayContinuation
+            ]
+        );
+        // 5.5.1 joins the CONC; its child is then a substructure of the note.
+        let utf8 = ReaderConfig::new().encoding(Some(crate::Encoding::Utf8));
+        let (begins, _) = read(input, utf8);
+        assert_eq!(begins[1].2, "a\nbc");
+    }
+
+    /// A pointer is a pointer whatever happens to trailing spaces (7.0 keeps them).
+    #[test]
+    fn gedcom7_pointer_with_trailing_space() {
+        let input = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n1 FAMC @VOID@ \n1 NOTE x \n0 TRLR\n";
+        let mut r = Reader::from_slice(input);
+        let mut values = Vec::new();
+        while let Some(e) = r.next_event().unwrap() {
+            if let Event::Begin(b) = e {
+                match (&b.value, b.tag.as_ref()) {
+                    (Some(crate::Value::Pointer(p)), _) => values.push(p.to_string()),
+                    (Some(crate::Value::Text(t)), "NOTE") => values.push(t.text().into_owned()),
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!(values, ["@VOID@", "x "]);
+    }
+}

@@ -1003,6 +1003,38 @@ mod tests {
         assert_eq!(buri.to_string(), format!("{ELF_NS}BURIAL"));
     }
 
+    /// GEDCOM 7 `SCHMA.TAG`: an extension tag's URI is its type everywhere,
+    /// the first URI of a tag given two; standard tags keep the default
+    /// schema's types; a malformed `TAG` payload is reported.
+    #[test]
+    fn gedcom7_extension_tags() {
+        let input = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n1 SCHMA\n2 TAG _A http://x/a\n2 TAG _A http://x/a2\n2 TAG NAME http://x/n\n2 TAG _B\n0 TRLR\n";
+        let s = Schema::from_reader(Reader::from_slice(input)).unwrap();
+        assert_eq!(
+            (s.version(), s.source()),
+            (Version::Gedcom7, SchemaSource::Document)
+        );
+        assert_eq!(s.extension_uri("_A"), Some("http://x/a"));
+        assert_eq!(s.extension_uri("NAME"), None);
+        let messages: Vec<&str> = s.diagnostics().iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        let (under_record, _) = s.resolve(Ctx::Type(s.document), "_A");
+        let (unknown, _) = s.resolve(Ctx::Unknown, "_A");
+        for k in [under_record, unknown] {
+            assert_eq!(s.structure_type(k.unwrap(), "_A").to_string(), "http://x/a");
+        }
+        let indi = s.type_of(DOCUMENT, "INDI").unwrap().to_string();
+        assert_eq!(indi, format!("{ELF_NS}INDIVIDUAL_RECORD"));
+        // A 7.0 HEAD with no SCHMA: the default schema's types, version 7.
+        let s = Schema::from_reader(Reader::from_slice(b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 TRLR\n"))
+            .unwrap();
+        assert_eq!(
+            (s.version(), s.source()),
+            (Version::Gedcom7, SchemaSource::Default)
+        );
+        assert_eq!(Schema::default_schema().version(), Version::Gedcom551);
+    }
+
     /// The `ESC` lines are the reader's (one parser): a continued one is
     /// joined, a malformed one reported with its position.
     #[test]
