@@ -82,3 +82,43 @@ fn events_apply_the_version_s_payload_rules() {
     let g551 = texts(&["events", "--vers", "5.5.1", "-"]);
     assert!(g551[0].contains(r#""text":"@me and a@b""#), "{g551:?}");
 }
+
+/// `--vers 7.0` on an input with no `CHAR` line and no byte-order mark reads
+/// it as UTF-8 (GEDCOM 7's only encoding), and `stats` says so, for a file as
+/// for standard input.
+#[test]
+fn forcing_7_makes_an_undeclared_encoding_utf8() {
+    let input = "0 HEAD\n0 @I1@ INDI\n1 NAME Zoë\n0 TRLR\n";
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join("cli_gedcom7_no_char.ged");
+    std::fs::write(&path, input).unwrap();
+    let path = path.to_str().unwrap();
+    let encoding = |out: &std::process::Output| {
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = text.lines().find(|l| l.starts_with("encoding:"));
+        line.unwrap_or_else(|| panic!("no encoding line in {text}"))
+            .to_string()
+    };
+    let file = run(&["stats", "--vers", "7.0", path], None);
+    let stdin = run(&["stats", "--vers", "7.0", "-"], Some(input.as_bytes()));
+    for out in [&file, &stdin] {
+        assert!(out.status.success());
+        assert!(
+            encoding(out).starts_with("encoding:    utf-8 "),
+            "{}",
+            encoding(out)
+        );
+        assert_eq!(
+            version_line(&out.stdout),
+            "version:     7.0 (given with --vers)"
+        );
+    }
+    let default = run(&["stats", path], None);
+    assert!(
+        encoding(&default).starts_with("encoding:    ansel "),
+        "{}",
+        encoding(&default)
+    );
+    let events = run(&["events", "--vers", "7", path], None);
+    assert!(String::from_utf8_lossy(&events.stdout).contains(r#""text":"Zoë""#));
+}

@@ -303,6 +303,8 @@ pub fn run<W: Work, S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Fail>>(
             let config = settings.config();
             let first = input.reader_with_config(config.clone());
             let version = Some((first.version(), first.version_line()));
+            // The reader's: `--vers 7.0` makes an input with no CHAR line UTF-8.
+            let encoding = Some(first.encoding_info().clone());
             work.prepare(&first)?;
             let work = &*work;
             let chunks = Chunks::new(&input, config)?
@@ -324,7 +326,7 @@ pub fn run<W: Work, S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Fail>>(
             }?;
             return Ok(Done {
                 summary,
-                encoding: Some(input.encoding_info().clone()),
+                encoding,
                 version,
                 bytes: file.len() as u64,
                 jobs,
