@@ -440,13 +440,15 @@ impl<'a> Payload<'a> {
     /// that are not UTF-8 read as windows-1252), a leading `@@` of each line
     /// made one `@` and nothing else unescaped.
     fn text7(&self, report: Option<&mut dyn FnMut(DiagnosticKind)>) -> Cow<'a, str> {
-        let joined = match (self.valid_parts(), &report) {
-            (Some((first, "")), _) => Cow::Borrowed(first),
-            (_, None) => match self.join_utf8() {
+        let joined = match (self.valid_parts(), report) {
+            // Known valid and nobody listening (a NUL is valid UTF-8, but
+            // `decode` reports it): nothing to check.
+            (Some((first, "")), None) => Cow::Borrowed(first),
+            (_, None) if self.is_continued() => match self.join_utf8() {
                 Some(joined) => Cow::Owned(joined),
                 None => decode(self.joined_bytes(), self.decoding, None),
             },
-            _ => decode(self.joined_bytes(), self.decoding, report),
+            (_, report) => decode(self.joined_bytes(), self.decoding, report),
         };
         escape::unescape_leading_at(joined)
     }
@@ -876,6 +878,11 @@ mod tests {
         assert_eq!(p.text_with(&mut |k| problems.push(k)), "René é\n€");
         assert_eq!(problems, [DiagnosticKind::InvalidEncoding]);
         assert_eq!(p.text(), "René é\n€");
+        // A NUL is reported from a window known to be valid too.
+        let mut problems = Vec::new();
+        let p = Payload::validated("a\0b", g7);
+        assert_eq!(p.text_with(&mut |k| problems.push(k)), "a\0b");
+        assert_eq!(problems, [DiagnosticKind::NulByte]);
         // The same octets in 5.5.1: U+FFFD.
         let p551 = Payload::new(&b"Ren\xE9"[..], Decoding::default());
         assert_eq!(p551.text(), "Ren\u{FFFD}");
