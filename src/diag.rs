@@ -94,7 +94,8 @@ kinds! {
     AfterTrlr = "after-trlr", Warning;
     /// A unicode escape (§5.3) whose code point is not a character; kept verbatim.
     InvalidUnicodeEscape = "invalid-unicode-escape", Warning;
-    /// A payload is not valid in its character encoding; the bad bytes became U+FFFD.
+    /// A payload is not valid in its character encoding; the bad bytes became U+FFFD
+    /// (in a GEDCOM 7 document, which must be UTF-8, they were read as windows-1252).
     InvalidEncoding = "invalid-utf8", Warning;
     /// A payload holds CESU-8 surrogate pairs (§3.3); they were decoded.
     Cesu8 = "cesu-8", Warning;
@@ -114,6 +115,10 @@ kinds! {
     /// IRI dictionary (seed §6.2, §7); it was ignored or resolved as
     /// documented in [`crate::tree::schema`].
     Schema = "schema", Warning;
+    /// A `CONC` line in a GEDCOM 7 document, which has no `CONC` (7.0 §1):
+    /// it was not joined to the payload before it but kept as a structure
+    /// of its own, a substructure like any other.
+    ConcInGedcom7 = "conc-in-gedcom7", Warning;
 }
 
 impl fmt::Display for DiagnosticKind {

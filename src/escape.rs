@@ -281,9 +281,63 @@ fn json_special(w: u64) -> bool {
     (control | zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\')))) != 0
 }
 
+/// GEDCOM 7's only `@` rule, on an (already joined, already decoded)
+/// payload: a line (the payload's start, or after a line feed: a `CONT`
+/// line) that begins with `@@` begins with one `@` instead. Every other `@`
+/// is kept, `@@` in mid-line stays two, and `@#...@` is text (7.0 has no
+/// escapes). Borrows when it can (a single line's leading `@` is sliced
+/// off).
+pub fn unescape_leading_at(text: Cow<'_, str>) -> Cow<'_, str> {
+    let b = text.as_bytes();
+    let leading = b.starts_with(b"@@");
+    let inner = memchr::memmem::find(b, b"\n@@").is_some();
+    match (leading, inner, text) {
+        (false, false, text) => text,
+        (true, false, Cow::Borrowed(s)) => Cow::Borrowed(&s[1..]),
+        (_, _, text) => {
+            let mut out = String::with_capacity(text.len());
+            for (i, line) in text.split('\n').enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                out.push_str(if line.starts_with("@@") {
+                    &line[1..]
+                } else {
+                    line
+                });
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The spec's and `escapes.ged`'s examples: only a line's leading `@@`.
+    #[test]
+    fn gedcom7_unescapes_only_a_leading_double_at() {
+        let u = |s: &str| unescape_leading_at(Cow::Borrowed(s)).into_owned();
+        assert_eq!(u("@@ one leading"), "@ one leading");
+        assert_eq!(u("doubled @@ internal"), "doubled @@ internal");
+        assert_eq!(u("single@internal"), "single@internal");
+        assert_eq!(u("@@@@@ has four"), "@@@@ has four");
+        assert_eq!(u("me@x.com\n@@me and @I"), "me@x.com\n@me and @I");
+        assert_eq!(u("@@a\n@@b @@c\n@d"), "@a\n@b @@c\n@d");
+        assert_eq!(u("@#DJULIAN@ 1 JAN 1700"), "@#DJULIAN@ 1 JAN 1700");
+        assert_eq!(u("@#U263A@ x"), "@#U263A@ x");
+        assert_eq!(u(""), "");
+        assert!(matches!(
+            unescape_leading_at(Cow::Borrowed("@@x")),
+            Cow::Borrowed("@x")
+        ));
+        assert!(matches!(
+            unescape_leading_at(Cow::Borrowed("a@@x")),
+            Cow::Borrowed("a@@x")
+        ));
+        assert_eq!(unescape_leading_at(Cow::Owned("@@x".into())), "@x");
+    }
 
     /// [`json_string`] as a string.
     fn j(s: &str) -> String {

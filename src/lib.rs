@@ -1,16 +1,20 @@
 //! # gedcom-elf
 //!
 //! A fast, zero-copy reader and writer for GEDCOM 5.5.1 as clarified by
-//! FHISO's *Extended Legacy Format* (ELF) serialisation draft.
+//! FHISO's *Extended Legacy Format* (ELF) serialisation draft. The same
+//! reader reads GEDCOM 7 files by 7.0's payload rules, the [`Version`]
+//! decided by the HEAD's `GEDC.VERS` (see [`read`]).
 //!
 //! The crate is layered. Each module uses only modules of its own layer
 //! or of lower ones, and no modules use each other in a cycle (the test
 //! `tests/layers.rs` reads this list and checks the code against it):
 //!
-//! 1. `diag`, `encoding`, `ordered`: diagnostics and errors
-//!    ([`Diagnostic`], [`Error`]), character encodings ([`encoding`]), and
-//!    the ordered worker pool (numbered work on several threads, results in
-//!    order, in bounded memory);
+//! 1. `diag`, `encoding`, `ordered`, `version`: diagnostics and errors
+//!    ([`Diagnostic`], [`Error`]), character encodings ([`encoding`]), the
+//!    ordered worker pool (numbered work on several threads, results in
+//!    order, in bounded memory), and the GEDCOM [`Version`] (5.5.1 or 7, from
+//!    `HEAD.GEDC.VERS`: the one rule encoding detection, the reader and
+//!    `check` share);
 //! 2. `escape`, `scan`, `value`: `@` escapes, the pure, allocation-free line
 //!    scanner over `&[u8]` ([`scan`]: line strings, seed §3.4, and the `Line`
 //!    production, §4.1, with its byte-scanning helpers), and typed payload
@@ -168,6 +172,7 @@ pub mod stream;
 pub mod table;
 pub mod tree;
 pub mod value;
+mod version;
 pub mod write;
 
 pub use diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};
@@ -180,6 +185,7 @@ pub use read::{ReadStats, Reader, ReaderConfig};
 pub use tree::{
     NodeId, NodeRef, RecordTree, Records, Schema, SchemaSource, StructureType, Tree, TypeResolver,
 };
+pub use version::Version;
 pub use write::{
     rewrite, LineEnding, WriteError, WriteErrorKind, WriteValue, Writer, WriterConfig,
 };

@@ -189,6 +189,12 @@ impl<'a> Chunks<'a> {
         }
     }
 
+    /// The GEDCOM version every chunk is read as: the HEAD's (see
+    /// [`Reader::version`]), carried to each chunk's reader.
+    pub fn version(&self) -> crate::Version {
+        self.template.version()
+    }
+
     /// Number of chunks.
     pub fn len(&self) -> usize {
         self.ranges.len()

@@ -7,6 +7,7 @@ use crate::diag::DiagnosticKind;
 use crate::encoding::{self, DecodeOptions, DecodeProblem, Encoding};
 use crate::escape::{self, EscapeSet};
 use crate::scan::{Cursor, Scanned, TagKind};
+use crate::version::Version;
 
 /// What to do with trailing whitespace on line strings (seed §3.4 makes its
 /// removal a "should").
@@ -50,6 +51,10 @@ pub struct Decoding {
     pub trailing_whitespace: TrailingWhitespace,
     /// Keep combining characters decomposed instead of composing to NFC.
     pub decomposed: bool,
+    /// The GEDCOM version's payload rules: 5.5.1 (every `@@` unescaped,
+    /// `@#...@` escapes) or 7 (only a line's leading `@@`, no escapes,
+    /// bytes that are not UTF-8 read as windows-1252).
+    pub version: Version,
 }
 
 impl Default for Decoding {
@@ -60,6 +65,7 @@ impl Default for Decoding {
             encoding: Encoding::Utf8,
             trailing_whitespace: TrailingWhitespace::default(),
             decomposed: false,
+            version: Version::Gedcom551,
         }
     }
 }
@@ -380,6 +386,9 @@ impl<'a> Payload<'a> {
     /// [`Payload::text_with`] to hear about them (the reader reports them as
     /// diagnostics already).
     pub fn text(&self) -> Cow<'a, str> {
+        if self.decoding.version == Version::Gedcom7 {
+            return self.text7(None);
+        }
         let preserve = self.decoding.preserve;
         match self.valid_parts() {
             Some((first, "")) => {
@@ -420,8 +429,28 @@ impl<'a> Payload<'a> {
 
     /// Like [`Payload::text`], reporting each problem met through `report`.
     pub fn text_with(&self, report: &mut dyn FnMut(DiagnosticKind)) -> Cow<'a, str> {
+        if self.decoding.version == Version::Gedcom7 {
+            return self.text7(Some(report));
+        }
         let decoded = decode(self.joined_bytes(), self.decoding, Some(&mut *report));
         escape::unescape(decoded, self.decoding.preserve, report)
+    }
+
+    /// The text of a GEDCOM 7 payload: `CONT` lines joined, decoded (bytes
+    /// that are not UTF-8 read as windows-1252), a leading `@@` of each line
+    /// made one `@` and nothing else unescaped.
+    fn text7(&self, report: Option<&mut dyn FnMut(DiagnosticKind)>) -> Cow<'a, str> {
+        let joined = match (self.valid_parts(), report) {
+            // Known valid and nobody listening (a NUL is valid UTF-8, but
+            // `decode` reports it): nothing to check.
+            (Some((first, "")), None) => Cow::Borrowed(first),
+            (_, None) if self.is_continued() => match self.join_utf8() {
+                Some(joined) => Cow::Owned(joined),
+                None => decode(self.joined_bytes(), self.decoding, None),
+            },
+            (_, report) => decode(self.joined_bytes(), self.decoding, report),
+        };
+        escape::unescape_leading_at(joined)
     }
 
     /// A payload that owns its bytes.
@@ -465,6 +494,9 @@ fn decode<'a>(
         }
     }
     let bytes = match (d.encoding, bytes) {
+        (Encoding::Utf8, b) if d.version == Version::Gedcom7 => {
+            return utf8_or_windows_1252(b, d, report);
+        }
         (Encoding::Utf8, Cow::Borrowed(b)) => match simdutf8::basic::from_utf8(b) {
             Ok(s) => return Cow::Borrowed(s),
             Err(_) => Cow::Borrowed(b),
@@ -493,6 +525,44 @@ fn decode<'a>(
         }
         last = Some(k);
     });
+    Cow::Owned(out)
+}
+
+/// GEDCOM 7's UTF-8, leniently: the octets that are not UTF-8 are read as
+/// windows-1252 (what real files that break the rule hold), reported once
+/// as [`DiagnosticKind::InvalidEncoding`].
+fn utf8_or_windows_1252<'a>(
+    bytes: Cow<'a, [u8]>,
+    d: Decoding,
+    report: Option<&mut dyn FnMut(DiagnosticKind)>,
+) -> Cow<'a, str> {
+    let bytes = match bytes {
+        Cow::Borrowed(b) => match simdutf8::basic::from_utf8(b) {
+            Ok(s) => return Cow::Borrowed(s),
+            Err(_) => Cow::Borrowed(b),
+        },
+        Cow::Owned(v) => match String::from_utf8(v) {
+            Ok(s) => return Cow::Owned(s),
+            Err(e) => Cow::Owned(e.into_bytes()),
+        },
+    };
+    let mut out = String::with_capacity(bytes.len() + bytes.len() / 2);
+    let opts = DecodeOptions {
+        decomposed: d.decomposed,
+    };
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        encoding::decode_into(
+            Encoding::Windows1252,
+            chunk.invalid(),
+            opts,
+            &mut out,
+            &mut |_| {},
+        );
+    }
+    if let Some(r) = report {
+        r(DiagnosticKind::InvalidEncoding);
+    }
     Cow::Owned(out)
 }
 
@@ -774,6 +844,48 @@ mod tests {
         // exactly `u32::MAX` is one that does not fit.
         assert_eq!(offset(u32::MAX as usize), None);
         assert_eq!(offset(u32::MAX as usize - 1), Some(u32::MAX - 1));
+    }
+
+    /// GEDCOM 7: `CONT` lines joined, each line's leading `@@` one `@`, no
+    /// escapes; octets that are not UTF-8 read as windows-1252 and reported.
+    #[test]
+    fn gedcom7_payloads() {
+        let g7 = Decoding {
+            version: Version::Gedcom7,
+            trailing_whitespace: TrailingWhitespace::Keep,
+            ..Decoding::default()
+        };
+        let p = Payload::with_additional_lines(&b"@@a@@b "[..], &b"2 CONT @@c @#DJULIAN@"[..], g7);
+        assert_eq!(
+            p.text(),
+            "@a@@b 
+@c @#DJULIAN@"
+        );
+        let mut problems = Vec::new();
+        assert_eq!(
+            p.text_with(&mut |k| problems.push(k)),
+            "@a@@b 
+@c @#DJULIAN@"
+        );
+        assert!(problems.is_empty());
+        // A single valid line borrows, its leading `@` sliced off.
+        let buf = "@@x".to_string();
+        let p = Payload::validated(&buf, g7);
+        assert!(matches!(p.text(), Cow::Borrowed("@x")));
+        // windows-1252 E9 and 80 among valid UTF-8, on both lines.
+        let p = Payload::with_additional_lines(&b"Ren\xE9 \xC3\xA9"[..], &b"2 CONT \x80"[..], g7);
+        let mut problems = Vec::new();
+        assert_eq!(p.text_with(&mut |k| problems.push(k)), "René é\n€");
+        assert_eq!(problems, [DiagnosticKind::InvalidEncoding]);
+        assert_eq!(p.text(), "René é\n€");
+        // A NUL is reported from a window known to be valid too.
+        let mut problems = Vec::new();
+        let p = Payload::validated("a\0b", g7);
+        assert_eq!(p.text_with(&mut |k| problems.push(k)), "a\0b");
+        assert_eq!(problems, [DiagnosticKind::NulByte]);
+        // The same octets in 5.5.1: U+FFFD.
+        let p551 = Payload::new(&b"Ren\xE9"[..], Decoding::default());
+        assert_eq!(p551.text(), "Ren\u{FFFD}");
     }
 
     #[test]

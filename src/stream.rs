@@ -130,6 +130,13 @@ impl<R: BufRead> StreamReader<R> {
         self.source.bytes_read()
     }
 
+    /// The GEDCOM version the stream is read as (the HEAD's, see
+    /// [`Reader::version`](crate::Reader::version)), once the first batch was
+    /// read; every batch carries it.
+    pub fn version(&self) -> Option<crate::Version> {
+        self.state.as_ref().map(ReadState::version)
+    }
+
     /// The encoding of the stream and how it was decided, once the first
     /// batch was read.
     pub fn encoding_info(&self) -> Option<&crate::EncodingInfo> {

@@ -3,7 +3,7 @@
 //! must keep its structure invariants.
 #![no_main]
 
-use gedcom_elf::{Event, Reader, ReaderConfig, TrailingWhitespace, Value};
+use gedcom_elf::{Event, Reader, ReaderConfig, TrailingWhitespace, Value, Version};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -21,6 +21,8 @@ fuzz_target!(|data: &[u8]| {
         .trailing_whitespace(tw)
         .headless(flags & 4 != 0)
         .strict(flags & 8 != 0)
+        // GEDCOM 7's payload rules, whatever the input's HEAD says.
+        .version((flags & 16 != 0).then_some(Version::Gedcom7))
         .max_retained_diagnostics(64);
     let mut reader = Reader::with_config(input, config);
     let mut depth: u64 = 0;

@@ -59,15 +59,10 @@ pub use checker::{Checker, RunError, Summary};
 pub use config::{CheckConfig, Thresholds, UnknownRule};
 pub use inspect::Inspection;
 
-/// Which grammar and structure rules a document is checked against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Version {
-    /// GEDCOM 5.5.1 as clarified by ELF (and every file that does not say
-    /// it is 7.0).
-    Gedcom551,
-    /// GEDCOM 7.0 (`HEAD.GEDC.VERS` 7.x).
-    Gedcom7,
-}
+/// Which grammar and structure rules a document is checked against: the
+/// version the reader reads it as (one rule, [`Version::from_vers`], decides
+/// both).
+pub use crate::version::Version;
 
 /// One rule: a stable id, how severe what it finds is, and what it checks.
 #[derive(Debug, PartialEq, Eq)]

@@ -27,6 +27,7 @@ fn description(kind: DiagnosticKind) -> &'static str {
         K::UnresolvedPointer => "a pointer to no record",
         K::DuplicateXref => "an xref_id used by more than one record",
         K::Schema => "a malformed SCHMA (schema) structure in the HEAD",
+        K::ConcInGedcom7 => "a CONC line in a GEDCOM 7 document (kept as a structure, not joined)",
     }
 }
 

@@ -410,18 +410,16 @@ fn unchecked_tag(tag: &str) -> bool {
     tag.starts_with('_') || tag == "ERROR" || tag == "UNDEF"
 }
 
-/// The version a document's `HEAD` says it is: 7.0 when `HEAD.GEDC.VERS`
-/// begins with `7`, else 5.5.1 (also when `head` is no `HEAD`).
+/// The version a document's `HEAD` says it is, by the reader's rule
+/// ([`Version::from_vers`] on `HEAD.GEDC.VERS`); 5.5.1 when `head` is no
+/// `HEAD` or says nothing.
 pub(crate) fn version_of(head: NodeRef<'_>) -> Version {
-    let vers = (head.tag() == "HEAD")
+    (head.tag() == "HEAD")
         .then(|| head.child("GEDC"))
         .flatten()
         .and_then(|g| g.child("VERS"))
-        .and_then(|v| v.payload());
-    match vers {
-        Some(p) if p.first_line().trim_ascii_start().starts_with(b"7") => Version::Gedcom7,
-        _ => Version::Gedcom551,
-    }
+        .and_then(|v| v.payload())
+        .map_or(Version::Gedcom551, |p| Version::from_vers(p.first_line()))
 }
 
 /// Checks `record`'s structures against the data model of `version`,
@@ -718,6 +716,13 @@ mod tests {
         assert_eq!(version_of(t.records().next().unwrap()), Version::Gedcom551);
         let t = Tree::from_slice(b"0 HEAD\n1 GEDC\n2 VERS 7.1.0\n0 TRLR\n").unwrap();
         assert_eq!(version_of(t.records().next().unwrap()), Version::Gedcom7);
+        // The checker and the reader agree: one rule decides.
+        for vers in ["7.0", "7.0.14", "7.1", "5.5.5", "5.5.1", "70", ""] {
+            let text = format!("0 HEAD\n1 GEDC\n2 VERS {vers}\n0 TRLR\n");
+            let t = Tree::from_slice(text.as_bytes()).unwrap();
+            let reader = crate::Reader::from_slice(text.as_bytes()).version();
+            assert_eq!(version_of(t.records().next().unwrap()), reader, "{vers}");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::fmt;
 
 use super::utf16::decode_utf16_into_string;
 use super::{normalise_whitespace, Encoding};
+use crate::version::Version;
 
 /// How many octets (after any byte-order mark) [`detect`] looks at, at most, while scanning
 /// the `HEAD` record for a `CHAR` line. Real `HEAD` records are a few hundred octets, and
@@ -124,7 +125,9 @@ impl std::error::Error for DetectError {}
 ///    Only the first `CHAR` line of the `HEAD` counts; one in any other record is never
 ///    used.
 /// 4. With no specified encoding: the detected one, else ANSEL (source
-///    [`EncodingSource::Default`], with a warning). When UTF-16 was detected and the `CHAR`
+///    [`EncodingSource::Default`], with a warning), or UTF-8 (source
+///    [`EncodingSource::Default`], no warning) when a `2 VERS` line under `1 GEDC`,
+///    before any `CHAR` line, names GEDCOM 7 ([`Version::from_vers`]). When UTF-16 was detected and the `CHAR`
 ///    line names anything else, UTF-16 is kept with a warning: the `CHAR` line could only
 ///    be read as UTF-16 in the first place. When a UTF-8 byte-order mark was seen and the
 ///    `CHAR` line names another encoding, the `CHAR` line wins (as ELF says), with a
@@ -196,6 +199,10 @@ pub fn detect(input: &[u8], caller: Option<Encoding>) -> Result<Detection, Detec
             }
             (Some(Ok(s)), None) => (s, EncodingSource::CharLine),
             (None, Some(d)) => (d, detected_source),
+            // GEDCOM 7 files are UTF-8 (and say so by a byte-order mark, if at all).
+            (None, None) if scan.version == Some(Version::Gedcom7) => {
+                (Encoding::Utf8, EncodingSource::Default)
+            }
             (None, None) => {
                 if scan.head_ok {
                     warnings.push("no char line in the head record; reading it as ansel".into());
@@ -247,6 +254,8 @@ struct CharLine {
 struct HeadScan {
     head_ok: bool,
     char_line: Option<CharLine>,
+    /// What `HEAD.GEDC.VERS` says, when the scan met it before a `CHAR` line.
+    version: Option<Version>,
 }
 
 /// How the scan turns octets into characters.
@@ -394,7 +403,9 @@ fn scan_head(body: &[u8], enc: Option<Encoding>, warnings: &mut Vec<String>) -> 
     let mut scan = HeadScan {
         head_ok: false,
         char_line: None,
+        version: None,
     };
+    let mut in_gedc = false;
     match lines.next() {
         Some((_, _, upper)) if upper == "0 HEAD" => scan.head_ok = true,
         _ => return scan,
@@ -402,6 +413,12 @@ fn scan_head(body: &[u8], enc: Option<Encoding>, warnings: &mut Vec<String>) -> 
     while let Some((n, norm, upper)) = lines.next() {
         if upper.starts_with("0 ") {
             return scan;
+        }
+        if upper.starts_with("1 ") {
+            in_gedc = upper == "1 GEDC";
+        } else if let Some(vers) = upper.strip_prefix("2 VERS ").filter(|_| in_gedc) {
+            scan.version
+                .get_or_insert(Version::from_vers(vers.as_bytes()));
         }
         if let (Some(raw), Some(value)) = (norm.get(7..), upper.strip_prefix("1 CHAR ")) {
             let mut char_line = CharLine {
@@ -748,6 +765,30 @@ mod tests {
         let d = ok(&utf16("0 HEAD\n1 CHAR UTF-16\n", true, true));
         assert_eq!(d.encoding, Encoding::Utf16Be);
         assert_eq!(d.warnings.len(), 1);
+    }
+
+    /// GEDCOM 7 is UTF-8: a 7.0 `HEAD` with no `CHAR` line and no byte-order mark is
+    /// read as UTF-8, with no warning; a `VERS` anywhere but under `GEDC` does not count.
+    #[test]
+    fn gedcom7_without_char_is_utf8() {
+        for vers in ["7.0", "7.0.1", "7.1"] {
+            let d = ok(format!("0 HEAD\n1 GEDC\n2 VERS {vers}\n0 TRLR\n").as_bytes());
+            assert_eq!(
+                (d.encoding, d.source),
+                (Encoding::Utf8, EncodingSource::Default)
+            );
+            assert!(d.warnings.is_empty(), "{vers}: {:?}", d.warnings);
+        }
+        for text in [
+            "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n0 TRLR\n",
+            "0 HEAD\n1 SOUR X\n2 VERS 7.0\n0 TRLR\n",
+            "0 HEAD\n1 GEDC\n1 SOUR X\n2 VERS 7.0\n",
+        ] {
+            assert_eq!(ok(text.as_bytes()).encoding, Encoding::Ansel, "{text}");
+        }
+        // A CHAR line still decides.
+        let d = ok(b"0 HEAD\n1 GEDC\n2 VERS 7.0\n1 CHAR ANSI\n");
+        assert_eq!(d.encoding, Encoding::Windows1252);
     }
 
     #[test]

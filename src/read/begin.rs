@@ -10,6 +10,7 @@ use crate::encoding::Encoding;
 use crate::event::{Begin, Event, Origin, Span, Value, Xref};
 use crate::payload::{Decoding, Payload};
 use crate::scan::{is_pointer, Line, LineError, Scanned, TagKind};
+use crate::version::Version;
 
 /// What a line contributes to its Begin, once classified.
 struct Head<'a> {
@@ -71,7 +72,9 @@ impl<'a> Reader<'a> {
                     Some(prev) => l.level > prev.saturating_add(1),
                     None => l.level > 0,
                 } || parent_written.is_some_and(|w| l.level > w.saturating_add(1));
-                let is_continuation = l.tag == b"CONT" || l.tag == b"CONC";
+                // GEDCOM 7 has no CONC: there it is a structure like any other.
+                let conc7 = l.tag == b"CONC" && self.state.setup.version == Version::Gedcom7;
+                let is_continuation = l.tag == b"CONT" || (l.tag == b"CONC" && !conc7);
                 let previous = self.state.previous_level;
                 if !is_continuation && l.tag != ERROR_TAG.as_bytes() {
                     self.state.previous_level = Some(l.level);
@@ -101,7 +104,14 @@ impl<'a> Reader<'a> {
                     }
                 } else {
                     let tag = self.tag_str(p.tag_start, p.tag_end);
-                    if l.tag == ERROR_TAG.as_bytes() {
+                    if conc7 {
+                        self.report(
+                            DiagnosticKind::ConcInGedcom7,
+                            line,
+                            byte,
+                            "conc line in a gedcom 7 document, which has no conc: kept as a structure, not joined to the payload before it".into(),
+                        )?;
+                    } else if l.tag == ERROR_TAG.as_bytes() {
                         self.report(
                             DiagnosticKind::ErrorTag,
                             line,
@@ -178,6 +188,12 @@ impl<'a> Reader<'a> {
                             "payload holds bytes that {enc} does not assign; replaced by U+FFFD"
                         )
                     }
+                    DiagnosticKind::InvalidEncoding
+                        if self.state.setup.decoding.version == Version::Gedcom7
+                            && enc == Encoding::Utf8 =>
+                    {
+                        "payload is not valid utf-8, which gedcom 7 requires; the bad bytes read as windows-1252".to_string()
+                    }
                     _ => format!("payload is not valid {enc}; bad bytes replaced by U+FFFD"),
                 };
                 self.report(k, line, byte, msg)?;
@@ -190,7 +206,10 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     fn continues(&self, child: Option<u32>) -> bool {
         let q = &self.pending;
-        q.error.is_none() && Some(q.level) == child && q.kind.is_continuation()
+        q.error.is_none()
+            && Some(q.level) == child
+            && q.kind.is_continuation()
+            && (q.kind == TagKind::Cont || self.state.setup.version != Version::Gedcom7)
     }
 
     /// Reads the `CONT`/`CONC` additional lines at level `child`, the pending
@@ -317,7 +336,10 @@ impl<'a> Reader<'a> {
         }
 
         let keep_first =
-            (self.state.setup.config.trailing_whitespace).keeps(matches!(rest, Some((_, true))));
+            (self.state.setup.decoding.trailing_whitespace).keeps(matches!(rest, Some((_, true))));
+        // A pointer is told by the payload without trailing whitespace,
+        // whatever the rule keeps of a text's.
+        let trimmed = first;
         let first = if keep_first {
             first_untrimmed.or(first)
         } else {
@@ -332,8 +354,9 @@ impl<'a> Reader<'a> {
             (None, None, None) => None,
             (None, Some((a, b)), None) => {
                 let f = &input[a..b];
-                if origin == Origin::Line && is_pointer(f) {
-                    Some(Value::Pointer(Xref::new(f)))
+                let (ta, tb) = trimmed.unwrap_or((a, b));
+                if origin == Origin::Line && is_pointer(&input[ta..tb]) {
+                    Some(Value::Pointer(Xref::new(&input[ta..tb])))
                 } else {
                     Some(Value::Text(match self.str_of(a, b) {
                         Some(text) => Payload::validated(text, decoding()),
@@ -410,4 +433,76 @@ fn reserialise(l: &Line<'_>, trimmed: &[u8]) -> Option<Vec<u8>> {
         out.extend_from_slice(p);
     }
     (out != trimmed).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{DiagnosticKind, Event, Reader, ReaderConfig, Version};
+
+    /// `(level, tag, text)` of each Begin, and the diagnostics' kinds.
+    fn read(
+        input: &[u8],
+        config: ReaderConfig,
+    ) -> (Vec<(u32, String, String)>, Vec<DiagnosticKind>) {
+        let mut r = Reader::with_config(input, config);
+        let mut begins = Vec::new();
+        while let Some(e) = r.next_event().unwrap() {
+            if let Event::Begin(b) = e {
+                let text = b.text().map(|t| t.into_owned()).unwrap_or_default();
+                begins.push((b.level, b.tag.to_string(), text));
+            }
+        }
+        (begins, r.drain_diagnostics().map(|d| d.kind).collect())
+    }
+
+    /// In GEDCOM 7, `CONC` is a structure like any other (with a warning),
+    /// `CONT` still joins, and the lines after a `CONC` nest as usual.
+    #[test]
+    fn gedcom7_conc_is_a_structure() {
+        let input = b"0 HEAD\n0 @N1@ SNOTE a\n1 CONT b\n1 CONC c\n2 _X d\n1 CONT e\n0 TRLR\n";
+        let g7 = ReaderConfig::new().version(Some(Version::Gedcom7));
+        let (begins, kinds) = read(input, g7);
+        let want = [
+            (0, "HEAD", ""),
+            (0, "SNOTE", "a\nb"),
+            (1, "CONC", "c"),
+            (2, "_X", "d"),
+            (1, "CONT", "e"),
+            (0, "TRLR", ""),
+        ];
+        let got: Vec<(u32, &str, &str)> = begins
+            .iter()
+            .map(|(l, t, x)| (*l, t.as_str(), x.as_str()))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(
+            kinds,
+            [
+                DiagnosticKind::ConcInGedcom7,
+                DiagnosticKind::StrayContinuation
+            ]
+        );
+        // 5.5.1 joins the CONC; its child is then a substructure of the note.
+        let utf8 = ReaderConfig::new().encoding(Some(crate::Encoding::Utf8));
+        let (begins, _) = read(input, utf8);
+        assert_eq!(begins[1].2, "a\nbc");
+    }
+
+    /// A pointer is a pointer whatever happens to trailing spaces (7.0 keeps them).
+    #[test]
+    fn gedcom7_pointer_with_trailing_space() {
+        let input = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n1 FAMC @VOID@ \n1 NOTE x \n0 TRLR\n";
+        let mut r = Reader::from_slice(input);
+        let mut values = Vec::new();
+        while let Some(e) = r.next_event().unwrap() {
+            if let Event::Begin(b) = e {
+                match (&b.value, b.tag.as_ref()) {
+                    (Some(crate::Value::Pointer(p)), _) => values.push(p.to_string()),
+                    (Some(crate::Value::Text(t)), "NOTE") => values.push(t.text().into_owned()),
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!(values, ["@VOID@", "x "]);
+    }
 }

@@ -2,6 +2,7 @@
 
 use crate::encoding::Encoding;
 use crate::payload::TrailingWhitespace;
+use crate::version::Version;
 
 /// Configuration of a [`Reader`](super::Reader). Build it with the chained
 /// setters; [`ReaderConfig::default`] documents each default.
@@ -15,29 +16,35 @@ use crate::payload::TrailingWhitespace;
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReaderConfig {
-    pub(crate) trailing_whitespace: TrailingWhitespace,
+    /// `None`: the version's default (see [`ReaderConfig::default`]).
+    pub(crate) trailing_whitespace: Option<TrailingWhitespace>,
     pub(crate) headless: bool,
     pub(crate) strict: bool,
     pub(crate) max_retained_diagnostics: usize,
     pub(crate) decomposed: bool,
     pub(crate) encoding: Option<Encoding>,
+    pub(crate) version: Option<Version>,
 }
 
 impl Default for ReaderConfig {
-    /// * trailing whitespace: [`TrailingWhitespace::KeepBeforeConc`];
+    /// * trailing whitespace: [`TrailingWhitespace::KeepBeforeConc`] for
+    ///   5.5.1, [`TrailingWhitespace::Keep`] for GEDCOM 7 (whose payloads keep
+    ///   every character, trailing spaces included);
     /// * headless fragments: refused (the first line must be `0 HEAD`);
     /// * strict: off (errors are recovered and reported as diagnostics);
     /// * retained diagnostics: 10,000 not yet drained (the rest are counted);
     /// * decomposed text: off (text is NFC);
-    /// * encoding: detected from the input (seed §3.1-§3.2).
+    /// * encoding: detected from the input (seed §3.1-§3.2);
+    /// * version: detected from `HEAD.GEDC.VERS` ([`Version::from_vers`]).
     fn default() -> Self {
         ReaderConfig {
-            trailing_whitespace: TrailingWhitespace::KeepBeforeConc,
+            trailing_whitespace: None,
             headless: false,
             strict: false,
             max_retained_diagnostics: 10_000,
             decomposed: false,
             encoding: None,
+            version: None,
         }
     }
 }
@@ -50,7 +57,7 @@ impl ReaderConfig {
 
     /// What to do with trailing whitespace on line strings.
     pub fn trailing_whitespace(mut self, rule: TrailingWhitespace) -> Self {
-        self.trailing_whitespace = rule;
+        self.trailing_whitespace = Some(rule);
         self
     }
 
@@ -88,6 +95,29 @@ impl ReaderConfig {
     pub fn encoding(mut self, encoding: Option<Encoding>) -> Self {
         self.encoding = encoding;
         self
+    }
+
+    /// Read the input as GEDCOM `version`, whatever its `HEAD.GEDC.VERS`
+    /// says. Default `None`: the `HEAD` decides ([`Version::from_vers`];
+    /// 5.5.1 when it says nothing). Forcing [`Version::Gedcom7`] on an input
+    /// with no `CHAR` line and no byte-order mark also reads it as UTF-8.
+    pub fn version(mut self, version: Option<Version>) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// The trailing-whitespace rule for a document of `version`: the
+    /// caller's, else the version's default.
+    pub(crate) fn trailing_whitespace_for(&self, version: Version) -> TrailingWhitespace {
+        self.trailing_whitespace.unwrap_or(match version {
+            Version::Gedcom551 => TrailingWhitespace::KeepBeforeConc,
+            Version::Gedcom7 => TrailingWhitespace::Keep,
+        })
+    }
+
+    /// The caller's version, if one was set.
+    pub fn forced_version(&self) -> Option<Version> {
+        self.version
     }
 
     /// The caller's encoding, if one was set.

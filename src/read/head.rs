@@ -3,6 +3,7 @@
 use crate::escape::EscapeTable;
 use crate::payload::TrailingWhitespace;
 use crate::scan::{is_ws, parse_line, Lines};
+use crate::version::Version;
 
 /// `true` when `text`, whitespace-normalised and upper-cased, is `0 HEAD`
 /// (seed §3.2).
@@ -98,6 +99,29 @@ pub(crate) fn escape_table(
     }
 }
 
+/// The version the HEAD says (`HEAD.GEDC.VERS`, through
+/// [`Version::from_vers`]) and the number of its `VERS` line; `None` when
+/// the HEAD has no `GEDC.VERS`. `lines` starts after `0 HEAD`; scanning
+/// stops at the next level-0 line. The first `GEDC.VERS` counts.
+pub(crate) fn version(lines: Lines<'_>) -> Option<(Version, u64)> {
+    let mut in_gedc = false;
+    for raw in lines {
+        let Ok(line) = parse_line(raw.text) else {
+            continue;
+        };
+        match line.level {
+            0 => break,
+            1 => in_gedc = line.tag == b"GEDC",
+            2 if in_gedc && line.tag == b"VERS" => {
+                let vers = line.payload.unwrap_or_default();
+                return Some((Version::from_vers(vers), raw.number));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +134,26 @@ mod tests {
         assert!(!is_head_line(b"1 HEAD"));
         assert!(!is_head_line(b"0 @H@ HEAD"));
         assert!(!is_head_line(b"00 HEAD"));
+    }
+
+    #[test]
+    fn version_from_gedc_vers() {
+        let v = |text: &[u8]| version(Lines::starting_at(text, 0, 2));
+        assert_eq!(
+            v(b"1 GEDC\n2 VERS 7.0\n0 TRLR\n"),
+            Some((Version::Gedcom7, 3))
+        );
+        assert_eq!(
+            v(b"1 SOUR X\n2 VERS 7.0\n1 GEDC\n2 FORM LINEAGE-LINKED\n2 VERS 5.5.5\n"),
+            Some((Version::Gedcom551, 6))
+        );
+        // Not the HEAD's, or not under GEDC.
+        assert_eq!(
+            v(b"1 SOUR X\n2 VERS 7.0\n0 @I1@ INDI\n1 GEDC\n2 VERS 7.0\n"),
+            None
+        );
+        assert_eq!(v(b"1 GEDC\n3 VERS 7.0\n"), None);
+        assert_eq!(v(b""), None);
     }
 
     #[test]

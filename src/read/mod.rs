@@ -6,6 +6,20 @@
 //! into `ERROR` structures), `CONT`/`CONC` additional lines (kept raw in the
 //! [`Payload`](crate::Payload), joined only on request), and reports every recovered
 //! problem as a [`Diagnostic`].
+//!
+//! # GEDCOM 7
+//! The same reader reads GEDCOM 7 files in its 7.0 mode: the version is
+//! taken from the HEAD's `GEDC.VERS` when reading starts (see
+//! [`Reader::version`]; [`ReaderConfig::version`] forces one) and carried
+//! to every chunk. In that mode only a line's leading `@@` is unescaped and
+//! there are no `@#...@` escapes ([`Payload::text`](crate::Payload::text)),
+//! a `CONC` line is a structure of its own (with a
+//! [`DiagnosticKind::ConcInGedcom7`] warning) while `CONT` joins as in
+//! 5.5.1, trailing spaces stay part of payloads, and octets that are not
+//! UTF-8 are read as windows-1252 with an
+//! [`InvalidEncoding`](DiagnosticKind::InvalidEncoding) warning. The 5.5.1
+//! path pays one comparison per continuation line and nothing per plain
+//! line.
 
 mod begin;
 mod config;
@@ -26,6 +40,7 @@ use crate::escape::EscapeTable;
 use crate::event::{End, Event};
 use crate::payload::Decoding;
 use crate::scan::{ascii_prefix, Cursor, Lines, Scanned};
+use crate::version::Version;
 
 const ERROR_TAG: &str = "ERROR";
 
@@ -193,10 +208,23 @@ impl<'a> Reader<'a> {
         info: EncodingInfo,
         payload_encoding: Encoding,
     ) -> Self {
+        let (mut info, mut payload_encoding) = (info, payload_encoding);
+        let version = config.version.unwrap_or_default();
+        if version == Version::Gedcom7
+            && info.source == EncodingSource::Default
+            && info.char_value.is_none()
+            && payload_encoding == Encoding::Ansel
+        {
+            // Forced to 7 with no word on the encoding: GEDCOM 7 is UTF-8.
+            info.encoding = Encoding::Utf8;
+            info.warnings.retain(|w| !w.contains("reading it as ansel"));
+            payload_encoding = Encoding::Utf8;
+        }
         let decoding = Decoding {
             encoding: payload_encoding,
-            trailing_whitespace: config.trailing_whitespace,
+            trailing_whitespace: config.trailing_whitespace_for(version),
             decomposed: config.decomposed,
+            version,
             ..Decoding::default()
         };
         let setup = Setup {
@@ -204,6 +232,8 @@ impl<'a> Reader<'a> {
             info: Arc::new(info),
             decoding,
             escapes: EscapeTable::default(),
+            version,
+            version_line: None,
         };
         Reader::with_state(input, ReadState::new(setup))
     }
@@ -249,6 +279,59 @@ impl<'a> Reader<'a> {
     /// the default schema). Complete once the first event was read.
     pub fn escape_table(&self) -> &EscapeTable {
         &self.state.setup.escapes
+    }
+
+    /// The GEDCOM version the input is read as: the caller's
+    /// ([`ReaderConfig::version`]), else what the HEAD's `GEDC.VERS` says
+    /// ([`Version::from_vers`]: 7.0, 7.0.x and 7.1 are 7; 5.5.5 and
+    /// anything else 5.5.1), else 5.5.1. Known before the first event (the
+    /// HEAD is looked at when this is asked); every chunk of a parallel or
+    /// streamed read carries the HEAD's.
+    ///
+    /// ```
+    /// use gedcom_elf::{Event, Reader, Version};
+    /// let input = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @N1@ SNOTE @@me and @I\n0 TRLR\n";
+    /// let mut reader = Reader::from_slice(input);
+    /// assert_eq!(reader.version(), Version::Gedcom7);
+    /// assert_eq!(reader.version_line(), Some(3));
+    /// let mut texts = Vec::new();
+    /// while let Some(event) = reader.next_event()? {
+    ///     if let Event::Begin(b) = event {
+    ///         texts.extend(b.text().map(|t| t.into_owned()));
+    ///     }
+    /// }
+    /// assert_eq!(texts, ["7.0", "@me and @I"]);
+    /// # Ok::<(), gedcom_elf::Error>(())
+    /// ```
+    pub fn version(&self) -> Version {
+        self.version_and_line().0
+    }
+
+    /// The number of the `HEAD.GEDC.VERS` line that decided
+    /// [`Reader::version`]; `None` when the caller forced the version or
+    /// the HEAD says none.
+    pub fn version_line(&self) -> Option<u64> {
+        self.version_and_line().1
+    }
+
+    fn version_and_line(&self) -> (Version, Option<u64>) {
+        let setup = &self.state.setup;
+        if self.phase != Phase::Start || self.resumed || setup.config.version.is_some() {
+            return (setup.version, setup.version_line);
+        }
+        match self.head_version() {
+            Some((v, line)) => (v, Some(line)),
+            None => (setup.version, None),
+        }
+    }
+
+    /// What the HEAD at the reader's position says its version is.
+    fn head_version(&self) -> Option<(Version, u64)> {
+        let mut probe = self.probe();
+        match probe.next() {
+            Some(raw) if head::is_head_line(raw.text) => head::version(probe),
+            _ => None,
+        }
     }
 
     /// The input being read.
@@ -439,8 +522,18 @@ impl<'a> Reader<'a> {
         let mut probe = self.probe();
         match probe.next() {
             Some(raw) if head::is_head_line(raw.text) => {
-                let trailing = self.state.setup.config.trailing_whitespace;
-                self.state.setup.escapes = head::escape_table(probe, trailing, &mut |_, _, _| {});
+                let setup = &mut self.state.setup;
+                if setup.config.version.is_none() {
+                    if let Some((version, line)) = head::version(probe.clone()) {
+                        setup.version = version;
+                        setup.version_line = Some(line);
+                        setup.decoding.version = version;
+                        setup.decoding.trailing_whitespace =
+                            setup.config.trailing_whitespace_for(version);
+                    }
+                }
+                let trailing = setup.decoding.trailing_whitespace;
+                setup.escapes = head::escape_table(probe, trailing, &mut |_, _, _| {});
             }
             _ if self.state.setup.config.headless => {}
             other => {
@@ -484,9 +577,11 @@ impl<'a> Reader<'a> {
     pub(crate) fn head_escapes(&self, rejected: &mut dyn FnMut(u64, usize, &[u8])) -> EscapeTable {
         let mut probe = self.probe();
         match probe.next() {
-            Some(raw) if head::is_head_line(raw.text) => {
-                head::escape_table(probe, self.state.setup.config.trailing_whitespace, rejected)
-            }
+            Some(raw) if head::is_head_line(raw.text) => head::escape_table(
+                probe,
+                self.state.setup.decoding.trailing_whitespace,
+                rejected,
+            ),
             _ => EscapeTable::default(),
         }
     }

@@ -12,6 +12,7 @@ use crate::encoding::Detection as EncodingInfo;
 use crate::escape::EscapeTable;
 use crate::payload::Decoding;
 use crate::scan::Cursor;
+use crate::version::Version;
 
 /// Counters kept while reading.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -56,6 +57,11 @@ pub(super) struct Setup {
     pub(super) info: Arc<EncodingInfo>,
     pub(super) decoding: Decoding,
     pub(super) escapes: EscapeTable,
+    /// The version read as (the HEAD's `GEDC.VERS`, or the caller's), and
+    /// the number of the `VERS` line that said it (`None`: forced, or not
+    /// said). Also in `decoding`, for payloads.
+    pub(super) version: Version,
+    pub(super) version_line: Option<u64>,
 }
 
 /// The state of a reader that crosses from one chunk of whole records to
@@ -137,6 +143,11 @@ impl ReadState {
     /// The encoding information.
     pub(crate) fn info(&self) -> &EncodingInfo {
         &self.setup.info
+    }
+
+    /// The version read as.
+    pub(crate) fn version(&self) -> Version {
+        self.setup.version
     }
 
     /// The escape table in force.

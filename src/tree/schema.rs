@@ -15,6 +15,18 @@
 //!   ([`SchemaSource::Dictionary`]);
 //! * with neither, the built-in default schema of seed Appendix A
 //!   ([`SchemaSource::Default`]).
+//! * GEDCOM 7's extension tags: each `2 TAG _EXT URI` under a `1 SCHMA`
+//!   (7.0 §1 "Extension Tags") makes `URI` the structure type of every
+//!   structure tagged `_EXT`, wherever it is (a record, a substructure, a
+//!   relocated standard structure such as `_DATE` for `g7:DATE`), unless
+//!   the schema's own tag definitions give that tag a type in that context.
+//!   In a GEDCOM 7 document ([`Schema::version`]) the `SCHMA` only documents
+//!   extension tags: the schema is the default one with them added
+//!   ([`SchemaSource::Document`] when there are any), not a replacement. A
+//!   tag the `SCHMA` gives several URIs (7.0 allows that for concepts that
+//!   never meet in one place, which only the extensions' own documentation
+//!   tells apart) gets the first; a `TAG` payload that is not an extension
+//!   tag and a URI is ignored with a [`DiagnosticKind::Schema`] diagnostic.
 //!
 //! # Interpretations
 //!
@@ -46,7 +58,7 @@ use crate::event::{Begin, Event, Value};
 use crate::read::Reader;
 use crate::tree::hash::FastMap;
 use crate::tree::iri::StructureType;
-use crate::{Error, Input};
+use crate::{Error, Input, Version};
 
 pub use super::iri::{DOCUMENT, ELF_NS, METADATA, UNDEFINED, UNDEFINED_TAG_BASE};
 
@@ -109,9 +121,13 @@ pub(crate) enum Ctx {
 /// let t = schema.type_of("https://terms.fhiso.org/elf/MARRIAGE", "HUSB").unwrap();
 /// assert_eq!(t.to_string(), "https://terms.fhiso.org/elf/Parent1Age");
 /// ```
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Schema {
     source: SchemaSource,
+    /// The version of the document whose HEAD it was read from.
+    version: Version,
+    /// GEDCOM 7 extension tags (`SCHMA.TAG`) and the URIs they stand for.
+    extension_tags: FastMap<Box<str>, u32>,
     iris: Vec<Box<str>>,
     ids: FastMap<Box<str>, u32>,
     supers: Vec<Vec<u32>>,
@@ -166,6 +182,9 @@ pub(crate) struct SchemaBuilder {
     external: Vec<String>,
     old_prfx: Vec<(String, Position)>,
     old_defn: Vec<(String, Position)>,
+    /// GEDCOM 7 `TAG` payloads under a `SCHMA`.
+    extension_tags: Vec<(String, Position)>,
+    version: Version,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -195,7 +214,10 @@ fn diag(position: Position, message: String) -> Diagnostic {
 impl SchemaBuilder {
     /// Reads the HEAD of the input `reader` is about to read.
     fn read(mut reader: Reader<'_>) -> Result<SchemaBuilder, Error> {
-        let mut b = SchemaBuilder::default();
+        let mut b = SchemaBuilder {
+            version: reader.version(),
+            ..SchemaBuilder::default()
+        };
         b.escapes = reader.head_escapes(&mut |line, byte, payload| {
             let text = String::from_utf8_lossy(payload).into_owned();
             let at = Position {
@@ -269,6 +291,7 @@ impl SchemaBuilder {
                     // Its table is the reader's (`SchemaBuilder::read`).
                     ("ESC", Some(_)) => {}
                     ("SCHMA", Some(t)) => self.external.push(t.trim().to_string()),
+                    ("TAG", Some(t)) => self.extension_tags.push((t, pos(b))),
                     ("IRI", Some(t)) => {
                         self.iri = Some(self.iris.len());
                         self.iris.push(RawIri {
@@ -277,10 +300,12 @@ impl SchemaBuilder {
                             ..RawIri::default()
                         });
                     }
-                    ("PRFX" | "ESC" | "SCHMA" | "IRI", None) => self.diagnostics.push(diag(
-                        pos(b),
-                        format!("{} in a schma without a payload; ignored", b.tag),
-                    )),
+                    ("PRFX" | "ESC" | "SCHMA" | "IRI" | "TAG", None) => {
+                        self.diagnostics.push(diag(
+                            pos(b),
+                            format!("{} in a schma without a payload; ignored", b.tag),
+                        ))
+                    }
                     (tag, _) => self.diagnostics.push(diag(
                         pos(b),
                         format!("unknown structure {tag:?} in a schma; ignored"),
@@ -307,6 +332,17 @@ impl SchemaBuilder {
     /// The schema: the document's `SCHMA`s when there were any, else its
     /// older-draft dictionary when it had one, else the default schema.
     fn finish(self) -> Arc<Schema> {
+        if self.version == Version::Gedcom7 {
+            // 7.0's SCHMA documents extension tags; it replaces nothing.
+            let mut s = (*Schema::default_schema()).clone();
+            s.version = Version::Gedcom7;
+            s.diagnostics = self.diagnostics;
+            if !self.extension_tags.is_empty() {
+                s.source = SchemaSource::Document;
+            }
+            s.add_extension_tags(&self.extension_tags);
+            return Arc::new(s);
+        }
         if self.has_schma {
             Arc::new(self.build_schema(SchemaSource::Document))
         } else if !self.old_prfx.is_empty() || !self.old_defn.is_empty() {
@@ -481,6 +517,7 @@ impl SchemaBuilder {
                 }
             }
         }
+        s.add_extension_tags(&self.extension_tags);
         s.finish_tables();
         s.check_conflicts();
         s
@@ -491,6 +528,8 @@ impl Schema {
     fn empty(source: SchemaSource) -> Schema {
         let mut s = Schema {
             source,
+            version: Version::Gedcom551,
+            extension_tags: FastMap::default(),
             iris: Vec::new(),
             ids: FastMap::default(),
             supers: Vec::new(),
@@ -517,6 +556,59 @@ impl Schema {
         s.undefined_tag = s.intern(UNDEFINED_TAG_BASE);
         s.old_elf = s.intern(OLD_ELF_NS);
         s
+    }
+
+    /// Adds GEDCOM 7 tag definitions (`TAG` payloads: an extension tag and
+    /// a URI), the first URI of a tag winning.
+    fn add_extension_tags(&mut self, defs: &[(String, Position)]) {
+        for (text, at) in defs {
+            let mut tokens = text.split_whitespace();
+            let (Some(tag), Some(uri), None) = (tokens.next(), tokens.next(), tokens.next()) else {
+                self.diagnostics.push(diag(
+                    *at,
+                    format!("tag payload {text:?} is not an extension tag and a uri; ignored"),
+                ));
+                continue;
+            };
+            if !(tag.len() > 1 && tag.starts_with('_') && is_tag(tag.as_bytes())) {
+                self.diagnostics.push(diag(
+                    *at,
+                    format!("tag definition for {tag:?}, which is not an extension tag; ignored"),
+                ));
+                continue;
+            }
+            if self.extension_tags.contains_key(tag) {
+                continue;
+            }
+            let id = self.intern(uri);
+            self.extension_tags.insert(tag.into(), id);
+        }
+        // Interning may have added IRIs.
+        if self.ancestors.len() != self.iris.len() {
+            self.ancestors.resize_with(self.iris.len(), OnceLock::new);
+        }
+    }
+
+    /// The URI a GEDCOM 7 `SCHMA.TAG` gives the extension tag `tag`.
+    fn extension_key(&self, tag: &str) -> Option<TypeKey> {
+        self.extension_tags.get(tag).map(|&base| TypeKey {
+            base,
+            suffix: NO_SUFFIX,
+        })
+    }
+
+    /// The GEDCOM version of the document whose HEAD this schema was read
+    /// from ([`Reader::version`]); 5.5.1 for the default schema.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// The URI a GEDCOM 7 `HEAD.SCHMA.TAG` line gives the extension tag
+    /// `tag` (the first, when it gives several), if any.
+    pub fn extension_uri(&self, tag: &str) -> Option<&str> {
+        self.extension_tags
+            .get(tag)
+            .map(|&id| &*self.iris[id as usize])
     }
 
     fn intern(&mut self, iri: &str) -> u32 {
@@ -801,13 +893,19 @@ impl Schema {
                 self.metadata
             }
             Ctx::Unknown => {
-                let k = self.undefined_key(tag);
+                let k = self
+                    .extension_key(tag)
+                    .unwrap_or_else(|| self.undefined_key(tag));
                 return (Some(k), self.child_ctx(k, tag));
             }
             Ctx::Type(s) => s,
         };
+        let undefined = |tag| {
+            self.extension_key(tag)
+                .unwrap_or_else(|| self.undefined_key(tag))
+        };
         let key = match self.tags.get(tag) {
-            None => self.undefined_key(tag),
+            None => undefined(tag),
             Some(defs) => {
                 let anc = self.ancestors_of(s);
                 let mut ty = None;
@@ -826,7 +924,7 @@ impl Schema {
                         base: t,
                         suffix: NO_SUFFIX,
                     },
-                    _ => self.undefined_key(tag),
+                    _ => undefined(tag),
                 }
             }
         };
@@ -903,6 +1001,38 @@ mod tests {
             .type_of(&format!("{ELF_NS}INDIVIDUAL_RECORD"), "BURI")
             .unwrap();
         assert_eq!(buri.to_string(), format!("{ELF_NS}BURIAL"));
+    }
+
+    /// GEDCOM 7 `SCHMA.TAG`: an extension tag's URI is its type everywhere,
+    /// the first URI of a tag given two; standard tags keep the default
+    /// schema's types; a malformed `TAG` payload is reported.
+    #[test]
+    fn gedcom7_extension_tags() {
+        let input = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n1 SCHMA\n2 TAG _A http://x/a\n2 TAG _A http://x/a2\n2 TAG NAME http://x/n\n2 TAG _B\n0 TRLR\n";
+        let s = Schema::from_reader(Reader::from_slice(input)).unwrap();
+        assert_eq!(
+            (s.version(), s.source()),
+            (Version::Gedcom7, SchemaSource::Document)
+        );
+        assert_eq!(s.extension_uri("_A"), Some("http://x/a"));
+        assert_eq!(s.extension_uri("NAME"), None);
+        let messages: Vec<&str> = s.diagnostics().iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        let (under_record, _) = s.resolve(Ctx::Type(s.document), "_A");
+        let (unknown, _) = s.resolve(Ctx::Unknown, "_A");
+        for k in [under_record, unknown] {
+            assert_eq!(s.structure_type(k.unwrap(), "_A").to_string(), "http://x/a");
+        }
+        let indi = s.type_of(DOCUMENT, "INDI").unwrap().to_string();
+        assert_eq!(indi, format!("{ELF_NS}INDIVIDUAL_RECORD"));
+        // A 7.0 HEAD with no SCHMA: the default schema's types, version 7.
+        let s = Schema::from_reader(Reader::from_slice(b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 TRLR\n"))
+            .unwrap();
+        assert_eq!(
+            (s.version(), s.source()),
+            (Version::Gedcom7, SchemaSource::Default)
+        );
+        assert_eq!(Schema::default_schema().version(), Version::Gedcom551);
     }
 
     /// The `ESC` lines are the reader's (one parser): a continued one is

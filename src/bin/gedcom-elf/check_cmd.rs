@@ -77,6 +77,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         read: ReadOpts {
             strict: false,
             encoding: args.encoding.clone(),
+            gedcom_version: None,
         },
         jobs: args.jobs.clone(),
         ..Settings::default()

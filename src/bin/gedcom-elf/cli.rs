@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use clap::{Args, Parser, Subcommand};
 use gedcom_elf::scan::is_tag;
 use gedcom_elf::write::LineEnding;
-use gedcom_elf::Encoding;
+use gedcom_elf::{Encoding, Version};
 
 /// How the exit status is chosen: in `--help` and the README.
 pub const EXIT_STATUS: &str = "\
@@ -314,6 +314,9 @@ pub struct ReadOpts {
     pub strict: bool,
     #[command(flatten)]
     pub encoding: EncodingOpt,
+    /// Read it as GEDCOM VERSION (5.5.1 or 7.0), not as its HEAD.GEDC.VERS says
+    #[arg(long = "vers", value_name = "VERSION", value_parser = gedcom_version)]
+    pub gedcom_version: Option<Version>,
 }
 
 /// Threads and pieces.
@@ -349,11 +352,12 @@ pub fn hoist(mut args: Vec<OsString>) -> Vec<OsString> {
     let mut i = 1;
     loop {
         let a = text(i);
-        if matches!(a, "--jobs" | "-j" | "--encoding") {
+        if matches!(a, "--jobs" | "-j" | "--encoding" | "--vers") {
             i += 2;
         } else if matches!(a, "--strict" | "--quiet" | "-q" | "--all-warnings")
             || a.starts_with("--jobs=")
             || a.starts_with("--encoding=")
+            || a.starts_with("--vers=")
             || (a.starts_with("-j") && a.len() > 2)
         {
             i += 1;
@@ -378,6 +382,11 @@ fn positive(s: &str) -> Result<usize, String> {
 /// the byte order, which a byte-order mark or the octets tell anyway.
 fn encoding(s: &str) -> Result<Encoding, String> {
     Encoding::from_name(s).ok_or_else(|| format!("unknown encoding (known: {ENCODINGS})"))
+}
+
+/// The version to read as, by name (`5.5.1`, `7.0`, `7`, ...).
+fn gedcom_version(s: &str) -> Result<Version, String> {
+    Version::from_name(s).ok_or_else(|| "5.5.1 or 7.0".into())
 }
 
 /// The output's encoding by name: as [`encoding`], and `UNICODE` or `utf-16` mean
@@ -432,7 +441,9 @@ impl Settings {
 
     /// The reader configuration these settings ask for.
     pub fn config(&self) -> gedcom_elf::ReaderConfig {
-        gedcom_elf::ReaderConfig::new().strict(self.read.strict)
+        gedcom_elf::ReaderConfig::new()
+            .strict(self.read.strict)
+            .version(self.read.gedcom_version)
     }
 }
 
@@ -460,6 +471,7 @@ impl Command {
                 let read = ReadOpts {
                     strict: false,
                     encoding: e.encoding.clone(),
+                    gedcom_version: None,
                 };
                 (e.input.file.as_str(), of(&read, None, &e.diag))
             }

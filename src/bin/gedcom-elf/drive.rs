@@ -15,7 +15,7 @@ use std::ops::Deref;
 use gedcom_elf::gedzip;
 use gedcom_elf::par::{Chunks, Summary};
 use gedcom_elf::stream::StreamReader;
-use gedcom_elf::{Diagnostic, EncodingInfo, Error, Input, Reader};
+use gedcom_elf::{Diagnostic, EncodingInfo, Error, Input, Reader, Version};
 
 use crate::cli::Settings;
 use crate::progress::Progress;
@@ -70,6 +70,9 @@ pub struct Done {
     /// missing TRLR).
     pub summary: Summary,
     pub encoding: Option<EncodingInfo>,
+    /// The version read as, and the `HEAD.GEDC.VERS` line that said it
+    /// (`None`: `--gedcom-version`, or the HEAD says none).
+    pub version: Option<(Version, Option<u64>)>,
     pub bytes: u64,
     /// Threads the reading ran on (`--jobs`, at most the file's chunks).
     pub jobs: usize,
@@ -298,7 +301,11 @@ pub fn run<W: Work, S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Fail>>(
             let file = source.load()?;
             let input = Input::with_encoding(&file[..], settings.encoding())?;
             let config = settings.config();
-            work.prepare(&input.reader_with_config(config.clone()))?;
+            let first = input.reader_with_config(config.clone());
+            let version = Some((first.version(), first.version_line()));
+            // The reader's: `--vers 7.0` makes an input with no CHAR line UTF-8.
+            let encoding = Some(first.encoding_info().clone());
+            work.prepare(&first)?;
             let work = &*work;
             let chunks = Chunks::new(&input, config)?
                 .batch_bytes(settings.jobs.chunk_bytes.unwrap_or(CHUNK));
@@ -319,7 +326,8 @@ pub fn run<W: Work, S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Fail>>(
             }?;
             return Ok(Done {
                 summary,
-                encoding: Some(input.encoding_info().clone()),
+                encoding,
+                version,
                 bytes: file.len() as u64,
                 jobs,
             });
@@ -334,11 +342,13 @@ pub fn run<W: Work, S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Fail>>(
         // counts each batch's lines as it cuts it), else each from its first
         // line and renumbered.
         let mut buf = Vec::new();
+        let mut version = None;
         if let Some(reader) = stream
             .read_batch_into(&mut buf)?
             .as_mut()
             .and_then(|b| b.reader_mut())
         {
+            version = Some((reader.version(), reader.version_line()));
             work.prepare(reader)?;
             let part = work.run(reader);
             sink(part, reader.drain_diagnostics().collect())?;
@@ -352,6 +362,7 @@ pub fn run<W: Work, S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Fail>>(
         Ok(Done {
             summary,
             encoding: stream.encoding_info().cloned(),
+            version,
             bytes: stream.bytes_read(),
             jobs: settings.jobs(),
         })

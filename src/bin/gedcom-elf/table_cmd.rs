@@ -467,6 +467,8 @@ pub fn run(args: &TableArgs) -> ExitCode {
         read: ReadOpts {
             strict: false,
             encoding: args.encoding.clone(),
+            // Each file's own HEAD decides.
+            gedcom_version: None,
         },
         jobs: args.jobs.clone(),
         diag: args.diag.clone(),

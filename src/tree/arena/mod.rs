@@ -307,9 +307,14 @@ impl Core {
         self.xrefs.reserve_exact(unresolved.len());
         let undef_kind = self.kinds.len() as u32;
         let mut any = false;
+        // GEDCOM 7's null pointer points nowhere on purpose.
+        let void_is_null = self.shared.schema.version() == crate::Version::Gedcom7;
         for (n, duplicated) in unresolved {
             let r = self.val(n);
             let key = get(buf, &extra, r);
+            if void_is_null && !duplicated && key == b"@VOID@" {
+                continue;
+            }
             let entry = self.xrefs.len() as u32;
             let xrefs = &self.xrefs;
             if undef

@@ -556,7 +556,8 @@ impl<'t> NodeRef<'t> {
 
     /// What a pointer payload resolves to (seed §5.1): the one structure
     /// with that xref_id, or else the synthetic `UNDEF` record for it.
-    /// `None` when the payload is not a pointer, and in a
+    /// `None` when the payload is not a pointer, for GEDCOM 7's null
+    /// pointer `@VOID@` (when no record has that xref_id), and in a
     /// [`RecordTree`](crate::tree::RecordTree), which holds no other records.
     pub fn target(&self) -> Option<NodeRef<'t>> {
         let p = self.pointer()?;

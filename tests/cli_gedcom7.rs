@@ -1,0 +1,124 @@
+//! The command line on GEDCOM 7 files: `stats` reports the version and how
+//! it was decided, `--vers` forces one, `events` applies the 7.0 payload
+//! rules; file and standard input agree.
+
+mod cli_support;
+
+use cli_support::run;
+
+fn escapes() -> Option<String> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus7/gedcom70/escapes.ged"
+    );
+    if std::path::Path::new(path).is_file() {
+        Some(path.to_string())
+    } else {
+        eprintln!("skipping: ../shared/corpus7 is absent");
+        None
+    }
+}
+
+/// The `version:` line of `stats`' output.
+fn version_line(stdout: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stdout);
+    let line = text.lines().find(|l| l.starts_with("version:"));
+    line.unwrap_or_else(|| panic!("no version line in {text}"))
+        .to_string()
+}
+
+#[test]
+fn stats_reports_the_version_and_where_it_came_from() {
+    let Some(path) = escapes() else { return };
+    let bytes = std::fs::read(&path).unwrap();
+    // The line of `2 VERS 7.0` in the file.
+    let vers = bytes
+        .split(|&b| b == b'\n')
+        .position(|l| l.trim_ascii() == b"2 VERS 7.0")
+        .expect("a VERS line")
+        + 1;
+    let want = format!("version:     7.0 (from HEAD.GEDC.VERS, line {vers})");
+    let file = run(&["stats", &path], None);
+    assert!(file.status.success());
+    assert_eq!(version_line(&file.stdout), want);
+    let stdin = run(&["stats", "-"], Some(&bytes));
+    assert_eq!(version_line(&stdin.stdout), want);
+    for args in [
+        &["stats", "--vers", "5.5.1", &path][..],
+        &["--vers=5.5.1", "stats", &path],
+    ] {
+        let forced = run(args, None);
+        assert!(forced.status.success(), "{args:?}");
+        assert_eq!(
+            version_line(&forced.stdout),
+            "version:     5.5.1 (given with --vers)"
+        );
+    }
+    let headless = b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n";
+    let out = run(&["stats", "-"], Some(headless));
+    assert_eq!(
+        version_line(&out.stdout),
+        "version:     5.5.1 (the default: no HEAD.GEDC.VERS)"
+    );
+    let bad = run(&["stats", "--vers", "6", &path], None);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn events_apply_the_version_s_payload_rules() {
+    let input = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @N1@ SNOTE @@me and a@@b\n0 TRLR\n";
+    let texts = |args: &[&str]| {
+        let out = run(args, Some(input));
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.contains("SNOTE") && l.contains("\"text\""))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let g7 = texts(&["events", "-"]);
+    assert_eq!(g7.len(), 1);
+    assert!(g7[0].contains(r#""text":"@me and a@@b""#), "{g7:?}");
+    let g551 = texts(&["events", "--vers", "5.5.1", "-"]);
+    assert!(g551[0].contains(r#""text":"@me and a@b""#), "{g551:?}");
+}
+
+/// `--vers 7.0` on an input with no `CHAR` line and no byte-order mark reads
+/// it as UTF-8 (GEDCOM 7's only encoding), and `stats` says so, for a file as
+/// for standard input.
+#[test]
+fn forcing_7_makes_an_undeclared_encoding_utf8() {
+    let input = "0 HEAD\n0 @I1@ INDI\n1 NAME Zoë\n0 TRLR\n";
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join("cli_gedcom7_no_char.ged");
+    std::fs::write(&path, input).unwrap();
+    let path = path.to_str().unwrap();
+    let encoding = |out: &std::process::Output| {
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = text.lines().find(|l| l.starts_with("encoding:"));
+        line.unwrap_or_else(|| panic!("no encoding line in {text}"))
+            .to_string()
+    };
+    let file = run(&["stats", "--vers", "7.0", path], None);
+    let stdin = run(&["stats", "--vers", "7.0", "-"], Some(input.as_bytes()));
+    for out in [&file, &stdin] {
+        assert!(out.status.success());
+        assert!(
+            encoding(out).starts_with("encoding:    utf-8 "),
+            "{}",
+            encoding(out)
+        );
+        assert_eq!(
+            version_line(&out.stdout),
+            "version:     7.0 (given with --vers)"
+        );
+    }
+    let default = run(&["stats", path], None);
+    assert!(
+        encoding(&default).starts_with("encoding:    ansel "),
+        "{}",
+        encoding(&default)
+    );
+    let events = run(&["events", "--vers", "7", path], None);
+    assert!(String::from_utf8_lossy(&events.stdout).contains(r#""text":"Zoë""#));
+}

@@ -1,0 +1,543 @@
+//! GEDCOM 7 reading: version detection and the 7.0 payload rules, on the
+//! official sample files of `../shared/corpus7` (read from there, never
+//! copied) and on small inputs for what the samples do not show.
+
+use std::io::BufReader;
+use std::path::PathBuf;
+
+use gedcom_elf::par::Chunks;
+use gedcom_elf::stream::StreamReader;
+use gedcom_elf::tree::{Records, Tree};
+use gedcom_elf::{
+    Diagnostic, DiagnosticKind, Encoding, Event, Input, Reader, ReaderConfig, Severity, Value,
+    Version,
+};
+
+/// The directory of the GEDCOM 7 samples, when present.
+fn corpus7() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus7");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipping: ../shared/corpus7 is absent");
+        None
+    }
+}
+
+/// Every `.ged` file under `../shared/corpus7` (its subdirectories
+/// included), sorted, as (path, bytes).
+fn samples() -> Vec<(String, Vec<u8>)> {
+    let Some(root) = corpus7() else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("ged"))
+            {
+                let bytes = std::fs::read(&path).unwrap();
+                found.push((path.display().to_string(), bytes));
+            }
+        }
+    }
+    found.sort();
+    assert!(found.len() >= 20, "only {} samples", found.len());
+    found
+}
+
+fn sample(name: &str) -> Option<Vec<u8>> {
+    let path = corpus7()?.join("gedcom70").join(name);
+    Some(std::fs::read(path).unwrap())
+}
+
+/// The events (owned) and diagnostics of a whole read.
+fn read_all(bytes: &[u8], config: ReaderConfig) -> (Vec<Event<'static>>, Vec<Diagnostic>) {
+    let input = Input::new(bytes).expect("input");
+    let mut reader = input.reader_with_config(config);
+    let (mut events, mut diags) = (Vec::new(), Vec::new());
+    while let Some(e) = reader.next_event().expect("read") {
+        events.push(e.into_owned());
+        diags.extend(reader.drain_diagnostics());
+    }
+    diags.extend(reader.drain_diagnostics());
+    (events, diags)
+}
+
+/// The text of every Begin with `xref`, or of the first Begin tagged `tag`
+/// under it, by xref.
+fn text_of(events: &[Event<'_>], xref: &str, tag: Option<&str>) -> String {
+    let mut in_record = false;
+    for e in events {
+        let Event::Begin(b) = e else { continue };
+        if b.level == 0 {
+            in_record = b.xref.as_ref().is_some_and(|x| x.to_str_lossy() == xref);
+            if in_record && tag.is_none() {
+                return b.text().expect("text").into_owned();
+            }
+        } else if in_record && Some(&*b.tag) == tag {
+            return b.text().expect("text").into_owned();
+        }
+    }
+    panic!("no {xref} {tag:?}");
+}
+
+#[test]
+fn every_sample_reads_as_gedcom7_with_no_error_diagnostic() {
+    for (name, bytes) in samples() {
+        let input = Input::new(&bytes).expect("input");
+        assert_eq!(input.reader().version(), Version::Gedcom7, "{name}");
+        // 7.0 is UTF-8: with or without a byte-order mark, and no CHAR line.
+        assert_eq!(input.encoding_info().encoding, Encoding::Utf8, "{name}");
+        let (events, diags) = read_all(&bytes, ReaderConfig::new());
+        assert!(events.len() > 4, "{name}");
+        let errors: Vec<_> = diags
+            .iter()
+            .filter(|d| d.kind.severity() == Severity::Error)
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        // Nothing about the encoding either: these files are valid UTF-8.
+        assert!(
+            diags.iter().all(|d| !matches!(
+                d.kind,
+                DiagnosticKind::Encoding | DiagnosticKind::InvalidEncoding
+            )),
+            "{name}: {diags:?}"
+        );
+        let tree = Tree::from_input(&input).expect("tree");
+        assert_eq!(tree.schema().version(), Version::Gedcom7, "{name}");
+        let tree_errors: Vec<_> = tree
+            .diagnostics()
+            .iter()
+            .filter(|d| d.kind.severity() == Severity::Error)
+            .collect();
+        assert!(tree_errors.is_empty(), "{name}: {tree_errors:?}");
+    }
+}
+
+#[test]
+fn versions_of_the_samples_and_of_other_heads() {
+    for (name, bytes) in samples() {
+        let vers_line = bytes
+            .split(|&b| b == b'\n')
+            .position(|l| l.trim_ascii() == b"2 VERS 7.0" || l.trim_ascii() == b"2 VERS 7.1")
+            .map(|i| i as u64 + 1);
+        let reader = Reader::from_slice(&bytes);
+        assert_eq!(reader.version_line(), vers_line, "{name}");
+        assert!(vers_line.is_some(), "{name}");
+    }
+    let cases = [
+        ("7.0", Version::Gedcom7),
+        ("7.0.14", Version::Gedcom7),
+        ("7.1", Version::Gedcom7),
+        ("5.5.5", Version::Gedcom551),
+        ("5.5.1", Version::Gedcom551),
+        ("5.5", Version::Gedcom551),
+    ];
+    for (vers, want) in cases {
+        let text = format!("0 HEAD\n1 GEDC\n2 VERS {vers}\n1 CHAR UTF-8\n0 TRLR\n");
+        let mut reader = Reader::from_slice(text.as_bytes());
+        assert_eq!(reader.version(), want, "{vers}");
+        while reader.next_event().unwrap().is_some() {}
+        assert_eq!(reader.version(), want, "{vers} after reading");
+    }
+    // No GEDC.VERS: 5.5.1. A forced version wins over the HEAD.
+    let text = b"0 HEAD\n1 CHAR UTF-8\n0 TRLR\n";
+    assert_eq!(Reader::from_slice(text).version(), Version::Gedcom551);
+    assert_eq!(Reader::from_slice(text).version_line(), None);
+    let forced = ReaderConfig::new().version(Some(Version::Gedcom7));
+    let reader = Reader::with_config(text, forced);
+    assert_eq!(
+        (reader.version(), reader.version_line()),
+        (Version::Gedcom7, None)
+    );
+    let text = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @N1@ SNOTE a@@b\n0 TRLR\n";
+    let forced = ReaderConfig::new().version(Some(Version::Gedcom551));
+    let (events, _) = read_all(text, forced);
+    assert_eq!(text_of(&events, "@N1@", None), "a@b");
+}
+
+/// `escapes.ged`, as its comments and 7.0 §1 say: only a line string's
+/// leading `@@` is an escape.
+#[test]
+fn escapes_sample_payloads() {
+    let Some(bytes) = sample("escapes.ged") else {
+        return;
+    };
+    let (events, diags) = read_all(&bytes, ReaderConfig::new());
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(
+        text_of(&events, "@I1@", Some("NOTE")),
+        "me@example.com is an example email address.\n\
+         @me and @I are example social media handles.\n\
+         @@@@ has four @ characters where only the first is escaped."
+    );
+    let want = [
+        ("@N01@", "@ one leading"),
+        ("@N02@", "@one leading no space"),
+        (
+            "@N05@",
+            "doubled @@ internal has two @ characters, not escaped",
+        ),
+        ("@N06@", "doubled@@internal no space"),
+        ("@N07@", "single @ internal"),
+        ("@N08@", "single@internal no space"),
+        // The trailing space of the first line is part of the payload (7.0
+        // keeps every character).
+        (
+            "@N19@",
+            "@ at at front and @ inside line and \n@ at after CONT and @ inside CONT's line too.",
+        ),
+    ];
+    for (xref, text) in want {
+        assert_eq!(text_of(&events, xref, None), text, "{xref}");
+    }
+    // The same file read as 5.5.1 unescapes every `@@`: the rule is the version's.
+    let (events, _) = read_all(
+        &bytes,
+        ReaderConfig::new().version(Some(Version::Gedcom551)),
+    );
+    assert_eq!(
+        text_of(&events, "@N05@", None),
+        "doubled @ internal has two @ characters, not escaped"
+    );
+}
+
+/// `voidptr.ged`: `@VOID@` is a pointer payload that points nowhere, not an
+/// unresolved pointer, in the reader, the tree and `check`.
+#[test]
+fn void_pointers() {
+    let Some(bytes) = sample("voidptr.ged") else {
+        return;
+    };
+    let (events, _) = read_all(&bytes, ReaderConfig::new());
+    let voids: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Begin(b) => match &b.value {
+                Some(Value::Pointer(p)) if p.as_bytes() == b"@VOID@" => Some(b.tag.to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(voids, ["FAMS", "FAMC", "CHIL"]);
+    let tree = Tree::from_slice(&bytes).expect("tree");
+    assert!(
+        tree.diagnostics()
+            .iter()
+            .all(|d| d.kind != DiagnosticKind::UnresolvedPointer),
+        "{:?}",
+        tree.diagnostics()
+    );
+    assert_eq!(tree.undefined_records().count(), 0);
+    let void = tree
+        .nodes()
+        .filter(|n| n.pointer().is_some_and(|p| p.as_bytes() == b"@VOID@"))
+        .map(|n| n.target().is_none())
+        .collect::<Vec<_>>();
+    assert_eq!(void, [true, true, true]);
+    // In a 5.5.1 document `@VOID@` is a pointer like any other: to nothing.
+    let text = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 FAMC @VOID@\n0 TRLR\n";
+    let tree = Tree::from_slice(text).expect("tree");
+    assert_eq!(tree.undefined_records().count(), 1);
+    let mut found = Vec::new();
+    gedcom_elf::check::Checker::new(gedcom_elf::check::CheckConfig::new())
+        .run(&mut Records::new(&bytes[..]), |f| {
+            found.push(f.rule.id.to_string());
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .expect("check");
+    assert!(
+        !found.iter().any(|r| r == "link.missing-target"),
+        "{found:?}"
+    );
+}
+
+/// `extensions.ged`: each `HEAD.SCHMA.TAG` gives its extension tag its URI
+/// as the structure type, wherever the tag is.
+#[test]
+fn extension_tags_have_their_uris_as_types() {
+    let Some(bytes) = sample("extensions.ged") else {
+        return;
+    };
+    let tree = Tree::from_slice(&bytes).expect("tree");
+    let schema = tree.schema();
+    assert_eq!(schema.version(), Version::Gedcom7);
+    assert_eq!(
+        schema.extension_uri("_USER"),
+        Some("https://gedcom.io/terms/v7/record-SUBM")
+    );
+    let mut types = Vec::new();
+    for node in tree.nodes() {
+        if node.tag().starts_with('_') {
+            let ty = node.structure_type().map(|t| t.to_string());
+            types.push((node.tag().to_string(), ty.unwrap_or_default()));
+        }
+    }
+    let has = |tag: &str, uri: &str| types.iter().any(|(t, u)| t == tag && u == uri);
+    assert!(
+        has("_USER", "https://gedcom.io/terms/v7/record-SUBM"),
+        "{types:?}"
+    );
+    assert!(
+        has("_CREATOR", "https://gedcom.io/terms/v7/SUBM"),
+        "{types:?}"
+    );
+    assert!(
+        has("_PHRASE", "https://gedcom.io/terms/v7/PHRASE"),
+        "{types:?}"
+    );
+    assert!(
+        has("_RECORD", "http://example.com/record-type"),
+        "{types:?}"
+    );
+    // `_PARTY` is given two URIs: the first is used.
+    assert!(
+        has("_PARTY", "http://example.com/party-participation"),
+        "{types:?}"
+    );
+    // Undocumented extension tags have no URI: the undefined type.
+    for tag in ["_EXT1", "_IN", "_LOC"] {
+        let (_, uri) = types.iter().find(|(t, _)| t == tag).expect(tag);
+        assert!(!uri.starts_with("http://example.com"), "{tag}: {uri}");
+        assert_eq!(schema.extension_uri(tag), None);
+    }
+    // The schema's own lines are not typed, and no schema diagnostic.
+    assert!(
+        schema.diagnostics().is_empty(),
+        "{:?}",
+        schema.diagnostics()
+    );
+}
+
+#[test]
+fn conc_is_a_structure_in_gedcom7() {
+    let text = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @N1@ SNOTE ab\n1 CONC cd\n1 CONT ef\n0 @N2@ SNOTE x\n1 CONT y\n0 TRLR\n";
+    let (events, diags) = read_all(text, ReaderConfig::new());
+    assert_eq!(text_of(&events, "@N1@", None), "ab");
+    assert_eq!(text_of(&events, "@N1@", Some("CONC")), "cd");
+    assert_eq!(text_of(&events, "@N2@", None), "x\ny");
+    let kinds: Vec<(u64, DiagnosticKind)> =
+        diags.iter().map(|d| (d.position.line, d.kind)).collect();
+    // The CONT after the CONC continues nothing: it follows a structure at its level.
+    assert_eq!(
+        kinds,
+        [
+            (5, DiagnosticKind::ConcInGedcom7),
+            (6, DiagnosticKind::StrayContinuation)
+        ]
+    );
+    // The same lines in 5.5.1 are joined.
+    let text551 = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n1 CHAR UTF-8\n0 @N1@ NOTE ab\n1 CONC cd\n1 CONT ef\n0 TRLR\n";
+    let (events, diags) = read_all(text551, ReaderConfig::new());
+    assert_eq!(text_of(&events, "@N1@", None), "abcd\nef");
+    assert!(diags.is_empty(), "{diags:?}");
+}
+
+#[test]
+fn gedcom7_keeps_escapes_long_lines_and_reads_stray_bytes_as_windows_1252() {
+    let long = "x".repeat(1000);
+    let text = format!(
+        "0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n1 BIRT\n2 DATE @#DJULIAN@ 1 JAN 1700\n1 NOTE @#U263A@ {long}\n0 TRLR\n"
+    );
+    let (events, diags) = read_all(text.as_bytes(), ReaderConfig::new());
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(
+        text_of(&events, "@I1@", Some("DATE")),
+        "@#DJULIAN@ 1 JAN 1700"
+    );
+    assert_eq!(
+        text_of(&events, "@I1@", Some("NOTE")),
+        format!("@#U263A@ {long}")
+    );
+    // A windows-1252 "é" (E9) in a UTF-8 file: read as "é", with a warning at its line.
+    let mut bytes = b"\xEF\xBB\xBF0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n1 NAME Ren".to_vec();
+    bytes.extend_from_slice(b"\xE9 /Caf\xC3\xA9/\n0 TRLR\n");
+    let (events, diags) = read_all(&bytes, ReaderConfig::new());
+    assert_eq!(text_of(&events, "@I1@", Some("NAME")), "René /Café/");
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(
+        (
+            diags[0].kind,
+            diags[0].position.line,
+            diags[0].kind.severity()
+        ),
+        (DiagnosticKind::InvalidEncoding, 5, Severity::Warning)
+    );
+    assert!(
+        diags[0].message.contains("windows-1252"),
+        "{}",
+        diags[0].message
+    );
+}
+
+/// A 7.0 file with no byte-order mark and no `CHAR` line is UTF-8, not the
+/// 5.5.1 default ANSEL.
+#[test]
+fn gedcom7_without_bom_or_char_is_utf8() {
+    let text = "0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n1 NAME Zoë /Brontë/\n0 TRLR\n";
+    let (events, diags) = read_all(text.as_bytes(), ReaderConfig::new());
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(text_of(&events, "@I1@", Some("NAME")), "Zoë /Brontë/");
+    // Forced to 7, a HEAD that says nothing is read as UTF-8 too.
+    let text = "0 HEAD\n0 @I1@ INDI\n1 NAME Zoë\n0 TRLR\n";
+    let forced = ReaderConfig::new().version(Some(Version::Gedcom7));
+    let mut reader = Reader::with_config(text.as_bytes(), forced);
+    assert_eq!(reader.encoding(), Encoding::Utf8);
+    let mut names = Vec::new();
+    while let Some(e) = reader.next_event().unwrap() {
+        if let Event::Begin(b) = e {
+            if b.tag == "NAME" {
+                names.push(b.text().unwrap().into_owned());
+            }
+        }
+    }
+    assert_eq!(names, ["Zoë"]);
+    assert_eq!(reader.drain_diagnostics().count(), 0);
+}
+
+/// Chunks, batches and `Records` carry the HEAD's version to every piece:
+/// the same events (payloads' decoding included) and diagnostics as a whole
+/// read, at several sizes and thread counts.
+#[test]
+fn parallel_and_streamed_reads_of_the_samples_equal_the_whole_read() {
+    let mut extra = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n".to_vec();
+    for i in 0..40 {
+        extra.extend_from_slice(
+            format!(
+                "0 @N{i}@ SNOTE @@a@@b {i}\n1 CONT @@c\n1 CONC d\n0 @I{i}@ INDI\n1 FAMC @VOID@\n"
+            )
+            .as_bytes(),
+        );
+    }
+    extra.extend_from_slice(b"0 TRLR\n");
+    let mut files = samples();
+    files.push(("generated".into(), extra));
+    for (name, bytes) in files {
+        let (events, diags) = read_all(&bytes, ReaderConfig::new());
+        let input = Input::new(&bytes).unwrap();
+        for (target, jobs) in [(1, 1), (1, 2), (64, 2), (300, 3), (1 << 20, 2)] {
+            let chunks = Chunks::new(&input, ReaderConfig::new())
+                .unwrap()
+                .batch_bytes(target)
+                .jobs(jobs);
+            assert_eq!(chunks.version(), Version::Gedcom7, "{name}");
+            let out = chunks
+                .map(|reader| {
+                    let mut events = Vec::new();
+                    while let Some(e) = reader.next_event()? {
+                        events.push(e.into_owned());
+                    }
+                    Ok(events)
+                })
+                .unwrap();
+            assert_eq!(
+                out.results.concat(),
+                events,
+                "{name}: chunks {target} {jobs}"
+            );
+            assert_eq!(out.diagnostics, diags, "{name}: chunks {target} {jobs}");
+        }
+        for (batch, jobs) in [(1, 1), (1, 2), (64, 2), (1 << 16, 1)] {
+            let source = BufReader::with_capacity(61, &bytes[..]);
+            let mut stream = StreamReader::with_config(source, ReaderConfig::new())
+                .batch_bytes(batch)
+                .jobs(jobs);
+            let mut got = Vec::new();
+            let mut got_diags = Vec::new();
+            let summary = stream
+                .for_each(
+                    |reader| {
+                        let mut out = Vec::new();
+                        while let Some(e) = reader.next_event()? {
+                            out.push(e.into_owned());
+                        }
+                        Ok(out)
+                    },
+                    |out, ds| {
+                        got.extend(out);
+                        got_diags.extend(ds);
+                        Ok(())
+                    },
+                )
+                .unwrap();
+            got_diags.extend(summary.diagnostics);
+            assert_eq!(stream.version(), Some(Version::Gedcom7), "{name}");
+            // A batch's spans are relative to its buffer.
+            let strip = |mut e: Event<'static>| {
+                if let Event::Begin(b) = &mut e {
+                    b.span = Default::default();
+                }
+                e
+            };
+            let want: Vec<_> = events.iter().cloned().map(strip).collect();
+            let got: Vec<_> = got.into_iter().map(strip).collect();
+            assert_eq!(got, want, "{name}: stream {batch} {jobs}");
+            assert_eq!(got_diags, diags, "{name}: stream {batch} {jobs}");
+        }
+        // Records: each record's tree holds the whole read's payloads.
+        let mut records = Records::new(&bytes[..]).batch_bytes(64).jobs(2);
+        let mut texts = Vec::new();
+        for r in records.by_ref() {
+            let r = r.unwrap();
+            for node in r.root().walk().filter_map(|s| match s {
+                gedcom_elf::tree::Step::Enter(n) => Some(n),
+                _ => None,
+            }) {
+                if let Some(t) = node.text() {
+                    texts.push(t.into_owned());
+                }
+            }
+        }
+        let want: Vec<String> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Begin(b) => match &b.value {
+                    Some(Value::Text(_)) => b.text().map(|t| t.into_owned()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        assert_eq!(texts, want, "{name}: records");
+        assert_eq!(
+            records.schema().map(|s| s.version()),
+            Some(Version::Gedcom7),
+            "{name}"
+        );
+    }
+}
+
+/// `check` maps the new reader kind to its rule, `read.conc-in-gedcom7`:
+/// found on a 7.0 document's `CONC`, not on a 5.5.1 one's.
+#[test]
+fn check_reports_conc_in_gedcom7() {
+    let rules = |text: &[u8]| {
+        let mut found = Vec::new();
+        gedcom_elf::check::Checker::new(gedcom_elf::check::CheckConfig::new())
+            .run(&mut Records::new(text), |f| {
+                found.push((f.line, f.rule.id.to_string()));
+                Ok::<(), std::convert::Infallible>(())
+            })
+            .expect("check");
+        found
+    };
+    let g7 = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @N1@ SNOTE ab\n1 CONC cd\n0 TRLR\n";
+    let found = rules(g7);
+    assert!(
+        found.contains(&(5, "read.conc-in-gedcom7".to_string())),
+        "{found:?}"
+    );
+    let g551 = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @N1@ NOTE ab\n1 CONC cd\n0 TRLR\n";
+    let found = rules(g551);
+    assert!(
+        !found.iter().any(|(_, r)| r == "read.conc-in-gedcom7"),
+        "{found:?}"
+    );
+}
