@@ -60,7 +60,7 @@ pub const CITATION_ELEMENTS: [(&str, &str, &str); 7] = [
 ];
 
 /// Individual events and attributes: tag and GEDCOM X fact type.
-const PERSON_FACTS: [(&str, &str); 34] = [
+pub(crate) const PERSON_FACTS: [(&str, &str); 34] = [
     ("BIRT", "Birth"),
     ("CHR", "Christening"),
     ("DEAT", "Death"),
@@ -98,7 +98,7 @@ const PERSON_FACTS: [(&str, &str); 34] = [
 ];
 
 /// Family events and attributes: tag and GEDCOM X couple fact type.
-const COUPLE_FACTS: [(&str, &str); 9] = [
+pub(crate) const COUPLE_FACTS: [(&str, &str); 9] = [
     ("ANUL", "Annulment"),
     ("DIV", "Divorce"),
     ("DIVF", "DivorceFiling"),
@@ -132,8 +132,17 @@ pub fn language_tag(name: &str) -> Option<String> {
     })
 }
 
+/// The 5.5.1 language name of a language tag (ELF's table, any case of
+/// the tag), if it has one: the reverse of [`language_tag`].
+pub(crate) fn language_name(tag: &str) -> Option<&'static str> {
+    LANGUAGES.lines().find_map(|l| {
+        let (n, t) = l.split_once('\t')?;
+        t.trim().eq_ignore_ascii_case(tag.trim()).then_some(n)
+    })
+}
+
 /// A file's `FORM` and its media type.
-const MEDIA_TYPES: [(&str, &str); 14] = [
+pub(crate) const MEDIA_TYPES: [(&str, &str); 14] = [
     ("bmp", "image/bmp"),
     ("gif", "image/gif"),
     ("jpg", "image/jpeg"),

@@ -92,13 +92,14 @@
 
 pub mod emit;
 pub mod export;
+pub mod import;
 pub mod map;
 pub mod model;
 
 pub use export::{Export, Spool};
 pub use map::{Item, Mapper, NotConverted, Skipped};
 pub use model::{
-    Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gender,
+    Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gedcomx, Gender,
     Identifier, Name, NameForm, NamePart, Note, Person, PlaceDescription, PlaceReference,
     Qualifier, Relationship, SourceCitation, SourceDescription, SourceReference, TextValue,
     Timestamp,
