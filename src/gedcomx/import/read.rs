@@ -415,7 +415,7 @@ pub(super) fn not_read(at: Location, what: &str) -> Issue {
     Issue {
         kind: IssueKind::NotImported,
         at,
-        message: format!("{what}: not read (no GEDCOM equivalent in this mapping)"),
+        message: format!("{what}: no GEDCOM equivalent in this mapping"),
     }
 }
 
