@@ -549,3 +549,36 @@ fn dangling_references_are_issues_naming_where_and_are_left_out() {
     assert!(ged.contains("0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n"), "{ged}");
     assert!(!ged.contains("NOPE") && !ged.contains("GHOST"), "{ged}");
 }
+
+#[test]
+fn parent_child_relationships_of_any_ids_find_their_family() {
+    // Ids of FamilySearch's kind, not the export's: the children of a
+    // couple go to the couple's family; a lone parent's child to a family
+    // made for them; pedigree facts to the child's FAMC.
+    let json = br##"{"persons":[{"id":"A","gender":{"type":"http://gedcomx.org/Male"}},
+        {"id":"B","gender":{"type":"http://gedcomx.org/Female"}},{"id":"C"},{"id":"D"}],
+      "relationships":[
+        {"id":"r1","type":"http://gedcomx.org/Couple","person1":{"resource":"#A"},"person2":{"resource":"#B"}},
+        {"id":"r2","type":"http://gedcomx.org/ParentChild","person1":{"resource":"#A"},"person2":{"resource":"#C"},
+         "facts":[{"type":"http://gedcomx.org/AdoptiveParent"}]},
+        {"id":"r3","type":"http://gedcomx.org/ParentChild","person1":{"resource":"#B"},"person2":{"resource":"#C"},
+         "facts":[{"type":"http://gedcomx.org/AdoptiveParent"}]},
+        {"id":"r4","type":"http://gedcomx.org/ParentChild","person1":{"resource":"#B"},"person2":{"resource":"#D"}},
+        {"id":"r5","type":"http://example.org/Godparent","person1":{"resource":"#A"},"person2":{"resource":"#D"}}]}"##;
+    let (ged, issues) = import(json);
+    assert!(
+        ged.contains("0 @r1@ FAM\n1 HUSB @A@\n1 WIFE @B@\n1 CHIL @C@\n"),
+        "{ged}"
+    );
+    assert!(
+        ged.contains("0 @C@ INDI\n1 FAMC @r1@\n2 PEDI adopted\n"),
+        "{ged}"
+    );
+    // B alone with D: a family of their own, B as the wife (her gender).
+    assert!(ged.contains("FAM\n1 WIFE @B@\n1 CHIL @D@\n"), "{ged}");
+    let godparent = issues
+        .iter()
+        .find(|i| i.message.contains("Godparent"))
+        .expect("the relationship GEDCOM has no place for is reported");
+    assert_eq!(godparent.at.to_string(), "relationships[4]");
+}

@@ -269,3 +269,49 @@ impl<'a> Src for J<'a> {
         issues.extend(self.extra.into_inner());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(s: &str) -> Result<(Gedcomx, Vec<Issue>)> {
+        let v = parse(s.as_bytes())?;
+        let mut issues = Vec::new();
+        document(&v, &mut issues).map(|d| (d, issues))
+    }
+
+    #[test]
+    fn paths_name_the_member_in_errors_and_issues() {
+        let e = read(r#"{"persons":[{},{"names":[{"nameForms":3}]}]}"#).unwrap_err();
+        assert_eq!(
+            e.at(),
+            &Location::Json("persons[1].names[0].nameForms".into())
+        );
+        assert_eq!(e.kind(), ImportErrorKind::Type);
+        let (_, issues) =
+            read(r#"{"persons":[{"id":"I1","gender":{"type":"t","x":1}}],"y":2}"#).unwrap();
+        let at: Vec<String> = issues.iter().map(|i| i.at.to_string()).collect();
+        assert_eq!(at, ["persons[0].gender.x", "y"]);
+    }
+
+    #[test]
+    fn identifiers_are_arrays_or_single_values_per_type() {
+        let (d, _) =
+            read(r#"{"persons":[{"identifiers":{"$":["a","b"],"http://x/T":"c"}}]}"#).unwrap();
+        let ids: Vec<(Option<&str>, &str)> = d.persons[0]
+            .identifiers
+            .iter()
+            .map(|i| (i.kind.as_deref(), i.value.as_str()))
+            .collect();
+        assert_eq!(ids, [(None, "a"), (None, "b"), (Some("http://x/T"), "c")]);
+    }
+
+    #[test]
+    fn a_citation_element_s_value_may_be_an_integer() {
+        let (d, _) = read(
+            r#"{"sourceDescriptions":[{"citations":[{"value":"v","elements":[{"name":"n","value":2}]}]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(d.source_descriptions[0].citations[0].elements[0].value, "2");
+    }
+}

@@ -1248,9 +1248,14 @@ fn index(cx: &mut Cx<'_>) {
     for a in &doc.agents {
         cx.assign(&a.id);
     }
+    let transcriptions: HashSet<*const Document> = cx
+        .texts
+        .values()
+        .flatten()
+        .map(|d| *d as *const Document)
+        .collect();
     for d in &doc.documents {
-        let transcription = cx.texts.values().flatten().any(|t| std::ptr::eq(*t, d));
-        if !transcription {
+        if !transcriptions.contains(&(d as *const Document)) {
             cx.assign(&d.id);
         }
     }
@@ -1344,6 +1349,13 @@ fn families<'d>(cx: &mut Cx<'d>) -> Vec<(Family, HashMap<String, &'static str>)>
         }
     }
     let mut made: HashMap<Vec<String>, usize> = HashMap::new();
+    // The families by their partners (sorted).
+    let mut couples: HashMap<Vec<String>, usize> = HashMap::new();
+    for (k, (f, _)) in families.iter().enumerate() {
+        let mut key = f.partners.clone();
+        key.sort();
+        couples.entry(key).or_insert(k);
+    }
     for (i, parent, child) in &generic {
         let r = &doc.relationships[*i];
         let at = format!("relationships[{i}]");
@@ -1355,9 +1367,9 @@ fn families<'d>(cx: &mut Cx<'d>) -> Vec<(Family, HashMap<String, &'static str>)>
         if !pair.contains(parent) {
             pair = vec![parent.clone()];
         }
-        let existing = families.iter().position(|(f, _)| {
-            pair.iter().all(|p| f.partners.contains(p)) && f.partners.len() == pair.len()
-        });
+        let mut key = pair.clone();
+        key.sort();
+        let existing = couples.get(&key).copied();
         let k = match existing.or_else(|| made.get(&pair).copied()) {
             Some(k) => k,
             None => {

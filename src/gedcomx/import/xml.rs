@@ -499,3 +499,43 @@ impl<'a> Src for X<'a> {
         issues.extend(self.extra.into_inner());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_resolved_through_any_prefix_and_text_keeps_its_references() {
+        let input = "<?xml version=\"1.0\"?>\n<g:gedcomx xmlns:g=\"http://gedcomx.org/v1/\" \
+                     xmlns:c=\"http://terms.fhiso.org/sources/\">\n<g:x a=\"1\" xml:lang=\"fr\">\
+                     A &amp; B&#x21;<![CDATA[<c>]]></g:x><c:element/><y xmlns=\"urn:other\"/></g:gedcomx>";
+        let root = parse(input.as_bytes()).unwrap();
+        assert_eq!(root.name, "gedcomx");
+        let names: Vec<&str> = root.children.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["x", "cev:element", "{urn:other}y"]);
+        let x = &root.children[0];
+        assert_eq!(x.text, "A & B!<c>");
+        assert_eq!(
+            x.attrs,
+            [("a".into(), "1".into()), ("xml:lang".into(), "fr".into())]
+        );
+        assert_eq!((root.line, x.line), (2, 3));
+    }
+
+    #[test]
+    fn malformed_xml_is_an_error_at_its_line() {
+        for (input, line) in [
+            ("<gedcomx>\n<a>\n</b></gedcomx>", 3),
+            ("<gedcomx>\n<p:a/></gedcomx>", 2),
+            ("<gedcomx>\n\n<a>&nope;</a></gedcomx>", 3),
+            ("<gedcomx/><gedcomx/>", 1),
+        ] {
+            let e = parse(input.as_bytes()).unwrap_err();
+            assert_eq!(e.kind(), ImportErrorKind::Syntax, "{input}: {e}");
+            assert!(
+                matches!(e.at(), Location::Xml { line: l, .. } if *l == line),
+                "{input}: {e}"
+            );
+        }
+    }
+}
