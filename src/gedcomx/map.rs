@@ -642,18 +642,9 @@ impl Ctx<'_> {
             }
         }
         elements_of(node, &mut elements, self);
-        let value = elements
-            .iter()
-            .map(|e: &CitationElement| e.value.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
         sd.citations.push(SourceCitation {
             lang: None,
-            value: if value.is_empty() {
-                format!("#{target}")
-            } else {
-                value
-            },
+            value: component_citation_value(&elements, &target),
             elements,
         });
         self.items.push(Item::SourceDescription(sd));
@@ -981,6 +972,42 @@ fn elements_of(node: NodeRef<'_>, into: &mut Vec<CitationElement>, cx: &mut Ctx<
             // Their substructures are not elements (a CALN's MEDI).
             cx.rest(n, &[]);
         }
+    }
+}
+
+/// The formatted citation of a source record's description (`id`): its
+/// elements' values (author, title, publication facts, call number) but
+/// the short title, joined with `, `; the short title, or `#id`, when
+/// there are none. The import tells by it whether a citation's `value`
+/// says more than its elements.
+pub(crate) fn source_citation_value(elements: &[CitationElement], id: &str) -> String {
+    let formatted = elements
+        .iter()
+        .filter(|e| !e.name.ends_with("shortTitle"))
+        .map(|e| e.value.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    match formatted.is_empty() {
+        false => formatted,
+        true => elements
+            .first()
+            .map(|e| e.value.clone())
+            .unwrap_or_else(|| format!("#{id}")),
+    }
+}
+
+/// The formatted citation of a citation's own description: its elements'
+/// values joined with `, `, or the source record's `#target` when it has
+/// none.
+pub(crate) fn component_citation_value(elements: &[CitationElement], target: &str) -> String {
+    let value = elements
+        .iter()
+        .map(|e| e.value.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    match value.is_empty() {
+        true => format!("#{target}"),
+        false => value,
     }
 }
 
@@ -1387,24 +1414,9 @@ fn source(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
             _ => cx.other(c),
         }
     }
-    // The formatted citation: author, title, publication facts and call
-    // number; the short title, or the id, when there are none.
-    let formatted = elements
-        .iter()
-        .filter(|e| !e.name.ends_with("shortTitle"))
-        .map(|e| e.value.as_str())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let value = match formatted.is_empty() {
-        false => formatted,
-        true => elements
-            .first()
-            .map(|e| e.value.clone())
-            .unwrap_or_else(|| format!("#{id}")),
-    };
     sd.citations.push(SourceCitation {
         lang: None,
-        value,
+        value: source_citation_value(&elements, &id),
         elements,
     });
     cx.items.push(Item::SourceDescription(sd));

@@ -1,8 +1,10 @@
-//! GEDCOM X export (feature `gedcomx`): GEDCOM records mapped to the
-//! GEDCOM X conceptual model, written as GEDCOM X JSON or XML (namespace
-//! [`GEDCOMX`]), with FHISO's citation elements on source citations
-//! (*Citation Elements: Bindings for GEDCOM X*, the `CitationElement` data
-//! type and the `elements` property of `SourceCitation`; namespace [`CEV`]).
+//! GEDCOM X export and import (feature `gedcomx`): GEDCOM records mapped
+//! to the GEDCOM X conceptual model, written as GEDCOM X JSON or XML
+//! (namespace [`GEDCOMX`]), with FHISO's citation elements on source
+//! citations (*Citation Elements: Bindings for GEDCOM X*, the
+//! `CitationElement` data type and the `elements` property of
+//! `SourceCitation`; namespace [`CEV`]); and GEDCOM X read back into GEDCOM
+//! ([`import`]).
 //!
 //! - [`model`]: the owned GEDCOM X types the export needs, and
 //!   [`CitationElement`];
@@ -10,11 +12,14 @@
 //!   what was not converted ([`NotConverted`]);
 //! - [`export`](mod@export): the document written record by record
 //!   ([`Export`]), its sections after persons spooled, so memory stays
-//!   bounded; [`to_writer`] does it all for a reader.
+//!   bounded; [`to_writer`] does it all for a reader;
+//! - [`import`]: a GEDCOM X document (JSON or XML) read into the model
+//!   ([`Gedcomx`]) and written as GEDCOM through the export's own tables
+//!   read backwards (its table is in its docs).
 //!
 //! JSON and XML are written by hand, streaming, through one description
 //! of each type's properties (`emit.rs`): no serialisation framework and
-//! no dependency.
+//! no dependency. The import reads them with `serde_json` and `quick-xml`.
 //!
 //! ```
 //! use gedcom_elf::gedcomx::{to_writer, Format, Options};
@@ -88,7 +93,7 @@
 //! Not done yet: the repository's name as a citation element of its
 //! sources (it needs the `REPO` record while the `SOUR` record is written),
 //! a citation's description carrying its record's elements (same), pointers
-//! to `NOTE` records (counted), the `gedx` file format, and import.
+//! to `NOTE` records (counted), and the `gedx` file format.
 
 pub mod emit;
 pub mod export;

@@ -258,7 +258,7 @@ pub fn read(input: &[u8]) -> Result<(Gedcomx, Vec<Issue>), ImportError> {
 /// Reads a GEDCOM X JSON document.
 ///
 /// # Errors
-/// As [`read`].
+/// As [`read()`].
 pub fn read_json(input: &[u8]) -> Result<(Gedcomx, Vec<Issue>), ImportError> {
     let value = json::parse(input)?;
     let mut issues = Vec::new();
@@ -270,7 +270,7 @@ pub fn read_json(input: &[u8]) -> Result<(Gedcomx, Vec<Issue>), ImportError> {
 /// citation elements in [`CEV`](super::CEV)).
 ///
 /// # Errors
-/// As [`read`].
+/// As [`read()`].
 pub fn read_xml(input: &[u8]) -> Result<(Gedcomx, Vec<Issue>), ImportError> {
     let root = xml::parse(input)?;
     let mut issues = Vec::new();
@@ -291,10 +291,10 @@ pub fn to_gedcom<W: Write>(
     to_gedcom::write(doc, out, issues)
 }
 
-/// [`read`] then [`to_gedcom`]: GEDCOM X in, GEDCOM out, and the issues.
+/// [`read()`] then [`to_gedcom()`]: GEDCOM X in, GEDCOM out, and the issues.
 ///
 /// # Errors
-/// As [`read`] and [`to_gedcom`].
+/// As [`read()`] and [`to_gedcom()`].
 pub fn import<W: Write>(input: &[u8], out: W) -> Result<(W, Vec<Issue>), ImportError> {
     let (doc, mut issues) = read(input)?;
     let out = to_gedcom(&doc, out, &mut issues)?;

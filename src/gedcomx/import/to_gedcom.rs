@@ -11,7 +11,8 @@ use std::io::Write;
 
 use super::{ImportError, Issue, IssueKind, Location};
 use crate::gedcomx::map::{
-    language_name, CITATION_ELEMENTS, COUPLE_FACTS, MEDIA_TYPES, PERSON_FACTS,
+    component_citation_value, language_name, source_citation_value, CITATION_ELEMENTS,
+    COUPLE_FACTS, MEDIA_TYPES, PERSON_FACTS,
 };
 use crate::gedcomx::model::{
     Agent, Attribution, CitationElement, Date, Document, Fact, Gedcomx, Identifier, Name, NameForm,
@@ -377,6 +378,14 @@ impl<'d> Cx<'d> {
         let mut data = Node::new("DATA");
         let at = format!("{at} (the description {})", sd.id);
         if let Some(c) = sd.citations.first() {
+            let target = sd.component_of.as_ref().and_then(|r| local(&r.description));
+            let value = component_citation_value(&c.elements, target.unwrap_or_default());
+            if c.value != value || c.lang.is_some() {
+                self.not_imported(
+                    &format!("{at}.citations[0]"),
+                    "a citation's formatted value or language beyond its elements",
+                );
+            }
             for (i, e) in c.elements.iter().enumerate() {
                 match element_path(e) {
                     Some("PAGE") => node.children.push(Node::new("PAGE").text(e.value.clone())),
@@ -757,6 +766,21 @@ impl<'d> Cx<'d> {
         if sd.citations.len() > 1 {
             self.not_imported(&format!("{at}.citations"), "citations after the first");
         }
+        if let Some(c) = citation {
+            if c.lang.is_some() {
+                self.not_imported(&format!("{at}.citations[0].lang"), "a citation's language");
+            }
+            // The formatted citation, when its elements do not say it all
+            // (as TITL when there are no elements).
+            let said =
+                c.elements.is_empty() || c.value == source_citation_value(&c.elements, &sd.id);
+            if !said {
+                self.not_imported(
+                    &format!("{at}.citations[0].value"),
+                    "a formatted citation saying more than its elements",
+                );
+            }
+        }
         if repo.value.is_some() || !repo.children.is_empty() {
             node.children.push(repo);
         }
@@ -883,7 +907,7 @@ fn type_iris(schema: &Schema, tag: &str) -> Vec<String> {
     v
 }
 
-/// Writes `doc` (see [`super::to_gedcom`]).
+/// Writes `doc` (see [`super::to_gedcom()`]).
 pub(super) fn write<W: Write>(
     doc: &Gedcomx,
     out: W,
