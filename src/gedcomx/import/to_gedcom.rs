@@ -47,6 +47,9 @@ enum Role {
 #[derive(Default)]
 struct Family {
     xref: String,
+    /// The first relationship that names it (families are written in
+    /// that order).
+    first: usize,
     /// The relationship's index, for a couple.
     couple: Option<usize>,
     partners: Vec<String>,
@@ -1042,6 +1045,20 @@ pub(super) fn write<W: Write>(
         records.push(node);
     }
 
+    // Note records before sources, as most files have them.
+    for (i, d) in doc.documents.iter().enumerate() {
+        let at = format!("documents[{i}]");
+        if cx.xrefs.contains_key(d.id.as_str()) {
+            let mut n = Node::new("NOTE")
+                .xref(cx.xrefs[d.id.as_str()].clone())
+                .text(d.text.clone());
+            cx.citations(&d.sources, &at, &mut n);
+            cx.notes(&d.notes, &at, &mut n);
+            cx.change(&d.attribution, &at, &mut n);
+            records.push(n);
+        }
+    }
+
     let mut media = Vec::new();
     for (i, sd) in doc.source_descriptions.iter().enumerate() {
         let at = format!("sourceDescriptions[{i}]");
@@ -1072,19 +1089,6 @@ pub(super) fn write<W: Write>(
         };
         let n = cx.agent(a, tag, &format!("agents[{i}]"));
         records.push(n);
-    }
-
-    for (i, d) in doc.documents.iter().enumerate() {
-        let at = format!("documents[{i}]");
-        if cx.xrefs.contains_key(d.id.as_str()) {
-            let mut n = Node::new("NOTE")
-                .xref(cx.xrefs[d.id.as_str()].clone())
-                .text(d.text.clone());
-            cx.citations(&d.sources, &at, &mut n);
-            cx.notes(&d.notes, &at, &mut n);
-            cx.change(&d.attribution, &at, &mut n);
-            records.push(n);
-        }
     }
 
     // Places only described, never referenced, say nothing GEDCOM holds.
@@ -1307,6 +1311,7 @@ fn families<'d>(cx: &mut Cx<'d>) -> Vec<(Family, HashMap<String, &'static str>)>
         let at = format!("relationships[{i}]");
         let mut f = Family {
             xref: cx.xrefs[r.id.as_str()].clone(),
+            first: i,
             couple: Some(i),
             ..Family::default()
         };
@@ -1349,6 +1354,7 @@ fn families<'d>(cx: &mut Cx<'d>) -> Vec<(Family, HashMap<String, &'static str>)>
                         families.push((
                             Family {
                                 xref,
+                                first: i,
                                 ..Family::default()
                             },
                             HashMap::new(),
@@ -1410,6 +1416,7 @@ fn families<'d>(cx: &mut Cx<'d>) -> Vec<(Family, HashMap<String, &'static str>)>
                 families.push((
                     Family {
                         xref,
+                        first: *i,
                         ..Family::default()
                     },
                     HashMap::new(),
@@ -1419,6 +1426,7 @@ fn families<'d>(cx: &mut Cx<'d>) -> Vec<(Family, HashMap<String, &'static str>)>
         };
         link(cx, &mut families[k], r, parent, child, &at);
     }
+    families.sort_by_key(|(f, _)| f.first);
     families
 }
 
