@@ -640,3 +640,30 @@ fn corrupted_documents_never_panic_and_what_imports_reads_back() {
     // fatal.
     assert!(ok > 0 && refused > 0, "{ok} imported, {refused} refused");
 }
+
+#[test]
+fn items_without_ids_or_with_a_taken_one_get_fresh_xrefs() {
+    let json = br##"{"persons":[{"names":[{"nameForms":[{"fullText":"No Id"}]}]},
+        {"names":[{"nameForms":[{"fullText":"None Either"}]}]},
+        {"id":"X1","names":[{"nameForms":[{"fullText":"First"}]}]},
+        {"id":"X1","names":[{"nameForms":[{"fullText":"Second"}]}]},
+        {"id":"bad id@","names":[{"nameForms":[{"fullText":"Spaced"}]}]}]}"##;
+    let (ged, issues) = import(json);
+    let xrefs: Vec<&str> = ged
+        .lines()
+        .filter(|l| l.ends_with(" INDI"))
+        .map(|l| l.split(' ').nth(1).unwrap())
+        .collect();
+    assert_eq!(xrefs.len(), 5, "{ged}");
+    let mut unique = xrefs.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), 5, "{ged}");
+    assert_eq!(xrefs[2], "@X1@");
+    let second: Vec<String> = issues
+        .iter()
+        .filter(|i| i.message.contains("a second item"))
+        .map(|i| i.at.to_string())
+        .collect();
+    assert_eq!(second, ["persons[3].id"]);
+}

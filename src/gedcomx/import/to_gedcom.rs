@@ -60,8 +60,12 @@ struct Family {
 struct Cx<'d> {
     doc: &'d Gedcomx,
     issues: &'d mut Vec<Issue>,
-    /// Record ids to xrefs (`@I1@`).
+    /// Record ids to xrefs (`@I1@`): the first item with the id.
     xrefs: HashMap<&'d str, String>,
+    /// Each record's item (by its address) to its xref.
+    own: HashMap<usize, String>,
+    /// What each source description (by its address) becomes.
+    roles: HashMap<usize, Role>,
     used_xrefs: HashSet<String>,
     persons: HashMap<&'d str, &'d Person>,
     descriptions: HashMap<&'d str, (&'d SourceDescription, Role)>,
@@ -81,6 +85,11 @@ struct Cx<'d> {
 /// schema defines none.
 fn undefined(tag: &str) -> String {
     format!("{ELF}Undefined#{tag}")
+}
+
+/// An item's address: which item it is, whatever its id.
+fn address<T>(item: &T) -> usize {
+    item as *const T as usize
 }
 
 /// The id a local reference (`#id`) names.
@@ -176,17 +185,24 @@ impl<'d> Cx<'d> {
         self.issue(IssueKind::Dangling, at, message);
     }
 
-    /// A fresh xref for the record `id`.
-    fn assign(&mut self, id: &'d str) {
-        if self.xrefs.contains_key(id) {
-            return;
-        }
+    /// The xref of the record made of `item`, whose id is `id`: the id's
+    /// when it can be one; a fresh `@Xn@` when it cannot, when the item has
+    /// no id, or when an item before it has the same id (references go to
+    /// that first one; the second is an issue).
+    fn assign<T>(&mut self, item: &T, id: &'d str, at: &str) {
         let text = id_text(id);
         let mut xref = format!("@{text}@");
         let valid = !text.is_empty()
             && !text.contains(['\n', '\r'])
             && crate::scan::is_valid_xref(xref.as_bytes());
-        if !valid || self.used_xrefs.contains(&xref) {
+        let second = !id.is_empty() && self.xrefs.contains_key(id);
+        if second {
+            self.not_imported(
+                &format!("{at}.id"),
+                format!("a second item with the id `{id}`: references go to the first"),
+            );
+        }
+        if !valid || second || self.used_xrefs.contains(&xref) {
             let mut n = self.used_xrefs.len() + 1;
             loop {
                 xref = format!("@X{n}@");
@@ -197,7 +213,15 @@ impl<'d> Cx<'d> {
             }
         }
         self.used_xrefs.insert(xref.clone());
-        self.xrefs.insert(id, xref);
+        if !id.is_empty() && !second {
+            self.xrefs.insert(id, xref.clone());
+        }
+        self.own.insert(address(item), xref);
+    }
+
+    /// The xref [`Cx::assign`] gave `item`.
+    fn own<T>(&self, item: &T) -> String {
+        self.own.get(&address(item)).cloned().unwrap_or_default()
     }
 
     fn doc_has_id(&self, id: &str) -> bool {
@@ -720,7 +744,7 @@ impl<'d> Cx<'d> {
 
     /// A `SOUR` record.
     fn source(&mut self, sd: &'d SourceDescription, at: &str) -> Node {
-        let mut node = Node::new("SOUR").xref(self.xrefs[sd.id.as_str()].clone());
+        let mut node = Node::new("SOUR").xref(self.own(sd));
         let mut repo = Node::new("REPO");
         if let Some(r) = &sd.repository {
             match self
@@ -837,7 +861,7 @@ impl<'d> Cx<'d> {
 
     /// A `REPO` or `SUBM` record.
     fn agent(&mut self, a: &Agent, tag: &str, at: &str) -> Node {
-        let mut node = Node::new(tag).xref(self.xrefs[a.id.as_str()].clone());
+        let mut node = Node::new(tag).xref(self.own(a));
         if let Some(n) = a.names.first() {
             node.children.push(Node::new("NAME").text(n.value.clone()));
         }
@@ -937,6 +961,8 @@ pub(super) fn write<W: Write>(
         doc,
         issues,
         xrefs: HashMap::new(),
+        own: HashMap::new(),
+        roles: HashMap::new(),
         used_xrefs: HashSet::new(),
         persons: HashMap::new(),
         descriptions: HashMap::new(),
@@ -975,7 +1001,7 @@ pub(super) fn write<W: Write>(
 
     for (i, p) in doc.persons.iter().enumerate() {
         let at = format!("persons[{i}]");
-        let mut node = Node::new("INDI").xref(cx.xrefs[p.id.as_str()].clone());
+        let mut node = Node::new("INDI").xref(cx.own(p));
         if p.private {
             node.children.push(Node::new("RESN").text("privacy"));
         }
@@ -1048,10 +1074,8 @@ pub(super) fn write<W: Write>(
     // Note records before sources, as most files have them.
     for (i, d) in doc.documents.iter().enumerate() {
         let at = format!("documents[{i}]");
-        if cx.xrefs.contains_key(d.id.as_str()) {
-            let mut n = Node::new("NOTE")
-                .xref(cx.xrefs[d.id.as_str()].clone())
-                .text(d.text.clone());
+        if cx.own.contains_key(&address(d)) {
+            let mut n = Node::new("NOTE").xref(cx.own(d)).text(d.text.clone());
             cx.citations(&d.sources, &at, &mut n);
             cx.notes(&d.notes, &at, &mut n);
             cx.change(&d.attribution, &at, &mut n);
@@ -1062,13 +1086,13 @@ pub(super) fn write<W: Write>(
     let mut media = Vec::new();
     for (i, sd) in doc.source_descriptions.iter().enumerate() {
         let at = format!("sourceDescriptions[{i}]");
-        match cx.descriptions.get(sd.id.as_str()).map(|&(_, r)| r) {
+        match cx.roles.get(&address(sd)).copied() {
             Some(Role::Source) => {
                 let n = cx.source(sd, &at);
                 records.push(n);
             }
             Some(Role::Media) => {
-                let n = Node::new("OBJE").xref(cx.xrefs[sd.id.as_str()].clone());
+                let n = Node::new("OBJE").xref(cx.own(sd));
                 let n = cx.media_node(sd, &at, n);
                 media.push(n);
             }
@@ -1127,8 +1151,12 @@ pub(super) fn write<W: Write>(
     )?;
     if let Some(c) = &doc.attribution.contributor {
         let agent = local(c).filter(|id| cx.agents.contains_key(id));
-        match agent.and_then(|id| cx.xrefs.get(id)) {
-            Some(x) => w.write_structure(&Node::new("SUBM").pointer(x.clone()))?,
+        match agent.and_then(|id| Some((id, cx.xrefs.get(id)?.clone()))) {
+            Some((id, _)) if repositories.contains(id) => cx.not_imported(
+                "attribution.contributor",
+                "a contributor that is a repository",
+            ),
+            Some((_, x)) => w.write_structure(&Node::new("SUBM").pointer(x))?,
             None => cx.dangling("attribution.contributor", c),
         }
     }
@@ -1192,14 +1220,20 @@ fn schema_with(schema: &Schema, extra: IriDefinition) -> HeadSchema {
 /// becomes, the transcriptions.
 fn index(cx: &mut Cx<'_>) {
     let doc = cx.doc;
-    for p in &doc.persons {
-        cx.persons.insert(p.id.as_str(), p);
+    // Items without an id cannot be referenced.
+    for p in doc.persons.iter().filter(|p| !p.id.is_empty()) {
+        cx.persons.entry(p.id.as_str()).or_insert(p);
     }
-    for a in &doc.agents {
-        cx.agents.insert(a.id.as_str(), a);
+    for a in doc.agents.iter().filter(|a| !a.id.is_empty()) {
+        cx.agents.entry(a.id.as_str()).or_insert(a);
     }
-    for (i, p) in doc.places.iter().enumerate() {
-        cx.places.insert(p.id.as_str(), i);
+    for (i, p) in doc
+        .places
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.id.is_empty())
+    {
+        cx.places.entry(p.id.as_str()).or_insert(i);
     }
     let media_refs: HashSet<&str> = doc
         .persons
@@ -1239,7 +1273,10 @@ fn index(cx: &mut Cx<'_>) {
         } else {
             Role::Source
         };
-        cx.descriptions.insert(sd.id.as_str(), (sd, role));
+        if !sd.id.is_empty() {
+            cx.descriptions.entry(sd.id.as_str()).or_insert((sd, role));
+        }
+        cx.roles.insert(address(sd), role);
     }
     for d in &doc.documents {
         let target = d.sources.first().and_then(|s| local(&s.description));
@@ -1257,34 +1294,26 @@ fn index(cx: &mut Cx<'_>) {
         }
     }
     // Xrefs: persons, couples, source and media records, agents, notes.
-    for p in &doc.persons {
-        cx.assign(&p.id);
+    for (i, p) in doc.persons.iter().enumerate() {
+        cx.assign(p, &p.id, &format!("persons[{i}]"));
     }
-    for r in &doc.relationships {
+    for (i, r) in doc.relationships.iter().enumerate() {
         if r.kind.is_empty() || r.kind == gx("Couple") {
-            cx.assign(&r.id);
+            cx.assign(r, &r.id, &format!("relationships[{i}]"));
         }
     }
-    for sd in &doc.source_descriptions {
-        if matches!(
-            cx.descriptions[sd.id.as_str()].1,
-            Role::Source | Role::Media
-        ) {
-            cx.assign(&sd.id);
+    for (i, sd) in doc.source_descriptions.iter().enumerate() {
+        if matches!(cx.roles[&address(sd)], Role::Source | Role::Media) {
+            cx.assign(sd, &sd.id, &format!("sourceDescriptions[{i}]"));
         }
     }
-    for a in &doc.agents {
-        cx.assign(&a.id);
+    for (i, a) in doc.agents.iter().enumerate() {
+        cx.assign(a, &a.id, &format!("agents[{i}]"));
     }
-    let transcriptions: HashSet<*const Document> = cx
-        .texts
-        .values()
-        .flatten()
-        .map(|d| *d as *const Document)
-        .collect();
-    for d in &doc.documents {
-        if !transcriptions.contains(&(d as *const Document)) {
-            cx.assign(&d.id);
+    let transcriptions: HashSet<usize> = cx.texts.values().flatten().map(|d| address(*d)).collect();
+    for (i, d) in doc.documents.iter().enumerate() {
+        if !transcriptions.contains(&address(d)) {
+            cx.assign(d, &d.id, &format!("documents[{i}]"));
         }
     }
 }
@@ -1310,7 +1339,7 @@ fn families<'d>(cx: &mut Cx<'d>) -> Vec<(Family, HashMap<String, &'static str>)>
         }
         let at = format!("relationships[{i}]");
         let mut f = Family {
-            xref: cx.xrefs[r.id.as_str()].clone(),
+            xref: cx.own(r),
             first: i,
             couple: Some(i),
             ..Family::default()
