@@ -58,23 +58,24 @@
 //! | `Couple` (or an untyped relationship) | `FAM`: `person1` `HUSB`, `person2` `WIFE` (each with a `FAMS`), facts by [`COUPLE_FACTS`](super::map) |
 //! | `ParentChild` | `CHIL` of the family of that parent pair (an id `F.P.C` goes to family `F`; otherwise the couple of the child's two parents, or a family made for them), and the child's `FAMC` |
 //! | facts BiologicalParent, AdoptiveParent, FosterParent | the child's `FAMC.PEDI` `birth`, `adopted`, `foster` |
-//! | `SourceDescription` with citation elements, or none of the below | `SOUR`: elements by [`CITATION_ELEMENTS`](super::map::CITATION_ELEMENTS) (`authorName` `AUTH`, `title` `TITL`, `shortTitle` `ABBR`, `…/SOURCE_PUBLICATION_FACTS` `PUBL`, `…/SOURCE_CALL_NUMBER` `REPO.CALN`), the citation's `value` as `TITL` when no element gives one |
+//! | `SourceDescription` with citation elements, or none of the below | `SOUR`: elements by [`CITATION_ELEMENTS`](super::map::CITATION_ELEMENTS) (`authorName` `AUTH`, `title` `TITL`, `shortTitle` `ABBR`, `…/SOURCE_PUBLICATION_FACTS` `PUBL`, `…/SOURCE_CALL_NUMBER` `REPO.CALN`), when no element gives the title, the first of `titles`, or else the citation's `value` when it has no elements, as `TITL` |
 //! | `repository` | `SOUR.REPO` |
 //! | `coverage` | `SOUR.DATA.EVEN` (`temporal` `DATE`, `spatial` `PLAC`; the `Events recorded:` description its payload) |
 //! | a `Document` of type Transcription with a source | `TEXT` of that source (of the citation's `DATA`, for a citation's description) |
 //! | a description `componentOf` another | not a record: each reference to it is a citation `SOUR @RECORD@` with its elements (`PAGE`, `DATA.DATE`) and notes |
-//! | a description with `about` or `mediaType` | `OBJE` (`FILE` `about`, `FORM` from the media type, `TITL` the title) |
-//! | a description that only holds a citation `value` | each reference to it is a text citation `SOUR text` |
+//! | a description with a `mediaType`, or referenced as `media` | `OBJE` (`FILE` `about`, `FORM` from the media type, `TITL` the title); inline under the referring record when its id is the export's for one (`I1.m1`) |
+//! | a description whose id is the export's for a text citation (`I1.s2`: the referring record's id, `s`, a number) that only holds a citation `value` | each reference to it is a text citation `SOUR text` |
 //! | `SourceReference` | a citation `SOUR @S@`; qualifiers named by the ELF IRIs of `QUAY`, `EVEN`, `ROLE` as those structures |
 //! | `media` | `OBJE @O@` |
 //! | `Agent` referenced as a `repository` | `REPO`; any other agent `SUBM` (`NAME`, `ADDR` with `ADR1`-`3`, `CITY`, `STAE`, `POST`, `CTRY`; `tel:` `PHON`, `fax:` `FAX`, `mailto:` `EMAIL`, `homepage` `WWW`) |
-//! | `notes` | `NOTE` (the subject, if any, as the text's first line) |
+//! | `notes` | `NOTE` (a subject is reported) |
 //! | `Document` (not a transcription) | `NOTE` record |
 //! | `identifiers` | `REFN`, `RIN`, `AFN`, `RFN` by their ELF structure type IRIs; untyped `_UID` (declared in `HEAD.SCHMA`); other types `REFN` with the type as `TYPE` |
 //! | `attribution.modified` | `CHAN.DATE` (and `TIME`), UTC; `changeMessage` `CHAN.NOTE` |
 //!
 //! Everything else is an [`Issue`] of kind [`IssueKind::NotImported`],
-//! with its JSON path or XML line: members the model does not read (ids
+//! with its JSON path or XML line (or, found while writing GEDCOM, the
+//! item's JSON path whichever syntax was read: [`Location::Item`]): members the model does not read (ids
 //! of names and facts, `evidence`, `analysis`...), properties GEDCOM has
 //! no place for, values not understood. A reference to an id the document
 //! does not hold is an [`IssueKind::Dangling`] issue, and is left out.
