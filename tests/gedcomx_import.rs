@@ -667,3 +667,81 @@ fn items_without_ids_or_with_a_taken_one_get_fresh_xrefs() {
         .collect();
     assert_eq!(second, ["persons[3].id"]);
 }
+
+#[test]
+fn a_document_of_every_kind_of_item_in_xml_becomes_its_records() {
+    let xml = r##"<?xml version="1.0" encoding="UTF-8"?>
+<gedcomx xmlns="http://gedcomx.org/v1/" xmlns:cev="http://terms.fhiso.org/sources/" xml:lang="de">
+  <attribution><contributor resource="#U1"/></attribution>
+  <person id="P1" private="true">
+    <attribution><modified>2001-03-03T05:57:53Z</modified><changeMessage>merged</changeMessage></attribution>
+    <source description="#S1"><qualifier name="https://terms.fhiso.org/elf/CERTAINTY_ASSESSMENT">3</qualifier></source>
+    <note><text>A note &amp; more</text></note>
+    <media description="#M1"/>
+    <identifier type="http://gedcomx.org/Primary">abc-123</identifier>
+    <identifier>raw</identifier>
+    <name type="http://gedcomx.org/MarriedName"><nameForm><fullText>Anna Schmidt</fullText></nameForm></name>
+    <fact type="http://gedcomx.org/Occupation"><value>Bäckerin</value>
+      <qualifier name="http://gedcomx.org/Age">30</qualifier></fact>
+    <fact type="data:,Prize%20giving"><date><formal>/+1900</formal></date></fact>
+  </person>
+  <sourceDescription id="S1">
+    <citation><value>ignored</value>
+      <cev:element name="http://terms.fhiso.org/sources/title"><cev:value>Kirchenbuch</cev:value></cev:element>
+      <cev:element name="https://terms.fhiso.org/elf/SOURCE_CALL_NUMBER">K 12</cev:element>
+    </citation>
+    <coverage><spatial><original>Bonn</original></spatial><temporal><original>1800</original></temporal></coverage>
+    <repository resource="#R1"/>
+  </sourceDescription>
+  <sourceDescription id="M1" mediaType="image/png" about="scans/page%201.png"><citation><value>scan</value></citation><title>Page 1</title></sourceDescription>
+  <agent id="R1"><name>Stadtarchiv</name><phone resource="tel:+49228"/><email resource="mailto:a@b.de"/>
+    <address><city>Bonn</city><country>DE</country></address></agent>
+  <agent id="U1"><name>Ute</name><homepage resource="https://u.example/"/></agent>
+  <document id="N1"><text>Ein Dokument</text></document>
+</gedcomx>"##;
+    let (ged, issues) = import(xml.as_bytes());
+    let recs = ged
+        .split("\n0 ")
+        .map(|r| format!("0 {r}"))
+        .collect::<Vec<_>>();
+    let rec = |start: &str| {
+        recs.iter()
+            .find(|r| r.starts_with(start))
+            .unwrap_or_else(|| panic!("no {start} in {ged}"))
+            .clone()
+    };
+    assert!(ged.contains("1 SUBM @U1@\n1 LANG German\n"), "{ged}");
+    assert_eq!(
+        rec("0 @P1@ INDI"),
+        "0 @P1@ INDI\n1 RESN privacy\n1 NAME Anna Schmidt\n2 TYPE married\n1 OCCU Bäckerin\n2 AGE 30\n\
+         1 EVEN\n2 TYPE Prize giving\n2 DATE BEF 1900\n1 SOUR @S1@\n2 QUAY 3\n1 NOTE A note & more\n\
+         1 OBJE @M1@\n1 REFN abc-123\n2 TYPE http://gedcomx.org/Primary\n1 _UID raw\n\
+         1 CHAN\n2 DATE 3 MAR 2001\n3 TIME 05:57:53\n2 NOTE merged"
+    );
+    assert_eq!(
+        rec("0 @S1@ SOUR"),
+        "0 @S1@ SOUR\n1 TITL Kirchenbuch\n1 REPO @R1@\n2 CALN K 12\n1 DATA\n2 EVEN\n3 DATE 1800\n3 PLAC Bonn"
+    );
+    assert_eq!(
+        rec("0 @M1@ OBJE"),
+        "0 @M1@ OBJE\n1 FILE scans/page 1.png\n2 FORM png\n2 TITL Page 1"
+    );
+    assert_eq!(
+        rec("0 @R1@ REPO"),
+        "0 @R1@ REPO\n1 NAME Stadtarchiv\n1 ADDR\n2 CITY Bonn\n2 CTRY DE\n1 PHON +49228\n1 EMAIL a@@b.de"
+    );
+    assert_eq!(
+        rec("0 @U1@ SUBM"),
+        "0 @U1@ SUBM\n1 NAME Ute\n1 WWW https://u.example/"
+    );
+    assert_eq!(rec("0 @N1@ NOTE"), "0 @N1@ NOTE Ein Dokument");
+    // The _UID is declared, and the formatted citation that says more than
+    // its elements is reported at its item.
+    assert!(ged.contains("3 TAG _UID elf:Record\n"));
+    let at: Vec<String> = issues.iter().map(|i| i.at.to_string()).collect();
+    assert_eq!(
+        at,
+        ["sourceDescriptions[0].citations[0].value"],
+        "{issues:#?}"
+    );
+}
