@@ -38,9 +38,10 @@
 //! 9. `edit`, `bridge`, `check`: a byte-exact editor ([`edit`]), writing
 //!    trees ([`bridge`]), and validating a document record by record
 //!    ([`check`]);
-//! 10. `gedcomx`: GEDCOM X export (feature `gedcomx`): records mapped to
-//!     GEDCOM X persons, relationships, sources with FHISO citation
-//!     elements and agents, written as JSON or XML record by record.
+//! 10. `gedcomx`: GEDCOM X export and import (feature `gedcomx`): records
+//!     mapped to GEDCOM X persons, relationships, sources with FHISO
+//!     citation elements and agents, written as JSON or XML record by
+//!     record; and a GEDCOM X document read back and written as GEDCOM.
 //!
 //! [`Input`] detects the character encoding (byte-order mark, UTF-16
 //! sniffing, the HEAD's `CHAR` line) and transcodes UTF-16 once;
