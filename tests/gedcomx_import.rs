@@ -745,3 +745,14 @@ fn a_document_of_every_kind_of_item_in_xml_becomes_its_records() {
         "{issues:#?}"
     );
 }
+
+#[test]
+fn a_citation_s_description_no_item_refers_to_is_reported() {
+    let json = br##"{"sourceDescriptions":[{"id":"S1","citations":[{"value":"A book"}]},
+        {"id":"X9","componentOf":{"description":"#S1"},"citations":[{"value":"p. 1"}]}],
+      "documents":[{"id":"D1","type":"http://gedcomx.org/Transcription","sources":[{"description":"#X9"}],"text":"t"}]}"##;
+    let (ged, issues) = import(json);
+    assert!(ged.contains("0 @S1@ SOUR\n1 TITL A book\n"), "{ged}");
+    let at: Vec<String> = issues.iter().map(|i| i.at.to_string()).collect();
+    assert_eq!(at, ["sourceDescriptions[1]"], "{issues:#?}");
+}

@@ -66,6 +66,8 @@ struct Cx<'d> {
     own: HashMap<usize, String>,
     /// What each source description (by its address) becomes.
     roles: HashMap<usize, Role>,
+    /// The descriptions written where they are referenced, once they were.
+    referenced: HashSet<usize>,
     used_xrefs: HashSet<String>,
     persons: HashMap<&'d str, &'d Person>,
     descriptions: HashMap<&'d str, (&'d SourceDescription, Role)>,
@@ -373,6 +375,7 @@ impl<'d> Cx<'d> {
                 node = node.pointer(self.xref_of(&r.description)?);
             }
             Role::Component => {
+                self.referenced.insert(address(sd));
                 let of = sd.component_of.as_ref()?;
                 let target = local(&of.description).and_then(|id| self.descriptions.get(id));
                 let Some((_, Role::Source)) = target else {
@@ -383,6 +386,7 @@ impl<'d> Cx<'d> {
                 self.component(sd, at, &mut node);
             }
             Role::TextCitation => {
+                self.referenced.insert(address(sd));
                 let value = sd.citations.first().map(|c| c.value.clone());
                 node = node.text(value.unwrap_or_default());
                 for t in self.texts.get(sd.id.as_str()).cloned().unwrap_or_default() {
@@ -599,12 +603,12 @@ impl<'d> Cx<'d> {
             implied.push((gx("Suffix"), parsed.suffix.to_string()));
         }
         let plain = form.parts.iter().all(|p| p.qualifiers.is_empty());
-        let given: Vec<(String, String)> = form
+        let stated: Vec<(String, String)> = form
             .parts
             .iter()
             .map(|p| (p.kind.clone().unwrap_or_default(), p.value.clone()))
             .collect();
-        if !(plain && given == implied) {
+        if !(plain && stated == implied) {
             for (piece, kind, particle) in [
                 ("NPFX", "Prefix", false),
                 ("GIVN", "Given", false),
@@ -697,6 +701,7 @@ impl<'d> Cx<'d> {
             let found = local(&r.description).and_then(|id| self.descriptions.get(id));
             match found {
                 Some(&(sd, Role::InlineMedia)) => {
+                    self.referenced.insert(address(sd));
                     let node = self.media_node(sd, &at, Node::new("OBJE"));
                     into.children.push(node);
                 }
@@ -963,6 +968,7 @@ pub(super) fn write<W: Write>(
         xrefs: HashMap::new(),
         own: HashMap::new(),
         roles: HashMap::new(),
+        referenced: HashSet::new(),
         used_xrefs: HashSet::new(),
         persons: HashMap::new(),
         descriptions: HashMap::new(),
@@ -1113,6 +1119,20 @@ pub(super) fn write<W: Write>(
         };
         let n = cx.agent(a, tag, &format!("agents[{i}]"));
         records.push(n);
+    }
+
+    // Descriptions written only where referenced, and never referenced.
+    for (i, sd) in doc.source_descriptions.iter().enumerate() {
+        let inline = matches!(
+            cx.roles.get(&address(sd)),
+            Some(Role::Component | Role::TextCitation | Role::InlineMedia)
+        );
+        if inline && !cx.referenced.contains(&address(sd)) {
+            cx.not_imported(
+                &format!("sourceDescriptions[{i}]"),
+                "a citation's or an object's description no item refers to",
+            );
+        }
     }
 
     // Places only described, never referenced, say nothing GEDCOM holds.
@@ -1280,9 +1300,17 @@ fn index(cx: &mut Cx<'_>) {
     }
     for d in &doc.documents {
         let target = d.sources.first().and_then(|s| local(&s.description));
+        // A transcription of a source or citation is its TEXT; any other
+        // document a note record.
         let transcribes = d.kind.as_deref() == Some(&gx("Transcription"))
             && d.sources.len() == 1
-            && target.is_some_and(|t| cx.descriptions.contains_key(t));
+            && target.is_some_and(|t| {
+                let role = cx.descriptions.get(t).map(|&(_, r)| r);
+                matches!(
+                    role,
+                    Some(Role::Source | Role::Component | Role::TextCitation)
+                )
+            });
         match (transcribes, target) {
             (true, Some(t)) => cx.texts.entry(t).or_default().push(d),
             _ => {
