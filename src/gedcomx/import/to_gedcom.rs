@@ -1130,7 +1130,7 @@ pub(super) fn write<W: Write>(
         if inline && !cx.referenced.contains(&address(sd)) {
             cx.not_imported(
                 &format!("sourceDescriptions[{i}]"),
-                "a citation's or an object's description no item refers to",
+                "a citation's or an object's description (and its transcriptions) no item refers to",
             );
         }
     }
