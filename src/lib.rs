@@ -23,10 +23,12 @@
 //! 4. `read`: the structure reader ([`read`]): begin/end events with previous
 //!    levels, `ERROR` structures, `CONT`/`CONC` additional lines and
 //!    diagnostics (§4);
-//! 5. `input`, `source`: [`Input`], encoding detection before reading; the
-//!    batch source under the streaming readers (bytes in from a reader, the
-//!    encoding decided, UTF-16 transcoded, record-aligned pieces out, cut by
-//!    the rule that cuts a slice into chunks);
+//! 5. `input`, `source`, `gedzip`: [`Input`], encoding detection before
+//!    reading; the batch source under the streaming readers (bytes in from
+//!    a reader, the encoding decided, UTF-16 transcoded, record-aligned
+//!    pieces out, cut by the rule that cuts a slice into chunks); GEDZIP
+//!    archives (feature `gedzip`: `gedcom.ged` and its media, and the zip
+//!    reading the GEDCOM X file format shares);
 //! 6. `par`, `stream`: record-aligned chunks of a slice read on several
 //!    threads ([`par`]), and any `BufRead` in bounded memory ([`stream`]),
 //!    both giving exactly the events of a whole-buffer read;
@@ -152,6 +154,8 @@ pub mod escape;
 pub mod event;
 #[cfg(feature = "gedcomx")]
 pub mod gedcomx;
+#[cfg(feature = "gedzip")]
+pub mod gedzip;
 mod input;
 mod ordered;
 pub mod par;

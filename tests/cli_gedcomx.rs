@@ -135,7 +135,9 @@ fn xml_has_the_same_items_in_the_gedcomx_namespace() {
         ("<relationship ", 3),
         ("<sourceDescription ", 2),
         ("<agent ", 2),
-        ("<cev:element ", 3),
+        // S1's author, title and repository's name; I3's citation: those
+        // and its page.
+        ("<cev:element ", 7),
     ] {
         assert_eq!(xml.matches(element).count(), n, "{element}");
     }
@@ -272,4 +274,64 @@ fn every_corpus_file_converts() {
         assert!(xml.ends_with("</gedcomx>\n"), "{f:?}");
         assert_eq!(xml.matches("<person ").count(), persons, "{f:?}");
     }
+}
+
+#[test]
+fn gedx_is_a_zip_of_the_manifest_the_json_document_and_the_media_beside_the_input() {
+    use gedcom_elf::gedcomx::gedx::read_gedx;
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_gedcomx_gedx");
+    std::fs::create_dir_all(dir.join("photos")).unwrap();
+    std::fs::write(dir.join("photos/me 1.jpg"), b"\xff\xd8 not really a jpeg").unwrap();
+    let input = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ann /Lee/\n\
+                 1 OBJE\n2 FILE photos/me 1.jpg\n3 FORM jpg\n1 OBJE\n2 FILE ../outside.png\n\
+                 1 OBJE\n2 FILE gone.png\n0 @O1@ OBJE\n1 FILE https://example.org/a.png\n0 TRLR\n";
+    let ged = dir.join("tree.ged");
+    std::fs::write(&ged, input).unwrap();
+    let out = dir.join("tree.gedx");
+    let _ = std::fs::remove_file(&out);
+    let o = run(
+        &["gedcomx", "--format", "gedx", s(&ged), "-o", s(&out)],
+        None,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    // Every media value not included is named, with the reason.
+    for (about, why) in [
+        ("../outside.png", "outside the input's directory"),
+        ("gone.png", "no such file"),
+        ("https://example.org/a.png", "a URL"),
+    ] {
+        assert!(
+            err.lines().any(|l| l.contains(about) && l.contains(why)),
+            "{about}: {err}"
+        );
+    }
+    let gedx = read_gedx(std::fs::File::open(&out).unwrap()).unwrap();
+    assert_eq!(
+        gedx.manifest.main_field("X-DC-conformsTo"),
+        Some("http://gedcomx.org/file/v1")
+    );
+    assert_eq!(gedx.name, "tree.json");
+    // tree.json is the document `--format json` writes.
+    let json = run(&["gedcomx", s(&ged)], None);
+    assert_eq!(gedx.bytes, json.stdout);
+    let doc = self::json(&gedx.bytes);
+    assert_eq!(doc["sourceDescriptions"][0]["about"], "photos/me%201.jpg");
+    let names: Vec<&str> = gedx.entries.iter().map(|e| e.name.as_str()).collect();
+    assert!(names.contains(&"photos/me 1.jpg"), "{names:?}");
+    assert_eq!(
+        gedx.manifest.content_type("photos/me 1.jpg"),
+        Some("image/jpeg")
+    );
+    // From standard input there is no directory: no media, and a note.
+    let o = run(
+        &["gedcomx", "--format", "gedx", "-"],
+        Some(input.as_bytes()),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("4 media files named; none included"), "{err}");
+    let gedx = read_gedx(std::io::Cursor::new(o.stdout)).unwrap();
+    assert_eq!(gedx.bytes, json.stdout);
+    assert!(gedx.entries.is_empty(), "{:?}", gedx.entries);
 }

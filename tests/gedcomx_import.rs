@@ -424,6 +424,34 @@ fn the_specification_s_xml_example_is_read_once_its_two_defects_are_fixed() {
 }
 
 #[test]
+fn a_gedx_file_reads_as_its_document() {
+    use gedcom_elf::gedcomx::gedx::write_gedx;
+    let json = serde_json::to_vec(&export(b"0 HEAD\n0 @I1@ INDI\n1 NAME A /B/\n0 TRLR\n")).unwrap();
+    let zip = write_gedx(
+        std::io::Cursor::new(Vec::new()),
+        &mut &json[..],
+        Format::Json,
+        &[],
+    )
+    .unwrap()
+    .into_inner();
+    let (from_zip, _) = import(&zip);
+    let (from_json, _) = import(&json);
+    assert_eq!(from_zip, from_json);
+    // An error inside names the entry.
+    let bad = write_gedx(
+        std::io::Cursor::new(Vec::new()),
+        &mut &b"{\"persons\":3}"[..],
+        Format::Json,
+        &[],
+    )
+    .unwrap()
+    .into_inner();
+    let e = import::import(&bad, Vec::new()).unwrap_err();
+    assert_eq!(e.to_string(), "persons: expected an array (in tree.json)");
+}
+
+#[test]
 fn a_small_family_survives_the_round_trip() {
     let ged = "0 HEAD\n1 CHAR UTF-8\n1 SUBM @U1@\n1 LANG French\n0 @U1@ SUBM\n1 NAME Ann\n\
         0 @I1@ INDI\n1 NAME Jean /de La Fontaine/ Jr\n2 NPFX Lt.\n2 GIVN Jean\n2 SPFX de La\n2 SURN Fontaine\n2 NSFX Jr\n\
@@ -522,6 +550,9 @@ fn bad_input_is_a_clear_error_never_a_panic() {
     for n in 0..xml.len() {
         let _ = import::import(&xml[..n], Vec::new());
     }
+    // A damaged .gedx: an archive error; a zip that is no GEDCOM X file.
+    let e = import::import(b"PK\x03\x04 cut short", Vec::new()).unwrap_err();
+    assert_eq!(e.kind(), ImportErrorKind::Archive, "{e}");
     // Deep nesting is refused, not a stack overflow.
     let deep = format!(
         "<gedcomx xmlns=\"http://gedcomx.org/v1/\">{}",

@@ -15,6 +15,7 @@ mod generate;
 
 use std::path::PathBuf;
 
+use gedcom_elf::gedcomx::map::place_id;
 use gedcom_elf::gedcomx::{to_writer, Format, Options, CEV, ELF};
 use serde_json::Value;
 
@@ -147,6 +148,7 @@ fn check(name: &str, input: &[u8]) -> Option<Value> {
         format!("{CEV}shortTitle"),
         format!("{ELF}SOURCE_PUBLICATION_FACTS"),
         format!("{ELF}SOURCE_CALL_NUMBER"),
+        format!("{ELF}NAME_OF_REPOSITORY"),
         format!("{ELF}WHERE_WITHIN_SOURCE"),
         format!("{ELF}ENTRY_RECORDING_DATE"),
     ];
@@ -181,10 +183,11 @@ fn every_mapping_is_read_back_by_the_gedcomx_crate() {
     );
     assert_eq!(ids(&ours, "agents"), ["U1", "R1"]);
     assert_eq!(ids(&ours, "documents"), ["S1.t1", "N1"]);
-    assert_eq!(ids(&ours, "places"), ["I1.p1"]);
+    let york = place_id("York", 53.96, -1.08);
+    assert_eq!(ids(&ours, "places"), [york.as_str()]);
     assert_eq!(
         ours["persons"][0]["facts"][0]["place"]["description"],
-        "#I1.p1"
+        format!("#{york}")
     );
     // Julian 1700 begins on Gregorian 11 January; the end, 1710, is
     // Gregorian (each date of a range has its own calendar).
@@ -195,7 +198,10 @@ fn every_mapping_is_read_back_by_the_gedcomx_crate() {
         s1["value"],
         "Clerk, Parish, Register of York, York, 1800, 12/3"
     );
-    assert_eq!(s1["elements"].as_array().unwrap().len(), 5);
+    // Author, title, publication facts, call number; the repository's
+    // name is an element, not in the value.
+    assert_eq!(s1["elements"].as_array().unwrap().len(), 6);
+    assert_eq!(s1["elements"][5]["value"], "York Archives");
     assert_eq!(
         ours["persons"][0]["attribution"]["modified"],
         978_430_830_000_i64

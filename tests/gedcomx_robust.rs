@@ -6,7 +6,9 @@
 
 #![cfg(feature = "gedcomx")]
 
-use gedcom_elf::gedcomx::{Export, Format, Options};
+use std::sync::Arc;
+
+use gedcom_elf::gedcomx::{Export, Format, Index, Options};
 use gedcom_elf::tree::Records;
 
 /// The document (XML pretty, JSON compact) and the report's total, or the
@@ -23,11 +25,14 @@ fn export(
         pretty: format == Format::Xml,
         ..Options::default()
     };
-    let mut export = Export::new(&mut out, options, Vec::new).map_err(|e| e.to_string())?;
-    for record in Records::new(input).jobs(jobs).batch_bytes(batch) {
-        let record = record.map_err(|e| e.to_string())?;
-        export.record(record.root()).map_err(|e| e.to_string())?;
-    }
+    let index = Index::from_read(input, Default::default(), jobs).map_err(|e| e.to_string())?;
+    let mut export = Export::new(&mut out, options, Arc::new(index), Vec::new)
+        .map_err(|e| e.to_string())?
+        .group_bytes(batch);
+    let mut records = Records::new(input).jobs(jobs).batch_bytes(batch);
+    export
+        .records(&mut records, jobs, |_| {})
+        .map_err(|e| e.to_string())?;
     let report = export.finish().map_err(|e| e.to_string())?;
     Ok((out, report.total()))
 }

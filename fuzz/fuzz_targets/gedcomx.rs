@@ -1,10 +1,12 @@
-//! Arbitrary bytes through the GEDCOM X export: JSON and XML, record by
-//! record at one and two jobs and batches of 1 to 64 bytes; the document
-//! and the not-converted report must be the same every way, and nothing
-//! may panic or hang.
+//! Arbitrary bytes through the GEDCOM X export: the index, then JSON and
+//! XML mapped at one and two jobs, in batches and groups of 1 to 64 bytes;
+//! the document and the not-converted report must be the same every way,
+//! and nothing may panic or hang.
 #![no_main]
 
-use gedcom_elf::gedcomx::{Export, Format, Options};
+use std::sync::Arc;
+
+use gedcom_elf::gedcomx::{Export, Format, Index, Options};
 use gedcom_elf::tree::Records;
 use libfuzzer_sys::fuzz_target;
 
@@ -12,11 +14,12 @@ use libfuzzer_sys::fuzz_target;
 fn export(input: &[u8], format: Format, jobs: usize, batch: usize) -> Result<(Vec<u8>, u64), String> {
     let mut out = Vec::new();
     let options = Options { format, pretty: batch % 2 == 0, ..Options::default() };
-    let mut export = Export::new(&mut out, options, Vec::new).map_err(|e| e.to_string())?;
-    for record in Records::new(input).jobs(jobs).batch_bytes(batch) {
-        let record = record.map_err(|e| e.to_string())?;
-        export.record(record.root()).map_err(|e| e.to_string())?;
-    }
+    let index = Index::from_read(input, Default::default(), jobs).map_err(|e| e.to_string())?;
+    let mut export = Export::new(&mut out, options, Arc::new(index), Vec::new)
+        .map_err(|e| e.to_string())?
+        .group_bytes(if jobs == 1 { 1 << 16 } else { batch });
+    let mut records = Records::new(input).jobs(jobs).batch_bytes(batch);
+    export.records(&mut records, jobs, |_| {}).map_err(|e| e.to_string())?;
     let report = export.finish().map_err(|e| e.to_string())?;
     Ok((out, report.total()))
 }

@@ -146,7 +146,15 @@ impl<'w, W: Write + ?Sized> Json<'w, W> {
             self.out.write_all(b",")?;
         }
         self.newline()?;
-        crate::escape::json_string(self.out, key)?;
+        // Most member names are the model's own identifiers, with nothing
+        // to escape; an identifier's type (a URI) may need it.
+        if key.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            self.out.write_all(b"\"")?;
+            self.out.write_all(key.as_bytes())?;
+            self.out.write_all(b"\"")?;
+        } else {
+            crate::escape::json_string(self.out, key)?;
+        }
         self.out.write_all(if self.pretty { b": " } else { b":" })
     }
 

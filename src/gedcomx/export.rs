@@ -10,9 +10,16 @@
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
 use super::emit::{Json, Xml};
-use super::map::{Item, Mapper, NotConverted};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use super::index::Index;
+use super::map::{reason, Item, Mapper, NotConverted};
 use super::{Format, Options, CEV, GEDCOMX};
+use crate::ordered::Pool;
 use crate::tree::NodeRef;
+use crate::tree::{RecordTree, Records};
+use crate::Diagnostic;
 
 /// Where a section waits for its turn: written once, then read back once.
 pub trait Spool: Write {
@@ -52,6 +59,9 @@ impl Spool for io::BufWriter<std::fs::File> {
     }
 }
 
+/// Bytes of records mapped together on a thread.
+const GROUP: usize = 64 << 10;
+
 /// The sections after persons, in document order: (JSON member, XML element).
 const SPOOLED: [(&str, &str); 5] = [
     ("relationships", "relationship"),
@@ -61,16 +71,146 @@ const SPOOLED: [(&str, &str); 5] = [
     ("places", "place"),
 ];
 
+/// How records are mapped and written: the options and the input's
+/// [`Index`], shared by every thread that maps. Each call of
+/// [`Mapping::map`] maps a group of records into a [`Mapped`], on any
+/// thread; [`Export::absorb`] takes the groups in document order. The
+/// document is the same however the records are grouped.
+#[derive(Clone, Debug, Default)]
+pub struct Mapping {
+    options: Options,
+    index: Arc<Index>,
+}
+
+/// A group of records mapped and written ([`Mapping::map`]), waiting to
+/// be absorbed in order ([`Export::absorb`]).
+#[derive(Debug, Default)]
+pub struct Mapped {
+    /// Persons, then the spooled sections ([`SPOOLED`]), written; in JSON
+    /// each item begins with a comma (the first item of a section drops
+    /// it).
+    sections: [Vec<u8>; 6],
+    counts: [u64; 6],
+    /// The places described: id, name and coordinates (to tell two places
+    /// of one id apart), written.
+    places: Vec<(String, PlaceKey, Vec<u8>)>,
+    /// The `HEAD`'s attribution and language (the first record only).
+    head: Vec<Item>,
+    report: NotConverted,
+    /// The `FAMC.PEDI` facts families took.
+    used: Vec<(String, String)>,
+    /// The files media descriptions are about (`OBJE.FILE`), in order.
+    media: Vec<String>,
+}
+
+/// A place's name and the bits of its latitude and longitude.
+type PlaceKey = (String, u64, u64);
+
+impl Mapping {
+    /// A mapping with `options`, borrowing from other records through
+    /// `index` (the index of the whole input).
+    pub fn new(options: Options, index: Arc<Index>) -> Self {
+        Mapping { options, index }
+    }
+
+    /// Maps `records` and writes their items. `first`: the group begins
+    /// the input (its first record may be the `HEAD`, whose attribution
+    /// and language begin the document).
+    pub fn map<'a>(&self, records: impl IntoIterator<Item = NodeRef<'a>>, first: bool) -> Mapped {
+        let mut mapper =
+            Mapper::new(self.index.clone()).keep_extensions(self.options.keep_extensions);
+        if !first {
+            mapper = mapper.after_first();
+        }
+        let mut mapped = Mapped::default();
+        // Persons take most of a document: room for them at once.
+        mapped.sections[0].reserve(1 << 17);
+        let mut items = Vec::new();
+        for record in records {
+            mapper.map_record(record, &mut items);
+            for item in items.drain(..) {
+                self.write(item, &mut mapped);
+            }
+        }
+        mapped.used = mapper.take_used();
+        mapped.report = mapper.finish();
+        mapped
+    }
+
+    /// Writes `item` into its section of `mapped`.
+    fn write(&self, item: Item, mapped: &mut Mapped) {
+        let (json, pretty) = (self.options.format == Format::Json, self.options.pretty);
+        let mut place = Vec::new();
+        let (out, n): (&mut Vec<u8>, Option<usize>) = match &item {
+            Item::Attribution(_) | Item::Lang(_) => {
+                mapped.head.push(item);
+                return;
+            }
+            Item::Place(_) => (&mut place, None),
+            Item::Person(_) => (&mut mapped.sections[0], Some(0)),
+            Item::Relationship(_) => (&mut mapped.sections[1], Some(1)),
+            Item::SourceDescription(d) => {
+                if let Some(about) = &d.about {
+                    mapped.media.push(about.clone());
+                }
+                (&mut mapped.sections[2], Some(2))
+            }
+            Item::Agent(_) => (&mut mapped.sections[3], Some(3)),
+            Item::Document(_) => (&mut mapped.sections[4], Some(4)),
+        };
+        // Writing to a Vec cannot fail.
+        let _ = if json {
+            out.push(b',');
+            if pretty {
+                out.extend_from_slice(b"\n    ");
+            }
+            let mut e = Json::new(out, pretty, 2);
+            match &item {
+                Item::Person(p) => e.object(p),
+                Item::Relationship(r) => e.object(r),
+                Item::SourceDescription(s) => e.object(s),
+                Item::Agent(a) => e.object(a),
+                Item::Document(d) => e.object(d),
+                Item::Place(p) => e.object(p),
+                Item::Attribution(_) | Item::Lang(_) => Ok(()),
+            }
+        } else {
+            let mut e = Xml::new(out, pretty, 1);
+            match &item {
+                Item::Person(p) => e.element("person", p),
+                Item::Relationship(r) => e.element("relationship", r),
+                Item::SourceDescription(s) => e.element("sourceDescription", s),
+                Item::Agent(a) => e.element("agent", a),
+                Item::Document(d) => e.element("document", d),
+                Item::Place(p) => e.element("place", p),
+                Item::Attribution(_) | Item::Lang(_) => Ok(()),
+            }
+        };
+        match (n, item) {
+            (Some(n), _) => mapped.counts[n] += 1,
+            (None, Item::Place(p)) => {
+                let name = p.names.first().map(|t| t.value.clone()).unwrap_or_default();
+                let bits = |c: Option<f64>| c.unwrap_or_default().to_bits();
+                let key = (name, bits(p.latitude), bits(p.longitude));
+                mapped.places.push((p.id, key, place));
+            }
+            (None, _) => {}
+        }
+    }
+}
+
 /// A GEDCOM X document written record by record to `W`, its later
 /// sections spooled in `S`.
 ///
 /// ```
-/// use gedcom_elf::gedcomx::{Export, Format, Options};
+/// use std::sync::Arc;
+/// use gedcom_elf::gedcomx::{Export, Format, Index, Options};
 /// use gedcom_elf::tree::Records;
 ///
 /// let input: &[u8] = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ada /Lovelace/\n1 SEX F\n0 TRLR\n";
+/// let index = Arc::new(Index::from_read(input, Default::default(), 1)?);
 /// let mut out = Vec::new();
-/// let mut export = Export::new(&mut out, Options::default(), Vec::new)?;
+/// let mut export = Export::new(&mut out, Options::default(), index, Vec::new)?;
 /// for record in Records::new(input) {
 ///     export.record(record?.root())?;
 /// }
@@ -82,27 +222,43 @@ const SPOOLED: [(&str, &str); 5] = [
 /// ```
 pub struct Export<W: Write, S: Spool> {
     out: W,
-    options: Options,
-    mapper: Mapper,
-    items: Vec<Item>,
+    mapping: Mapping,
     /// The spooled sections and how many items each holds.
     spools: Vec<(S, u64)>,
     /// Persons written.
     persons: u64,
+    /// Records (groups) absorbed.
+    groups: u64,
+    /// Bytes of records mapped together ([`Export::group_bytes`]).
+    group: usize,
     /// The document's start (and its attribution) written.
     started: bool,
     attribution: Option<super::Attribution>,
     lang: Option<String>,
+    report: NotConverted,
+    /// The places described: id to name and coordinates.
+    places: HashMap<String, PlaceKey>,
+    /// The files media descriptions are about, each once, in order.
+    media: Vec<String>,
+    media_seen: HashSet<String>,
+    /// The `FAMC.PEDI` facts families took.
+    used: HashSet<(String, String)>,
 }
 
 impl<W: Write, S: Spool> Export<W, S> {
-    /// A document to `out`, its sections after persons in spools made by
-    /// `spool` (five of them, made here).
+    /// A document to `out`, borrowing from other records through `index`
+    /// (the whole input's, [`Index::from_read`]), its sections after
+    /// persons in spools made by `spool` (five of them, made here).
     ///
     /// # Errors
     /// Making a spool.
-    pub fn new(out: W, options: Options, mut spool: impl FnMut() -> S) -> io::Result<Self> {
-        Export::try_new(out, options, || Ok(spool()))
+    pub fn new(
+        out: W,
+        options: Options,
+        index: Arc<Index>,
+        mut spool: impl FnMut() -> S,
+    ) -> io::Result<Self> {
+        Export::try_new(out, options, index, || Ok(spool()))
     }
 
     /// As [`Export::new`], with spools that may fail to be made
@@ -113,6 +269,7 @@ impl<W: Write, S: Spool> Export<W, S> {
     pub fn try_new(
         out: W,
         options: Options,
+        index: Arc<Index>,
         mut spool: impl FnMut() -> io::Result<S>,
     ) -> io::Result<Self> {
         let spools = (0..SPOOLED.len())
@@ -120,105 +277,206 @@ impl<W: Write, S: Spool> Export<W, S> {
             .collect::<io::Result<_>>()?;
         Ok(Export {
             out,
-            options,
-            mapper: Mapper::new().keep_extensions(options.keep_extensions),
-            items: Vec::new(),
+            mapping: Mapping::new(options, index),
             spools,
             persons: 0,
+            groups: 0,
+            group: GROUP,
             started: false,
             attribution: None,
             lang: None,
+            report: NotConverted::default(),
+            places: HashMap::new(),
+            media: Vec::new(),
+            media_seen: HashSet::new(),
+            used: HashSet::new(),
         })
+    }
+
+    /// Maps records in groups of at least `bytes` bytes of records in
+    /// [`Export::records`] (default 64 KiB; `1`: each record alone). The
+    /// document is the same at every group size.
+    pub fn group_bytes(mut self, bytes: usize) -> Self {
+        self.group = bytes.max(1);
+        self
+    }
+
+    /// The mapping, to map groups of records on other threads
+    /// ([`Mapping::map`]) for [`Export::absorb`].
+    pub fn mapping(&self) -> &Mapping {
+        &self.mapping
     }
 
     /// What was not converted so far.
     pub fn not_converted(&self) -> &NotConverted {
-        self.mapper.not_converted()
+        &self.report
+    }
+
+    /// The files the media descriptions written so far are about (their
+    /// `about`, from `OBJE.FILE`), each once, in the
+    /// order first met: what a `.gedx` may carry
+    /// ([`select_media`](super::gedx::select_media)).
+    pub fn media(&self) -> &[String] {
+        &self.media
     }
 
     /// Maps one record (see the mapping in [the module docs](super)) and
-    /// writes what it gives.
+    /// writes what it gives: [`Mapping::map`] and [`Export::absorb`].
     ///
     /// # Errors
     /// Writing the output or a spool.
     pub fn record(&mut self, record: NodeRef<'_>) -> io::Result<()> {
-        let mut items = std::mem::take(&mut self.items);
-        self.mapper.map_record(record, &mut items);
-        for item in items.drain(..) {
-            self.item(&item)?;
-        }
-        self.items = items;
-        Ok(())
+        let mapped = self.mapping.map([record], self.groups == 0);
+        self.absorb(mapped)
     }
 
-    /// Writes one item to its section.
-    fn item(&mut self, item: &Item) -> io::Result<()> {
-        if let Item::Lang(l) = item {
-            match self.started {
-                false => self.lang = Some(l.clone()),
-                true => self.mapper.report_late_head(),
-            }
-            return Ok(());
-        }
-        if let Item::Attribution(a) = item {
-            match self.started {
-                false => self.attribution = Some(a.clone()),
-                // A HEAD after other records (a headless read): too late
-                // for the document's start, and said so.
-                true if !a.is_empty() => self.mapper.report_late_head(),
-                true => {}
-            }
-            return Ok(());
-        }
-        self.start()?;
-        let (json, pretty) = (self.options.format == Format::Json, self.options.pretty);
-        let section = match item {
-            Item::Person(_) | Item::Attribution(_) | Item::Lang(_) => None,
-            Item::Relationship(_) => Some(0),
-            Item::SourceDescription(_) => Some(1),
-            Item::Agent(_) => Some(2),
-            Item::Document(_) => Some(3),
-            Item::Place(_) => Some(4),
+    /// Maps every record `records` gives on `jobs` threads (in groups of
+    /// [`group_bytes`](Export::group_bytes); the first record alone, here) and
+    /// absorbs them in order: the document is the same at every `jobs`.
+    /// `diagnostics` hears the reader's diagnostics as they come.
+    ///
+    /// # Errors
+    /// The first reading error (what came before it is written), or a
+    /// write error.
+    pub fn records<R: Read>(
+        &mut self,
+        records: &mut Records<R>,
+        jobs: usize,
+        mut diagnostics: impl FnMut(Vec<Diagnostic>),
+    ) -> Result<(), super::ExportError> {
+        use super::ExportError::{Read as ReadFailed, Write as WriteFailed};
+        let mut next = |records: &mut Records<R>| {
+            let record = records.next();
+            diagnostics(records.drain_diagnostics().collect());
+            record
         };
-        let (out, n): (&mut dyn Write, &mut u64) = match section {
-            None => (&mut self.out, &mut self.persons),
-            Some(i) => {
-                let (s, n) = &mut self.spools[i];
-                (s, n)
+        if self.groups == 0 {
+            match next(records) {
+                Some(record) => {
+                    let record = record.map_err(ReadFailed)?;
+                    self.record(record.root()).map_err(WriteFailed)?;
+                }
+                None => return Ok(()),
             }
-        };
-        if json {
-            if *n > 0 {
-                out.write_all(b",")?;
-            }
-            if pretty {
-                out.write_all(b"\n    ")?;
-            }
-            let mut e = Json::new(out, pretty, 2);
-            match item {
-                Item::Person(p) => e.object(p),
-                Item::Relationship(r) => e.object(r),
-                Item::SourceDescription(s) => e.object(s),
-                Item::Agent(a) => e.object(a),
-                Item::Document(d) => e.object(d),
-                Item::Place(p) => e.object(p),
-                Item::Attribution(a) => e.object(a),
-                Item::Lang(_) => Ok(()),
-            }?;
-        } else {
-            let mut e = Xml::new(out, pretty, 1);
-            match item {
-                Item::Person(p) => e.element("person", p),
-                Item::Relationship(r) => e.element("relationship", r),
-                Item::SourceDescription(s) => e.element("sourceDescription", s),
-                Item::Agent(a) => e.element("agent", a),
-                Item::Document(d) => e.element("document", d),
-                Item::Place(p) => e.element("place", p),
-                Item::Attribution(a) => e.element("attribution", a),
-                Item::Lang(_) => Ok(()),
-            }?;
         }
-        *n += 1;
+        let mapping = self.mapping.clone();
+        let work = move |group: Vec<RecordTree>| mapping.map(group.iter().map(|r| r.root()), false);
+        let failed = std::thread::scope(|scope| {
+            let mut pool = (jobs > 1).then(|| Pool::scoped(scope, &work, jobs, 2));
+            let mut group = Vec::new();
+            let mut bytes = 0;
+            let mut failed = None;
+            loop {
+                let record = match next(records) {
+                    Some(Ok(r)) => Some(r),
+                    Some(Err(e)) => {
+                        failed = Some(e);
+                        None
+                    }
+                    None => None,
+                };
+                let end = record.is_none();
+                if let Some(r) = record {
+                    bytes += r.bytes().len();
+                    group.push(r);
+                }
+                if !end && bytes < self.group {
+                    continue;
+                }
+                bytes = 0;
+                let taken = std::mem::take(&mut group);
+                match pool.as_mut() {
+                    Some(pool) => {
+                        if !taken.is_empty() {
+                            pool.submit(taken);
+                        }
+                        while !pool.has_room() || (end && pool.in_flight() > 0) {
+                            if let Some(mapped) = pool.next() {
+                                self.absorb(mapped).map_err(WriteFailed)?;
+                            }
+                        }
+                    }
+                    None if taken.is_empty() => {}
+                    None => self.absorb(work(taken)).map_err(WriteFailed)?,
+                }
+                if end {
+                    break;
+                }
+            }
+            Ok(failed)
+        });
+        diagnostics(records.drain_diagnostics().collect());
+        match failed? {
+            Some(e) => Err(ReadFailed(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes a group of records mapped by [`Mapping::map`] (with `first`
+    /// set for the group that begins the input, and only for it); groups
+    /// are absorbed in document order.
+    ///
+    /// # Errors
+    /// Writing the output or a spool.
+    pub fn absorb(&mut self, mapped: Mapped) -> io::Result<()> {
+        self.groups += 1;
+        for item in mapped.head {
+            match item {
+                Item::Lang(l) => self.lang = Some(l),
+                Item::Attribution(a) => self.attribution = Some(a),
+                _ => {}
+            }
+        }
+        self.report.merge(mapped.report);
+        self.used.extend(mapped.used);
+        for about in mapped.media {
+            if self.media_seen.insert(about.clone()) {
+                self.media.push(about);
+            }
+        }
+        let json = self.mapping.options.format == Format::Json;
+        let Mapped {
+            sections,
+            counts,
+            places,
+            ..
+        } = mapped;
+        for (i, (bytes, n)) in sections.iter().zip(counts).enumerate() {
+            if n == 0 {
+                continue;
+            }
+            self.start()?;
+            let (out, total): (&mut dyn Write, &mut u64) = match i {
+                0 => (&mut self.out, &mut self.persons),
+                _ => {
+                    let (s, total) = &mut self.spools[i - 1];
+                    (s, total)
+                }
+            };
+            // A section's first item has no comma before it.
+            let skip = usize::from(json && *total == 0);
+            out.write_all(&bytes[skip..])?;
+            *total += n;
+        }
+        for (id, key, bytes) in places {
+            match self.places.get(&id) {
+                Some(seen) if *seen == key => continue,
+                // Two places of one id (a 64-bit hash's collision): the
+                // second's description is not written.
+                Some(_) => {
+                    self.report
+                        .add(format!("PLAC.MAP {id}"), reason::PLACE_ID, 0);
+                    continue;
+                }
+                None => {}
+            }
+            self.start()?;
+            let (spool, total) = &mut self.spools[4];
+            let skip = usize::from(json && *total == 0);
+            spool.write_all(&bytes[skip..])?;
+            *total += 1;
+            self.places.insert(id, key);
+        }
         Ok(())
     }
 
@@ -228,10 +486,10 @@ impl<W: Write, S: Spool> Export<W, S> {
         if std::mem::replace(&mut self.started, true) {
             return Ok(());
         }
-        let pretty = self.options.pretty;
+        let pretty = self.mapping.options.pretty;
         let attribution = self.attribution.take().filter(|a| !a.is_empty());
         let lang = self.lang.take();
-        match self.options.format {
+        match self.mapping.options.format {
             Format::Json => {
                 self.out.write_all(b"{")?;
                 if let Some(l) = &lang {
@@ -283,8 +541,8 @@ impl<W: Write, S: Spool> Export<W, S> {
     /// Writing the output, reading a spool.
     pub fn finish(mut self) -> io::Result<NotConverted> {
         self.start()?;
-        let pretty = self.options.pretty;
-        let json = self.options.format == Format::Json;
+        let pretty = self.mapping.options.pretty;
+        let json = self.mapping.options.format == Format::Json;
         if json {
             // The persons' array (empty ones included: simpler, and valid).
             self.out.write_all(if pretty && self.persons > 0 {
@@ -315,7 +573,14 @@ impl<W: Write, S: Spool> Export<W, S> {
             (false, false) => self.out.write_all(b"</gedcomx>\n")?,
         }
         self.out.flush()?;
-        Ok(self.mapper.finish())
+        // The `FAMC.PEDI` facts no family took.
+        for (key, _, line) in self.mapping.index.pedigrees() {
+            if !self.used.contains(key) {
+                self.report
+                    .add("INDI.FAMC.PEDI".into(), reason::PEDIGREE, line);
+            }
+        }
+        Ok(self.report)
     }
 }
 
@@ -328,8 +593,9 @@ mod tests {
 
     fn export(input: &[u8], options: Options) -> (String, NotConverted) {
         let mut out = Vec::new();
-        let mut export = Export::new(&mut out, options, Vec::new).unwrap();
         let config = ReaderConfig::new().headless(true);
+        let index = Index::from_read(input, config.clone(), 1).unwrap();
+        let mut export = Export::new(&mut out, options, Arc::new(index), Vec::new).unwrap();
         for record in Records::with_config(input, config) {
             export.record(record.unwrap().root()).unwrap();
         }
@@ -355,6 +621,69 @@ mod tests {
         assert!(at("<person ") < at("<relationship "));
         assert!(at("<relationship ") < at("<sourceDescription "));
         assert!(at("<sourceDescription ") < at("<agent "));
+    }
+
+    #[test]
+    fn a_pedigree_no_family_takes_is_counted_at_the_end() {
+        // F1 lists I1 (its PEDI is a fact, though the family comes first);
+        // F2 does not list I1, and F3 does not exist.
+        let input = b"0 HEAD\n0 @F1@ FAM\n1 HUSB @I2@\n1 CHIL @I1@\n0 @F2@ FAM\n1 HUSB @I2@\n\
+                      0 @I1@ INDI\n1 FAMC @F1@\n2 PEDI adopted\n1 FAMC @F2@\n2 PEDI foster\n\
+                      1 FAMC @F3@\n2 PEDI birth\n0 TRLR\n";
+        let (json, report) = export(input, Options::default());
+        assert!(json.contains(r##""id":"F1.I2.I1","type":"http://gedcomx.org/ParentChild","person1":{"resource":"#I2"},"person2":{"resource":"#I1"},"facts":[{"type":"http://gedcomx.org/AdoptiveParent"}]"##), "{json}");
+        let entries: Vec<_> = report
+            .entries()
+            .map(|s| (s.path, s.reason, s.lines.to_vec()))
+            .collect();
+        assert_eq!(
+            entries,
+            [("INDI.FAMC.PEDI", reason::PEDIGREE, vec![11, 13])]
+        );
+    }
+
+    #[test]
+    fn the_document_is_the_same_at_every_jobs_and_group_size() {
+        let mut input = String::from("0 HEAD\n1 SUBM @U1@\n1 LANG French\n0 @U1@ SUBM\n1 NAME U\n");
+        for i in 0..200 {
+            input.push_str(&format!(
+                "0 @I{i}@ INDI\n1 NAME A{i} /B/\n1 BIRT\n2 PLAC P{}\n3 MAP\n4 LATI N1.{}\n4 LONG E2\n\
+                 1 FAMC @F{}@\n2 PEDI adopted\n1 SOUR @S{}@\n2 PAGE p{i}\n1 _X x\n\
+                 0 @F{i}@ FAM\n1 HUSB @I{}@\n1 WIFE @I{}@\n1 CHIL @I{}@\n\
+                 0 @S{i}@ SOUR\n1 TITL T{i}\n1 REPO @R{}@\n0 @R{i}@ REPO\n1 NAME R{i}\n",
+                i % 7, i % 5, (i + 3) % 200, (i + 9) % 200, i / 2, i / 3, (i + 1) % 200, i % 11
+            ));
+        }
+        input.push_str("0 TRLR\n");
+        for format in [Format::Json, Format::Xml] {
+            for pretty in [false, true] {
+                let options = Options {
+                    format,
+                    pretty,
+                    keep_extensions: false,
+                };
+                let run = |jobs: usize, group: usize| {
+                    let index =
+                        Index::from_read(input.as_bytes(), ReaderConfig::new(), jobs).unwrap();
+                    let mut out = Vec::new();
+                    let mut export = Export::new(&mut out, options, Arc::new(index), Vec::new)
+                        .unwrap()
+                        .group_bytes(group);
+                    let mut records = Records::new(input.as_bytes()).jobs(jobs).batch_bytes(group);
+                    export.records(&mut records, jobs, |_| {}).unwrap();
+                    let report = export.finish().unwrap();
+                    (out, report)
+                };
+                let one = run(1, 1 << 16);
+                assert!(one.1.total() > 0);
+                for (jobs, group) in [(1, 1), (2, 1), (2, 300), (3, 4096), (8, 1 << 20)] {
+                    assert!(
+                        one == run(jobs, group),
+                        "{format:?} {pretty} {jobs} {group}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
@@ -394,6 +723,6 @@ mod tests {
         );
         assert!(!json.contains("attribution"));
         let entries: Vec<_> = report.entries().map(|s| (s.path, s.reason)).collect();
-        assert_eq!(entries, [("HEAD.SUBM", reason::LATE_HEAD)]);
+        assert_eq!(entries, [("HEAD", reason::LATE_HEAD)]);
     }
 }

@@ -5,23 +5,28 @@
 //! becomes: a person, a source description and the descriptions of its
 //! citations, an agent... Whatever it does not map is counted in
 //! [`NotConverted`] with its path and lines, so nothing disappears
-//! silently. The only state kept from one record to the next is that
-//! report, the `FAMC.PEDI` values waiting for their family record and the
-//! places with coordinates already described (a name and two numbers
-//! each).
+//! silently. What a record borrows from others (its children's
+//! `FAMC.PEDI`, a cited source's elements, a repository's name) comes from
+//! the input's [`Index`], gathered before; the only state kept from one
+//! record to the next is that report, the pedigrees families took and the
+//! ids of the places described, so groups of records map alike on any
+//! thread.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
+use super::index::{repository_element, repository_row, Index};
 use super::model::{
     Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gender,
     Identifier, Name, NameForm, NamePart, Note, Person, PlaceDescription, PlaceReference,
     Qualifier, Relationship, SourceCitation, SourceDescription, SourceReference, TextValue,
     Timestamp,
 };
-use super::{CEV, ELF, GX};
+pub use super::table::{pedigree_fact, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
+use super::{ELF, GX};
 use crate::tree::NodeRef;
-use crate::value::{Date as GedcomDate, Name as GedcomName, Pedigree, Sex};
+use crate::value::{Date as GedcomDate, Name as GedcomName, Sex};
 
 /// One item of a document, as a record maps to it.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,20 +49,6 @@ pub enum Item {
     /// coordinates.
     Place(PlaceDescription),
 }
-
-/// The citation elements of a source, in GEDCOM order (the 5.5.1 source
-/// record, then the citation's own): the path of the structure under the
-/// `SOUR` record or citation, and the element's name. FHISO's own elements
-/// where its vocabulary names one; the ELF structure type IRI otherwise.
-pub const CITATION_ELEMENTS: [(&str, &str, &str); 7] = [
-    ("AUTH", CEV, "authorName"),
-    ("TITL", CEV, "title"),
-    ("ABBR", CEV, "shortTitle"),
-    ("PUBL", ELF, "SOURCE_PUBLICATION_FACTS"),
-    ("REPO.CALN", ELF, "SOURCE_CALL_NUMBER"),
-    ("PAGE", ELF, "WHERE_WITHIN_SOURCE"),
-    ("DATA.DATE", ELF, "ENTRY_RECORDING_DATE"),
-];
 
 /// Individual events and attributes: tag and GEDCOM X fact type.
 pub(crate) const PERSON_FACTS: [(&str, &str); 34] = [
@@ -171,18 +162,23 @@ pub mod reason {
     pub const UNKNOWN_VALUE: &str = "value not understood";
     /// A family fact with no couple to hold it.
     pub const NO_COUPLE: &str = "the family has fewer than two partners";
-    /// A `FAMC.PEDI` whose family record came before the individual or is
-    /// missing.
-    pub const PEDIGREE: &str = "PEDI whose FAM record came first or is missing";
+    /// A `FAMC.PEDI` whose family record is missing or does not list the
+    /// individual as a child.
+    pub const PEDIGREE: &str = "PEDI whose FAM record is missing or does not list the child";
     /// A second structure where GEDCOM X holds one.
     pub const SECOND: &str = "a second one: GEDCOM X holds one";
-    /// A `HEAD` that came after other records: the document had begun.
+    /// A `HEAD` that is not the first record: the document had begun (a
+    /// second `HEAD`, or one after the records of a headless input).
     pub const LATE_HEAD: &str = "HEAD after other records: the document had begun";
     /// A structure of the `HEAD` that describes the file (its encoding,
     /// the program that wrote it, its destination, date and name...).
     pub const FILE_METADATA: &str = "describes the GEDCOM file, not its data";
     /// A record with no xref_id where one is needed.
     pub const NO_XREF: &str = "record with no xref_id";
+    /// A place whose description's id ([`place_id`](super::place_id)) is
+    /// another place's: a 64-bit hash's collision, so rare that it is
+    /// reported rather than worked around.
+    pub const PLACE_ID: &str = "place description id already another place's";
 }
 
 /// What was not converted: per path of tags (`INDI.BIRT.FAMC`) and
@@ -226,6 +222,21 @@ impl NotConverted {
         }
     }
 
+    /// Adds `later`'s counts (of the structures after these), as if each
+    /// had been [`add`](NotConverted::add)ed here in turn.
+    pub fn merge(&mut self, later: NotConverted) {
+        self.total += later.total;
+        for (key, (count, mut lines)) in later.entries {
+            if self.entries.len() >= Self::PATHS && !self.entries.contains_key(&key) {
+                continue;
+            }
+            let (n, kept) = self.entries.entry(key).or_default();
+            *n += count;
+            lines.truncate(Self::LINES - kept.len().min(Self::LINES));
+            kept.append(&mut lines);
+        }
+    }
+
     /// Structures not converted (each counts with its substructures).
     pub fn total(&self) -> u64 {
         self.total
@@ -253,41 +264,46 @@ impl NotConverted {
 #[derive(Debug, Default)]
 pub struct Mapper {
     report: NotConverted,
-    /// `FAMC.PEDI` facts waiting for their family: (family id, child id) to
-    /// (fact type, line).
-    pedigrees: HashMap<(String, String), Vec<(&'static str, u64)>>,
-    /// The places described so far: (name, latitude and longitude bits) to
-    /// the description's id.
-    places: Places,
+    /// What records borrow from others (pedigrees, source elements).
+    index: Arc<Index>,
+    /// The `FAMC.PEDI` facts taken by families: (family id, child id).
+    used: Vec<(String, String)>,
+    /// The places this mapper described (their ids, [`place_id`]).
+    places: HashSet<String>,
     /// Keep extension structures as notes ([`Mapper::keep_extensions`]).
     keep: bool,
-    /// A `HEAD` was mapped (the document has one attribution).
-    head_seen: bool,
+    /// Records mapped so far (only the first may be the `HEAD`).
+    records: u64,
 }
 
-/// Places described: (name, latitude bits, longitude bits) to id.
-type Places = HashMap<(String, u64, u64), String>;
+/// The id of the description of a place with coordinates: `~P` and 16
+/// hexadecimal digits of a 64-bit FNV-1a hash of its name and coordinates.
+/// Made from what it describes, it is the same whatever record names the
+/// place first, and in whatever order or on whatever thread records are
+/// mapped; `~P` begins no record's id (`~` begins only `~XX` hex escapes
+/// and `~L`) and no derived one.
+pub fn place_id(name: &str, latitude: f64, longitude: f64) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let bytes = name
+        .bytes()
+        .chain([0xff])
+        .chain(latitude.to_bits().to_le_bytes())
+        .chain(longitude.to_bits().to_le_bytes());
+    for b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("~P{hash:016x}")
+}
+
+/// A local reference to the item `id` (`#id`).
+fn local(id: &str) -> String {
+    ["#", id].concat()
+}
 
 /// A GEDCOM X URI in the `http://gedcomx.org/` namespace.
 fn gx(name: &str) -> String {
-    format!("{GX}{name}")
-}
-
-/// An xref (`@I1@`) as a GEDCOM X id: without its `@` signs, every byte
-/// other than ASCII letters, digits, `_` and `-` written `~XX` (hex), so
-/// ids made by joining record ids with `.` never equal a record's id.
-pub fn xref_id(xref: &str) -> String {
-    let inner = xref.strip_prefix('@').unwrap_or(xref);
-    let inner = inner.strip_suffix('@').unwrap_or(inner);
-    let mut id = String::with_capacity(inner.len());
-    for b in inner.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' {
-            id.push(char::from(b));
-        } else {
-            id.push_str(&format!("~{b:02X}"));
-        }
-    }
-    id
+    [GX, name].concat()
 }
 
 /// A record's id: its xref's ([`xref_id`]), or `~L` and its line when it has
@@ -307,8 +323,8 @@ fn pointer_id(node: NodeRef<'_>) -> Option<String> {
 /// The payload's text, if it has some that is not empty.
 fn text(node: NodeRef<'_>) -> Option<String> {
     node.text()
-        .map(Cow::into_owned)
         .filter(|t| !t.trim().is_empty())
+        .map(Cow::into_owned)
 }
 
 /// `s` percent-encoded for a URI, every byte but the unreserved ones.
@@ -333,12 +349,14 @@ fn data_uri(kind: &str) -> String {
 /// A GEDCOM X `Date` from a `DATE` node: the payload verbatim, and the
 /// formal date when the payload is understood.
 pub fn date(node: NodeRef<'_>) -> Date {
-    let formal = match node.date() {
-        Some(Ok(d)) => d.gedcomx().ok().map(|g| g.to_string()),
-        _ => None,
-    };
+    let original = node.text();
+    let formal = original
+        .as_deref()
+        .and_then(|t| GedcomDate::parse(t).ok())
+        .and_then(|d| d.gedcomx().ok())
+        .map(|g| g.to_string());
     Date {
-        original: node.text().map(Cow::into_owned),
+        original: original.map(Cow::into_owned),
         formal,
     }
 }
@@ -426,7 +444,8 @@ struct Ctx<'m> {
     /// The extension structures kept so far, as notes for the record's
     /// item, with their lines.
     kept: Vec<(Note, u64)>,
-    places: &'m mut Places,
+    places: &'m mut HashSet<String>,
+    index: &'m Index,
     items: &'m mut Vec<Item>,
     /// The record's id, which derived ids start with.
     owner: String,
@@ -435,7 +454,6 @@ struct Ctx<'m> {
     cites: u32,
     media: u32,
     texts: u32,
-    places_made: u32,
 }
 
 impl Ctx<'_> {
@@ -523,7 +541,6 @@ impl Ctx<'_> {
         let n = match kind {
             's' => &mut self.cites,
             'm' => &mut self.media,
-            'p' => &mut self.places_made,
             _ => &mut self.texts,
         };
         *n += 1;
@@ -542,7 +559,7 @@ impl Ctx<'_> {
             id,
             kind: Some(gx("Transcription")),
             sources: vec![SourceReference {
-                description: format!("#{of}"),
+                description: local(of),
                 qualifiers: Vec::new(),
             }],
             text: node.text().map(Cow::into_owned).unwrap_or_default(),
@@ -565,7 +582,7 @@ impl Ctx<'_> {
             let mut sd = SourceDescription {
                 id: id.clone(),
                 citations: vec![SourceCitation {
-                    value: text(node).unwrap_or_else(|| format!("#{id}")),
+                    value: text(node).unwrap_or_else(|| local(&id)),
                     ..SourceCitation::default()
                 }],
                 ..SourceDescription::default()
@@ -579,14 +596,14 @@ impl Ctx<'_> {
                 }
             }
             self.items.push(Item::SourceDescription(sd));
-            reference.description = format!("#{id}");
+            reference.description = local(&id);
             return Some(reference);
         };
         let own = node
             .children()
             .any(|c| matches!(c.tag(), "PAGE" | "DATA" | "NOTE"));
         if !own {
-            reference.description = format!("#{target}");
+            reference.description = local(&target);
             for c in node.children() {
                 match c.tag() {
                     "QUAY" => qualify(c, &mut reference),
@@ -609,12 +626,11 @@ impl Ctx<'_> {
         let mut sd = SourceDescription {
             id: id.clone(),
             component_of: Some(SourceReference {
-                description: format!("#{target}"),
+                description: local(&target),
                 qualifiers: Vec::new(),
             }),
             ..SourceDescription::default()
         };
-        let mut elements = Vec::new();
         for c in node.children() {
             match c.tag() {
                 "PAGE" => {}
@@ -641,14 +657,17 @@ impl Ctx<'_> {
                 _ => self.other(c),
             }
         }
-        elements_of(node, &mut elements, self);
+        // The record's elements, then the citation's own (the table's
+        // later rows).
+        let mut elements = self.index.source_elements(&target);
+        elements_of(node, 0..CITATION_ELEMENTS.len(), &mut elements, self);
         sd.citations.push(SourceCitation {
             lang: None,
-            value: component_citation_value(&elements, &target),
+            value: formatted(&elements, &target),
             elements,
         });
         self.items.push(Item::SourceDescription(sd));
-        reference.description = format!("#{id}");
+        reference.description = local(&id);
         Some(reference)
     }
 
@@ -668,7 +687,7 @@ impl Ctx<'_> {
             }
         };
         Some(SourceReference {
-            description: format!("#{description}"),
+            description: local(&description),
             qualifiers: Vec::new(),
         })
     }
@@ -721,7 +740,7 @@ impl Ctx<'_> {
             .first()
             .map(|t| t.value.clone())
             .or_else(|| sd.about.clone())
-            .unwrap_or_else(|| format!("#{}", sd.id));
+            .unwrap_or_else(|| local(&sd.id));
         sd.citations.push(SourceCitation {
             value,
             ..SourceCitation::default()
@@ -800,19 +819,16 @@ impl Ctx<'_> {
             self.skip(map, reason::NO_EQUIVALENT);
             return None;
         };
-        let key = (name, c.latitude.to_bits(), c.longitude.to_bits());
-        if let Some(id) = self.places.get(&key) {
-            return Some(format!("#{id}"));
+        let id = place_id(&name, c.latitude, c.longitude);
+        if self.places.insert(id.clone()) {
+            self.items.push(Item::Place(PlaceDescription {
+                id: id.clone(),
+                names: vec![TextValue::new(name)],
+                latitude: Some(c.latitude),
+                longitude: Some(c.longitude),
+            }));
         }
-        let id = self.derived('p');
-        self.items.push(Item::Place(PlaceDescription {
-            id: id.clone(),
-            names: vec![TextValue::new(key.0.clone())],
-            latitude: Some(c.latitude),
-            longitude: Some(c.longitude),
-        }));
-        self.places.insert(key, id.clone());
-        Some(format!("#{id}"))
+        Some(local(&id))
     }
 
     /// A `NAME` (or its `FONE`/`ROMN` variant) as a name form.
@@ -963,51 +979,37 @@ fn gedcom_lines(node: NodeRef<'_>) -> String {
 /// The citation elements [`CITATION_ELEMENTS`] names under `node` (a
 /// `SOUR` record or citation), in the table's order, each structure's
 /// payload as the value.
-fn elements_of(node: NodeRef<'_>, into: &mut Vec<CitationElement>, cx: &mut Ctx<'_>) {
-    for (path, base, name) in CITATION_ELEMENTS {
-        for n in node.path(path) {
-            if let Some(v) = text(n) {
-                into.push(CitationElement::new(format!("{base}{name}"), v));
+fn elements_of(
+    node: NodeRef<'_>,
+    rows: std::ops::Range<usize>,
+    into: &mut Vec<CitationElement>,
+    cx: &mut Ctx<'_>,
+) {
+    // Rows of one tag or two (`REPO.CALN`): the children, and the
+    // children's children, met once each, in the table's order.
+    let mut found: Vec<(usize, NodeRef<'_>)> = Vec::new();
+    for c in node.children() {
+        for (row, (path, _, _)) in CITATION_ELEMENTS.iter().enumerate() {
+            if !rows.contains(&row) {
+                continue;
             }
-            // Their substructures are not elements (a CALN's MEDI).
-            cx.rest(n, &[]);
+            match path.split_once('.') {
+                None if *path == c.tag() => found.push((row, c)),
+                Some((first, second)) if first == c.tag() => {
+                    found.extend(c.children().filter(|g| g.tag() == second).map(|g| (row, g)));
+                }
+                _ => {}
+            }
         }
     }
-}
-
-/// The formatted citation of a source record's description (`id`): its
-/// elements' values (author, title, publication facts, call number) but
-/// the short title, joined with `, `; the short title, or `#id`, when
-/// there are none. The import tells by it whether a citation's `value`
-/// says more than its elements.
-pub(crate) fn source_citation_value(elements: &[CitationElement], id: &str) -> String {
-    let formatted = elements
-        .iter()
-        .filter(|e| !e.name.ends_with("shortTitle"))
-        .map(|e| e.value.as_str())
-        .collect::<Vec<_>>()
-        .join(", ");
-    match formatted.is_empty() {
-        false => formatted,
-        true => elements
-            .first()
-            .map(|e| e.value.clone())
-            .unwrap_or_else(|| format!("#{id}")),
-    }
-}
-
-/// The formatted citation of a citation's own description: its elements'
-/// values joined with `, `, or the source record's `#target` when it has
-/// none.
-pub(crate) fn component_citation_value(elements: &[CitationElement], target: &str) -> String {
-    let value = elements
-        .iter()
-        .map(|e| e.value.as_str())
-        .collect::<Vec<_>>()
-        .join(", ");
-    match value.is_empty() {
-        true => format!("#{target}"),
-        false => value,
+    found.sort_by_key(|(row, _)| *row);
+    for (row, n) in found {
+        let (_, base, name) = CITATION_ELEMENTS[row];
+        if let Some(v) = text(n) {
+            into.push(CitationElement::new([base, name].concat(), v));
+        }
+        // Their substructures are not elements (a CALN's MEDI).
+        cx.rest(n, &[]);
     }
 }
 
@@ -1042,9 +1044,21 @@ fn phone_uri(scheme: &str, number: &str) -> String {
 }
 
 impl Mapper {
-    /// A mapper with nothing mapped yet.
-    pub fn new() -> Self {
-        Mapper::default()
+    /// A mapper with nothing mapped yet, borrowing from other records
+    /// through `index` (see [`Index`]: without the input's index, families
+    /// carry no `FAMC.PEDI` facts and citations no record elements).
+    pub fn new(index: Arc<Index>) -> Self {
+        Mapper {
+            index,
+            ..Mapper::default()
+        }
+    }
+
+    /// A mapper for records after the first: a `HEAD` among them is
+    /// counted as late ([`reason::LATE_HEAD`]) rather than mapped.
+    pub fn after_first(mut self) -> Self {
+        self.records = self.records.max(1);
+        self
     }
 
     /// With `keep`, an extension structure (a tag starting with `_`) under
@@ -1063,26 +1077,28 @@ impl Mapper {
         &self.report
     }
 
-    /// Counts the `HEAD.SUBM` of a `HEAD` mapped after the document had
-    /// begun (line unknown: 0).
-    pub(crate) fn report_late_head(&mut self) {
-        self.report.add("HEAD.SUBM".into(), reason::LATE_HEAD, 0);
+    /// Takes the `FAMC.PEDI` facts families used so far: (family id,
+    /// child id).
+    pub fn take_used(&mut self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.used)
     }
 
     /// Maps one record, appending its items to `items`.
     pub fn map_record(&mut self, record: NodeRef<'_>, items: &mut Vec<Item>) {
         let start = items.len();
+        let first = self.records == 0;
+        self.records += 1;
         let mut cx = Ctx {
             keep: self.keep,
             kept: Vec::new(),
             report: &mut self.report,
             places: &mut self.places,
+            index: &self.index,
             items,
             owner: record_id(record),
             cites: 0,
             media: 0,
             texts: 0,
-            places_made: 0,
         };
         let needs_xref = !matches!(record.tag(), "HEAD" | "TRLR");
         if needs_xref && record.xref().is_none() {
@@ -1090,23 +1106,14 @@ impl Mapper {
             return;
         }
         match record.tag() {
-            "HEAD" if std::mem::replace(&mut self.head_seen, true) => {
-                cx.skip(record, reason::SECOND)
-            }
+            "HEAD" if !first => cx.skip(record, reason::LATE_HEAD),
             "HEAD" => head(&mut cx, record),
             "TRLR" => cx.rest(record, &[]),
             "INDI" => {
-                let (person, famc) = person(&mut cx, record);
-                for (family, pedigree, line) in famc {
-                    let key = (family, person.id.clone());
-                    self.pedigrees
-                        .entry(key)
-                        .or_default()
-                        .push((pedigree, line));
-                }
+                let person = person(&mut cx, record);
                 cx.items.push(Item::Person(person));
             }
-            "FAM" => family(&mut cx, record, &mut self.pedigrees),
+            "FAM" => family(&mut cx, record, &mut self.used),
             "SOUR" => source(&mut cx, record),
             "REPO" | "SUBM" => agent(&mut cx, record),
             "OBJE" => {
@@ -1145,16 +1152,10 @@ impl Mapper {
         }
     }
 
-    /// Ends the mapping: the `FAMC.PEDI` facts no family took are counted.
-    pub fn finish(mut self) -> NotConverted {
-        let mut left: Vec<_> = self.pedigrees.drain().collect();
-        left.sort();
-        for (_, facts) in left {
-            for (_, line) in facts {
-                self.report
-                    .add("INDI.FAMC.PEDI".into(), reason::PEDIGREE, line);
-            }
-        }
+    /// Ends the mapping of these records: what was not converted. (The
+    /// `FAMC.PEDI` facts no family took are counted by whoever saw every
+    /// record: [`Export::finish`](super::Export::finish).)
+    pub fn finish(self) -> NotConverted {
         self.report
     }
 }
@@ -1166,7 +1167,7 @@ fn head(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
     for c in record.children() {
         match (c.tag(), pointer_id(c)) {
             ("SUBM", Some(id)) if attribution.contributor.is_none() => {
-                attribution.contributor = Some(format!("#{id}"));
+                attribution.contributor = Some(local(&id));
                 cx.rest(c, &[]);
             }
             ("LANG", None) => match text(c).as_deref().and_then(language_tag) {
@@ -1183,17 +1184,21 @@ fn head(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
     cx.items.push(Item::Attribution(attribution));
 }
 
-/// An `INDI`: the person, and its `FAMC`s with a `PEDI` (family id, fact
-/// type, line) for the family to take.
-fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) -> (Person, Vec<(String, &'static str, u64)>) {
+/// An `INDI`: the person. (Its `FAMC.PEDI`s are its families' to map,
+/// through the [`Index`].)
+fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) -> Person {
     let mut p = Person {
         id: cx.owner.clone(),
         ..Person::default()
     };
-    let mut famc = Vec::new();
     for c in record.children() {
         let tag = c.tag();
-        if let Some((_, kind)) = PERSON_FACTS.iter().find(|(t, _)| *t == tag) {
+        // The tags most individuals have, before the facts' table.
+        let common = matches!(
+            tag,
+            "NAME" | "SEX" | "FAMC" | "FAMS" | "SOUR" | "NOTE" | "CHAN"
+        );
+        if let Some((_, kind)) = PERSON_FACTS.iter().find(|(t, _)| !common && *t == tag) {
             p.facts.push(cx.fact(c, Some(kind)));
             continue;
         }
@@ -1225,22 +1230,13 @@ fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) -> (Person, Vec<(String, &'stat
                 cx.rest(c, &[]);
             }
             "FAMC" => {
-                // The link itself is the family's CHIL; its PEDI waits for it.
+                // The link itself is the family's CHIL, and the family
+                // takes its PEDI from the index.
                 for f in c.children() {
-                    match (f.tag(), f.pedigree(), pointer_id(c)) {
-                        ("PEDI", Some(Ok(pedi)), Some(family)) => {
-                            let kind = match pedi {
-                                Pedigree::Birth => "BiologicalParent",
-                                Pedigree::Adopted => "AdoptiveParent",
-                                Pedigree::Foster => "FosterParent",
-                                Pedigree::Sealing | Pedigree::Other => {
-                                    cx.skip(f, reason::NO_EQUIVALENT);
-                                    continue;
-                                }
-                            };
-                            famc.push((family, kind, f.line()));
-                        }
-                        ("PEDI", _, _) => cx.skip(f, reason::UNKNOWN_VALUE),
+                    match (f.tag(), f.pedigree().map(|p| p.map(pedigree_fact))) {
+                        ("PEDI", Some(Ok(Some(_)))) if c.pointer().is_some() => {}
+                        ("PEDI", Some(Ok(None))) => cx.skip(f, reason::NO_EQUIVALENT),
+                        ("PEDI", _) => cx.skip(f, reason::UNKNOWN_VALUE),
                         _ => cx.other(f),
                     }
                 }
@@ -1255,17 +1251,13 @@ fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) -> (Person, Vec<(String, &'stat
             _ => cx.other(c),
         }
     }
-    (p, famc)
+    p
 }
 
 /// A `FAM`: a couple relationship (the family's id) when it has two
 /// partners, and a parent-child relationship per partner and child
 /// (`FAMILY.PARENT.CHILD`).
-fn family(
-    cx: &mut Ctx<'_>,
-    record: NodeRef<'_>,
-    pedigrees: &mut HashMap<(String, String), Vec<(&'static str, u64)>>,
-) {
+fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)>) {
     let mut parents = Vec::new();
     let mut children = Vec::new();
     // Husbands before wives, whatever the order of the lines.
@@ -1294,8 +1286,8 @@ fn family(
     let mut rel = Relationship {
         id: cx.owner.clone(),
         kind: gx("Couple"),
-        person1: parents.first().map(|p| format!("#{p}")).unwrap_or_default(),
-        person2: parents.get(1).map(|p| format!("#{p}")).unwrap_or_default(),
+        person1: parents.first().map(|p| local(p)).unwrap_or_default(),
+        person2: parents.get(1).map(|p| local(p)).unwrap_or_default(),
         ..Relationship::default()
     };
     for c in record.children() {
@@ -1326,10 +1318,12 @@ fn family(
         cx.items.push(Item::Relationship(rel));
     }
     for child in &children {
-        let facts: Vec<Fact> = pedigrees
-            .remove(&(family_id.clone(), child.clone()))
-            .unwrap_or_default()
-            .into_iter()
+        let pedigree = cx.index.pedigree(&family_id, child);
+        if !pedigree.is_empty() && !parents.is_empty() {
+            used.push((family_id.clone(), child.clone()));
+        }
+        let facts: Vec<Fact> = pedigree
+            .iter()
             .map(|(kind, _)| Fact {
                 kind: gx(kind),
                 ..Fact::default()
@@ -1337,10 +1331,10 @@ fn family(
             .collect();
         for parent in &parents {
             cx.items.push(Item::Relationship(Relationship {
-                id: format!("{family_id}.{parent}.{child}"),
+                id: [family_id.as_str(), ".", parent, ".", child].concat(),
                 kind: gx("ParentChild"),
-                person1: format!("#{parent}"),
-                person2: format!("#{child}"),
+                person1: local(parent),
+                person2: local(child),
                 facts: facts.clone(),
                 ..Relationship::default()
             }));
@@ -1356,15 +1350,26 @@ fn source(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
         id: id.clone(),
         ..SourceDescription::default()
     };
+    // The rows before the repository's name, its name (through the
+    // index), the rows after.
     let mut elements = Vec::new();
-    elements_of(record, &mut elements, cx);
+    let row = repository_row();
+    elements_of(record, 0..row, &mut elements, cx);
+    let repository = record.children().find_map(|c| match c.tag() {
+        "REPO" => pointer_id(c),
+        _ => None,
+    });
+    if let Some(name) = repository.and_then(|r| cx.index.repository_name(&r)) {
+        elements.push(repository_element(name));
+    }
+    elements_of(record, row..CITATION_ELEMENTS.len(), &mut elements, cx);
     for c in record.children() {
         match c.tag() {
             "AUTH" | "ABBR" | "PUBL" => {}
             "TITL" => sd.titles.extend(text(c).map(TextValue::new)),
             "REPO" => {
                 match pointer_id(c) {
-                    Some(r) if sd.repository.is_none() => sd.repository = Some(format!("#{r}")),
+                    Some(r) if sd.repository.is_none() => sd.repository = Some(local(&r)),
                     Some(_) => cx.skip(c, reason::SECOND),
                     None => {}
                 }
@@ -1416,10 +1421,31 @@ fn source(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
     }
     sd.citations.push(SourceCitation {
         lang: None,
-        value: source_citation_value(&elements, &id),
+        value: formatted(&elements, &id),
         elements,
     });
     cx.items.push(Item::SourceDescription(sd));
+}
+
+/// A citation's formatted value (GEDCOM X requires one): its elements'
+/// values joined with commas (author, title, publication facts, call
+/// number, where within the source, the date of the entry), but for the
+/// short title and the repository's name, which only stand in when there
+/// is nothing else; the source's id (`#S1`) when there are no elements.
+pub(crate) fn formatted(elements: &[CitationElement], id: &str) -> String {
+    let aside = |e: &&CitationElement| {
+        e.name.ends_with("/shortTitle") || e.name.ends_with("/NAME_OF_REPOSITORY")
+    };
+    let main: Vec<&str> = elements
+        .iter()
+        .filter(|e| !aside(e))
+        .map(|e| e.value.as_str())
+        .collect();
+    match (main.is_empty(), elements.first()) {
+        (false, _) => main.join(", "),
+        (true, Some(first)) => first.value.clone(),
+        (true, None) => local(id),
+    }
 }
 
 /// A `REPO` or `SUBM`: an agent.
@@ -1467,7 +1493,7 @@ fn note_record(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
     // GEDCOM X requires a document's text: an empty note is its id.
     let mut d = Document {
         id: cx.owner.clone(),
-        text: text(record).unwrap_or_else(|| format!("#{}", cx.owner)),
+        text: text(record).unwrap_or_else(|| local(&cx.owner)),
         ..Document::default()
     };
     for c in record.children() {
@@ -1489,12 +1515,17 @@ mod tests {
     fn map(body: &str) -> (Vec<Item>, NotConverted) {
         let input = format!("0 HEAD\n1 CHAR UTF-8\n1 SUBM @U1@\n{body}0 TRLR\n");
         let tree = Tree::from_slice(input.as_bytes()).unwrap();
-        let mut mapper = Mapper::new();
+        let mut mapper = Mapper::new(index(&input));
         let mut items = Vec::new();
         for record in tree.records() {
             mapper.map_record(record, &mut items);
         }
         (items, mapper.finish())
+    }
+
+    /// The index of `input`.
+    fn index(input: &str) -> Arc<Index> {
+        Arc::new(Index::from_read(input.as_bytes(), Default::default(), 1).unwrap())
     }
 
     /// The items of one kind.
@@ -1570,7 +1601,10 @@ mod tests {
     fn a_second_head_is_counted_whole() {
         let (items, report) = map("0 HEAD\n1 SUBM @U2@\n");
         assert_eq!(items.len(), 1);
-        assert_eq!(skipped(&report), [format!("HEAD {} [4]", reason::SECOND)]);
+        assert_eq!(
+            skipped(&report),
+            [format!("HEAD {} [4]", reason::LATE_HEAD)]
+        );
     }
 
     #[test]
@@ -1581,7 +1615,7 @@ mod tests {
         assert_eq!(language_tag("Klingonese"), None);
         let tree = Tree::from_slice(b"0 HEAD\n1 CHAR UTF-8\n1 LANG German\n0 TRLR\n").unwrap();
         let mut items = Vec::new();
-        Mapper::new().map_record(tree.records().next().unwrap(), &mut items);
+        Mapper::default().map_record(tree.records().next().unwrap(), &mut items);
         assert_eq!(items[0], Item::Lang("de".into()));
     }
 
@@ -1723,16 +1757,21 @@ mod tests {
             })
             .collect();
         assert_eq!(places.len(), 1);
-        assert_eq!(places[0].id, "I1.p1");
+        let id = place_id("Gibraltar", 36.1408, -5.3536);
+        assert!(id.starts_with("~P") && id.len() == 18, "{id}");
+        assert_ne!(id, place_id("Gibraltar", 36.1408, -5.3535));
+        assert_ne!(id, place_id("Gibraltar ", 36.1408, -5.3536));
+        assert_eq!(places[0].id, id);
         assert_eq!(
             (places[0].latitude, places[0].longitude),
             (Some(36.1408), Some(-5.3536))
         );
         let p = persons(&items);
         let reference = |p: &Person, i: usize| p.facts[i].place.clone().unwrap().description;
-        assert_eq!(reference(p[0], 0).as_deref(), Some("#I1.p1"));
-        assert_eq!(reference(p[0], 1).as_deref(), Some("#I1.p1"));
-        assert_eq!(reference(p[1], 0).as_deref(), Some("#I1.p1"));
+        let id = format!("#{id}");
+        assert_eq!(reference(p[0], 0), Some(id.clone()));
+        assert_eq!(reference(p[0], 1), Some(id.clone()));
+        assert_eq!(reference(p[1], 0), Some(id));
         // A MAP with a latitude and no longitude: the name only, counted.
         assert_eq!(reference(p[0], 2), None);
         assert_eq!(
@@ -1773,6 +1812,44 @@ mod tests {
     }
 
     #[test]
+    fn a_citation_s_description_carries_its_source_s_elements_and_repository_name() {
+        // The citation comes before the source and repository records: the
+        // index has them all the same.
+        let (items, report) = map("0 @I1@ INDI\n1 SOUR @S1@\n2 PAGE folio 3\n\
+             0 @S1@ SOUR\n1 TITL Parish register\n1 AUTH Vicar\n1 REPO @R1@\n2 CALN 42\n\
+             0 @R1@ REPO\n1 NAME County archives\n");
+        assert_eq!(skipped(&report), [""; 0]);
+        let sd = descriptions(&items);
+        let element = |name: &str, value: &str| {
+            let base = if name.contains('_') {
+                ELF
+            } else {
+                crate::gedcomx::CEV
+            };
+            CitationElement::new(format!("{base}{name}"), value)
+        };
+        let of_source = [
+            element("authorName", "Vicar"),
+            element("title", "Parish register"),
+            element("SOURCE_CALL_NUMBER", "42"),
+            element("NAME_OF_REPOSITORY", "County archives"),
+        ];
+        // The citation's own description: the record's elements, then its own.
+        assert_eq!(sd[0].id, "I1.s1");
+        let mut own = of_source.to_vec();
+        own.push(element("WHERE_WITHIN_SOURCE", "folio 3"));
+        assert_eq!(sd[0].citations[0].elements, own);
+        assert_eq!(
+            sd[0].citations[0].value,
+            "Vicar, Parish register, 42, folio 3"
+        );
+        // The record's own: its repository's name too, not in the value.
+        assert_eq!(sd[1].id, "S1");
+        assert_eq!(sd[1].citations[0].elements, of_source);
+        assert_eq!(sd[1].citations[0].value, "Vicar, Parish register, 42");
+    }
+
+    #[test]
     fn a_family_with_one_parent_keeps_its_children_and_counts_its_facts() {
         let (items, report) = map(
             "0 @F1@ FAM\n1 WIFE @I2@\n1 CHIL @I3@\n1 MARR\n0 @I3@ INDI\n1 FAMC @F1@\n2 PEDI birth\n",
@@ -1783,13 +1860,12 @@ mod tests {
             (r[0].id.as_str(), r[0].kind.as_str()),
             ("F1.I2.I3", "http://gedcomx.org/ParentChild")
         );
+        // The individual comes after the family: its PEDI, from the
+        // index, is a fact of the relationship all the same.
+        assert_eq!(r[0].facts[0].kind, gx("BiologicalParent"));
         assert_eq!(
             skipped(&report),
-            [
-                format!("FAM.MARR {} [7]", reason::NO_COUPLE),
-                // The individual came after the family: its PEDI is counted.
-                format!("INDI.FAMC.PEDI {} [10]", reason::PEDIGREE),
-            ]
+            [format!("FAM.MARR {} [7]", reason::NO_COUPLE)]
         );
     }
 
@@ -1948,7 +2024,7 @@ mod tests {
         let input = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 BIRT\n2 _MILT yes\n3 DATE 1900\n3 NOTE a\n4 CONT b\n\
                      0 @R1@ REPO\n1 _X y\n0 @X1@ _LOC\n0 TRLR\n";
         let tree = Tree::from_slice(input.as_bytes()).unwrap();
-        let mut mapper = Mapper::new().keep_extensions(true);
+        let mut mapper = Mapper::new(index(input)).keep_extensions(true);
         let mut items = Vec::new();
         for record in tree.records() {
             mapper.map_record(record, &mut items);

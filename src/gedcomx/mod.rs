@@ -8,11 +8,20 @@
 //!
 //! - [`model`]: the owned GEDCOM X types the export needs, and
 //!   [`CitationElement`];
+//! - [`table`]: the rules the mapping and the index share (ids from
+//!   xrefs, [`CITATION_ELEMENTS`](table::CITATION_ELEMENTS), `PEDI` facts);
+//! - [`index`](mod@index): what a record borrows from others (its
+//!   children's `FAMC.PEDI`, a cited source's elements, a repository's
+//!   name), gathered by a first pass over the events ([`Index`]);
 //! - [`map`]: one record's tree to its GEDCOM X items ([`Mapper`]), and
 //!   what was not converted ([`NotConverted`]);
-//! - [`export`](mod@export): the document written record by record
-//!   ([`Export`]), its sections after persons spooled, so memory stays
-//!   bounded; [`to_writer`] does it all for a reader;
+//! - [`export`](mod@export): records mapped in groups on any thread
+//!   ([`Mapping`]) and the document written in order ([`Export`]; its
+//!   sections after persons spooled, so memory stays bounded;
+//!   [`Export::records`] maps on `jobs` threads); [`to_writer`] does it
+//!   all for a reader;
+//! - [`gedx`]: the GEDCOM X file format (`.gedx`: a zip with a manifest,
+//!   `tree.json` and media files), written and read;
 //! - [`import`]: a GEDCOM X document (JSON or XML) read into the model
 //!   ([`Gedcomx`]) and written as GEDCOM through the export's own tables
 //!   read backwards (its table is in its docs).
@@ -57,18 +66,18 @@
 //! | event payload | the fact's `value` (not `Y`) |
 //! | `DATE` | `date`: `original` verbatim, `formal` when the date layer understands it ([`Date::gedcomx`](crate::value::Date::gedcomx), proleptic Gregorian) |
 //! | `PLAC` | `place.original` |
-//! | `PLAC.MAP` (`LATI` and `LONG`) | a `PlaceDescription` in `places` (the name, `latitude`, `longitude`; id `OWNER.pN`, made once per name and coordinates, however many records name it) as the place's `description` |
+//! | `PLAC.MAP` (`LATI` and `LONG`) | a `PlaceDescription` in `places` (the name, `latitude`, `longitude`; one per name and coordinates, however many records name it, its id made from them: `~P` and 16 hex digits, [`place_id`](map::place_id)) as the place's `description` |
 //! | `AGE`, `CAUS`, `RELI` under an event | qualifiers Age, Cause, Religion |
 //! | `FAM` with two partners | a `Couple` relationship (the family's id): `HUSB`/`WIFE` as person1/person2, family events as facts (`MARR` Marriage, `DIV` Divorce ...) |
 //! | `FAM.CHIL` | a `ParentChild` relationship per partner and child, id `FAMILY.PARENT.CHILD` |
-//! | `INDI.FAMC.PEDI` | facts of those relationships: `birth` BiologicalParent, `adopted` AdoptiveParent, `foster` FosterParent (when the individual comes before the family) |
+//! | `INDI.FAMC.PEDI` | facts of those relationships: `birth` BiologicalParent, `adopted` AdoptiveParent, `foster` FosterParent (through the [`Index`], whatever the records' order; a `PEDI` whose family does not list the child is counted) |
 //! | a family with fewer than two partners | its children's `ParentChild` relationships; its own facts and links are not converted |
 //! | `SOUR` record | `SourceDescription`; `citations[0]`: a formatted `value` (author, title, publication facts, call numbers) and citation `elements` per [`CITATION_ELEMENTS`](map::CITATION_ELEMENTS) |
 //! | `SOUR.TITL` | also `titles` |
-//! | `SOUR.REPO` | `repository` (`#id`); its `CALN` a citation element |
+//! | `SOUR.REPO` | `repository` (`#id`); its `CALN` a citation element, and the repository's `NAME` too (`NAME_OF_REPOSITORY`, through the [`Index`]; not in the formatted value) |
 //! | `SOUR.DATA.EVEN` | `coverage` (its `DATE` temporal, `PLAC` spatial), and the events recorded as a `description` |
 //! | `SOUR.TEXT`, citation `DATA.TEXT` | a `Document` of type Transcription (id `OWNER.tN`) with a source reference to the description |
-//! | a citation with `PAGE`, `DATA` or `NOTE` | its own `SourceDescription` (id `OWNER.sN`: the record's id and the citation's number in the record), `componentOf` the record's, whose citation holds its own elements (`PAGE`, `DATA.DATE`); a `SourceReference` to it |
+//! | a citation with `PAGE`, `DATA` or `NOTE` | its own `SourceDescription` (id `OWNER.sN`: the record's id and the citation's number in the record), `componentOf` the record's, whose citation holds the source record's elements (through the [`Index`]) and then its own (`PAGE`, `DATA.DATE`); a `SourceReference` to it |
 //! | a citation that is a bare pointer | a `SourceReference` to the record's description |
 //! | citation `QUAY`, `EVEN`, `EVEN.ROLE` | qualifiers of the reference, named by their ELF structure type IRIs |
 //! | a text citation (`SOUR text`) | its own description (id `OWNER.sN`) whose citation `value` is the text |
@@ -90,18 +99,26 @@
 //! structures under persons, relationships, source descriptions and
 //! documents are kept as their notes.
 //!
-//! Not done yet: the repository's name as a citation element of its
-//! sources (it needs the `REPO` record while the `SOUR` record is written),
-//! a citation's description carrying its record's elements (same), pointers
-//! to `NOTE` records (counted), and the `gedx` file format.
+//! A `HEAD` that is not the first record is counted whole (the document
+//! had begun). Pointers to `NOTE` records are counted: the record is a
+//! document of its own.
+//!
+//! The document depends only on the input: the same at every number of
+//! threads and group size ([`Export::records`], [`Export::group_bytes`]),
+//! since what records borrow from one another comes from the [`Index`] and
+//! every derived id is made from its record or its content.
 
 pub mod emit;
 pub mod export;
+pub mod gedx;
 pub mod import;
+pub mod index;
 pub mod map;
 pub mod model;
+pub mod table;
 
-pub use export::{Export, Spool};
+pub use export::{Export, Mapped, Mapping, Spool};
+pub use index::Index;
 pub use map::{Item, Mapper, NotConverted, Skipped};
 pub use model::{
     Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gedcomx, Gender,
@@ -191,21 +208,30 @@ impl std::fmt::Display for ExportError {
 
 impl std::error::Error for ExportError {}
 
-/// Reads GEDCOM from `input` record by record ([`crate::tree::Records`])
-/// and writes it to `out` as one GEDCOM X document; gives what was not
-/// converted. The sections after persons wait in memory: for bounded
-/// memory, use [`Export`] with file spools.
+/// Reads GEDCOM from `input` and writes it to `out` as one GEDCOM X
+/// document; gives what was not converted. The input is read into memory,
+/// its [`Index`] gathered, then its records read one at a time
+/// ([`crate::tree::Records`]) and mapped; the sections after persons wait
+/// in memory too. For bounded memory, gather the index from a file and
+/// use [`Export`] with file spools (as the command-line tool does).
 ///
 /// # Errors
 /// The first reading error, or a write error; `out` then holds an
 /// unfinished document.
 pub fn to_writer<R: Read, W: Write>(
-    input: R,
+    mut input: R,
     out: W,
     options: Options,
 ) -> Result<NotConverted, ExportError> {
-    let mut export = Export::new(out, options, Vec::new).map_err(ExportError::Write)?;
-    for record in crate::tree::Records::new(input) {
+    let mut bytes = Vec::new();
+    input
+        .read_to_end(&mut bytes)
+        .map_err(|e| ExportError::Read(e.into()))?;
+    let index = Index::from_read(&bytes[..], crate::ReaderConfig::default(), 1)
+        .map_err(ExportError::Read)?;
+    let mut export = Export::new(out, options, std::sync::Arc::new(index), Vec::new)
+        .map_err(ExportError::Write)?;
+    for record in crate::tree::Records::new(&bytes[..]) {
         let record = record.map_err(ExportError::Read)?;
         export.record(record.root()).map_err(ExportError::Write)?;
     }

@@ -63,6 +63,10 @@ pub enum Command {
         /// that match no xref_id (standard input is read whole first)
         #[arg(long)]
         tree: bool,
+        /// List the media entries of a GEDZIP (.gdz) archive, one per line
+        /// (size, a tab, name), instead of the statistics
+        #[arg(long, conflicts_with = "tree")]
+        list_media: bool,
         #[command(flatten)]
         r: Reading,
     },
@@ -76,12 +80,14 @@ pub enum Command {
         #[command(flatten)]
         r: Reading,
     },
-    /// One GEDCOM X document (JSON or XML) with FHISO citation elements; what is not
-    /// converted is listed on stderr
+    /// One GEDCOM X document (JSON, XML, or a .gedx file with the media) with FHISO
+    /// citation elements; what is not converted is listed on stderr
     Gedcomx {
-        /// The output format: GEDCOM X JSON or XML
-        #[arg(long, value_name = "json|xml", default_value = "json",
-              value_parser = ["json", "xml"])]
+        /// The output format: GEDCOM X JSON or XML, or gedx: the GEDCOM X file format
+        /// (a zip of a manifest, tree.json and the media files beside the input that
+        /// OBJE FILE lines name)
+        #[arg(long, value_name = "json|xml|gedx", default_value = "json",
+              value_parser = ["json", "xml", "gedx"])]
         format: String,
         /// Indent the output, one property per line
         #[arg(long)]
@@ -95,15 +101,15 @@ pub enum Command {
         #[command(flatten)]
         r: Reading,
     },
-    /// A GEDCOM X document (JSON or XML) as GEDCOM 5.5.1 / ELF; what GEDCOM cannot carry
-    /// is listed on stderr
+    /// A GEDCOM X document (JSON, XML or .gedx) as GEDCOM 5.5.1 / ELF; what GEDCOM cannot
+    /// carry is listed on stderr
     FromGedcomx {
         #[command(flatten)]
         output: OutputArg,
         #[command(flatten)]
         diag: DiagOpts,
-        /// The GEDCOM X document (FILE.json or FILE.xml; otherwise its first byte, { or <,
-        /// tells), or - for standard input
+        /// The GEDCOM X document (FILE.json, FILE.xml or FILE.gedx; otherwise its first
+        /// bytes tell: {, <, or a zip), or - for standard input
         #[arg(value_name = "FILE")]
         file: String,
     },
@@ -192,7 +198,7 @@ pub struct CheckArgs {
     pub jobs: JobOpts,
     #[command(flatten)]
     pub encoding: EncodingOpt,
-    /// The GEDCOM files, or - for standard input
+    /// The GEDCOM files (or GEDZIP .gdz archives), or - for standard input
     #[arg(value_name = "FILE", required_unless_present = "list_rules")]
     pub files: Vec<String>,
 }

@@ -5,12 +5,14 @@
 //! A file is memory-mapped and cut into chunks of about `--chunk-bytes`
 //! (default 2 MiB) read on `--jobs` threads; standard input is streamed in
 //! batches of about `--chunk-bytes` (default 64 KiB), so memory stays
-//! bounded whatever the input's size.
+//! bounded whatever the input's size. A GEDZIP file's (`.gdz`) `gedcom.ged`
+//! is read into memory and used as the file.
 
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Deref;
 
+use gedcom_elf::gedzip;
 use gedcom_elf::par::{Chunks, Summary};
 use gedcom_elf::stream::StreamReader;
 use gedcom_elf::{Diagnostic, EncodingInfo, Error, Input, Reader};
@@ -94,8 +96,69 @@ impl Source {
     }
 
     /// The whole input: a file mapped, standard input read whole (with a
-    /// progress bar), or the sample.
+    /// progress bar), or the sample. A GEDZIP file (named `.gdz`, or
+    /// starting as a zip archive does) gives its `gedcom.ged`, read into
+    /// memory.
     pub fn load(&self) -> Result<Bytes, Fail> {
+        let bytes = self.load_raw()?;
+        match self {
+            Source::File(path) if is_gedzip(path, &bytes) => {
+                let gdz = gedzip::read_gedzip(io::Cursor::new(&bytes[..])).map_err(gedzip_fail)?;
+                Ok(Box::new(gdz.gedcom))
+            }
+            _ => Ok(bytes),
+        }
+    }
+
+    /// The media entries of a GEDZIP file; `None` for any other input.
+    pub fn media(&self) -> Result<Option<Vec<gedzip::Entry>>, Fail> {
+        let Source::File(path) = self else {
+            return Ok(None);
+        };
+        let mut file = File::open(path).map_err(|e| Fail::Input(Error::from(e)))?;
+        let mut start = Vec::with_capacity(4);
+        (&mut file)
+            .take(4)
+            .read_to_end(&mut start)
+            .map_err(|e| Fail::Input(Error::from(e)))?;
+        if !is_gedzip(path, &start) {
+            return Ok(None);
+        }
+        gedzip::list_gedzip(file).map(Some).map_err(gedzip_fail)
+    }
+
+    /// Refuses `-o OUT` for a command that writes GEDCOM when OUT is named
+    /// `.gdz`, or is this input and this input is a GEDZIP: GEDCOM written
+    /// over an archive would lose its media, and a GEDCOM file named `.gdz`
+    /// would not read.
+    pub fn check_gedcom_output(&self, output: Option<&str>) -> Result<(), Fail> {
+        let Some(out) = output.filter(|o| *o != "-") else {
+            return Ok(());
+        };
+        let named_gdz = std::path::Path::new(out)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("gdz"));
+        let over_archive = match self {
+            Source::File(path) => {
+                let same = |a: &str, b: &str| {
+                    let (a, b) = (std::fs::canonicalize(a), std::fs::canonicalize(b));
+                    matches!((a, b), (Ok(a), Ok(b)) if a == b)
+                };
+                same(path, out) && matches!(self.media(), Ok(Some(_)) | Err(_))
+            }
+            _ => false,
+        };
+        match named_gdz || over_archive {
+            true => Err(Fail::Other(format!(
+                "{out}: this command writes GEDCOM, not a GEDZIP archive; name another output \
+                 (written over an archive, GEDCOM would lose its media)"
+            ))),
+            false => Ok(()),
+        }
+    }
+
+    /// The input's bytes as they are.
+    fn load_raw(&self) -> Result<Bytes, Fail> {
         let load = || -> io::Result<Bytes> {
             Ok(match self {
                 Source::File(path) => {
@@ -122,6 +185,23 @@ impl Source {
             })
         };
         load().map_err(|e| Fail::Input(Error::from(e)))
+    }
+}
+
+/// Whether the file `path`, whose first bytes are `start`, is read as a
+/// GEDZIP archive: named `.gdz` (any case), or starting as a zip does.
+fn is_gedzip(path: &str, start: &[u8]) -> bool {
+    let gdz = std::path::Path::new(path)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gdz"));
+    gdz || gedzip::is_zip(start)
+}
+
+/// A GEDZIP that could not be read, as the command's failure.
+fn gedzip_fail(e: gedzip::GedzipError) -> Fail {
+    match e.kind() {
+        gedzip::GedzipErrorKind::NoGedcom => Fail::Other(e.to_string()),
+        _ => Fail::Other(format!("cannot read it as a GEDZIP archive: {e}")),
     }
 }
 

@@ -16,6 +16,7 @@ pub fn run(source: &Source, e: Editing, report: &mut Report) -> Result<(), Fail>
         drop_tags: e.drop_tag,
         rename_tags: e.rename_tag,
     };
+    source.check_gedcom_output(e.output.output.as_deref())?;
     let input = source.load()?;
     let mut out = Output::create(e.output.output.as_deref())?;
     let progress = Progress::new(Some(input.len() as u64));

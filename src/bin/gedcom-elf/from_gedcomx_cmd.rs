@@ -1,9 +1,10 @@
-//! `gedcom-elf from-gedcomx`: a GEDCOM X document (JSON or XML) as GEDCOM
-//! 5.5.1 / ELF, through the library's `gedcomx::import`.
+//! `gedcom-elf from-gedcomx`: a GEDCOM X document (JSON, XML, or the
+//! GEDCOM X file format `.gedx`) as GEDCOM 5.5.1 / ELF, through the
+//! library's `gedcomx::import`.
 //!
 //! The document is read whole (GEDCOM X has no records to stream by), its
-//! syntax taken from the file's extension (`.json`, `.xml`) or, failing
-//! that, from its first byte (`{` or `<`). The GEDCOM is written whole or
+//! syntax taken from the file's extension (`.json`, `.xml`, `.gedx`) or,
+//! failing that, from its first bytes (`{`, `<`, a zip's `PK`). The GEDCOM is written whole or
 //! not at all; what it could not carry is listed on stderr, a warning each
 //! (at its XML line, or naming its JSON path), the first [`SHOWN`] unless
 //! `--all-warnings`, then a count.
@@ -19,16 +20,12 @@ use crate::output::Output;
 use crate::report::{Fail, Report, SHOWN};
 
 /// The syntax a file's extension names, if it names one.
-fn by_extension(path: &str) -> Option<Result<Syntax, Fail>> {
+fn by_extension(path: &str) -> Option<Syntax> {
     let ext = Path::new(path).extension()?.to_str()?.to_ascii_lowercase();
     match ext.as_str() {
-        "json" => Some(Ok(Syntax::Json)),
-        "xml" => Some(Ok(Syntax::Xml)),
-        "gedx" => Some(Err(Fail::Other(
-            "the GEDCOM X file format (.gedx) is not read yet: unzip it and give its \
-             tree.json or tree.xml"
-                .into(),
-        ))),
+        "json" => Some(Syntax::Json),
+        "xml" => Some(Syntax::Xml),
+        "gedx" => Some(Syntax::Gedx),
         _ => None,
     }
 }
@@ -56,11 +53,11 @@ pub fn run(
         }
     };
     let syntax = match named {
-        Some(s) => s?,
+        Some(s) => s,
         None => Syntax::sniff(&input).ok_or_else(|| {
             Fail::Other(
-                "not a GEDCOM X document: neither JSON (`{`) nor XML (`<`), and no .json or \
-                 .xml extension"
+                "not a GEDCOM X document: neither JSON (`{`), XML (`<`) nor a zip, and no \
+                 .json, .xml or .gedx extension"
                     .into(),
             )
         })?,
@@ -68,6 +65,7 @@ pub fn run(
     let read = match syntax {
         Syntax::Json => import::read_json(&input),
         Syntax::Xml => import::read_xml(&input),
+        Syntax::Gedx => import::read_gedx(&input),
     };
     let (doc, mut issues) = read.map_err(|e| Fail::Other(e.to_string()))?;
     let ged =
@@ -129,9 +127,9 @@ mod tests {
 
     #[test]
     fn the_extension_names_the_syntax_whatever_its_case() {
-        assert!(matches!(by_extension("a.JSON"), Some(Ok(Syntax::Json))));
-        assert!(matches!(by_extension("dir.x/a.xml"), Some(Ok(Syntax::Xml))));
-        assert!(matches!(by_extension("a.gedx"), Some(Err(_))));
+        assert_eq!(by_extension("a.JSON"), Some(Syntax::Json));
+        assert_eq!(by_extension("dir.x/a.xml"), Some(Syntax::Xml));
+        assert_eq!(by_extension("a.gedx"), Some(Syntax::Gedx));
         assert!(by_extension("a.txt").is_none());
         assert!(by_extension("-").is_none());
     }

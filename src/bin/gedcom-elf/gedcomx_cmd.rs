@@ -12,10 +12,15 @@
 //! converted is summarised on stderr, a warning per path at its first line.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::sync::Arc;
 
-use gedcom_elf::gedcomx::{Export, Format, NotConverted, Options};
+use std::path::Path;
+
+use gedcom_elf::gedcomx::gedx::{select_media, write_gedx, GedxError, MediaSelection};
+use gedcom_elf::gedcomx::{Export, ExportError, Format, Index, NotConverted, Options};
 use gedcom_elf::tree::Records;
+use gedcom_elf::ErrorKind;
 
 use crate::cli::Settings;
 use crate::drive::Source;
@@ -23,7 +28,8 @@ use crate::output::Output;
 use crate::progress::Progress;
 use crate::report::{Fail, Report};
 
-/// `gedcomx`: `format` is `json` or `xml`; `--pretty`; `--keep-extensions`.
+/// `gedcomx`: `format` is `json`, `xml` or `gedx`; `--pretty`;
+/// `--keep-extensions`.
 pub fn run(
     settings: &Settings,
     source: &Source,
@@ -40,25 +46,65 @@ pub fn run(
         pretty,
         keep_extensions,
     };
-    let (input, progress): (Box<dyn Read>, _) = match source {
+    let config = settings.config().encoding(settings.encoding());
+    let jobs = settings.jobs();
+    // The first pass gathers the index; standard input is copied to a
+    // temporary file on the way, for the second pass to read.
+    // A reading error of the first pass other than the source's own is
+    // met again, at the same line, by the second, which reports the
+    // diagnostics before it and fails (nothing is written).
+    let read_failed = |index: Result<Index, gedcom_elf::Error>| match index {
+        Ok(index) => Ok(index),
+        Err(e) if e.kind() == ErrorKind::Io => Err(Fail::Input(e)),
+        Err(_) => Ok(Index::new()),
+    };
+    let (index, second): (Index, File) = match source {
         Source::File(path) => {
             let file = File::open(path).map_err(|e| Fail::Input(e.into()))?;
             let size = file.metadata().ok().map(|m| m.len());
             let progress = Progress::new(size);
-            (Box::new(progress.wrap(file)), progress)
+            let index = Index::from_read(progress.wrap(file), config.clone(), jobs);
+            drop(progress);
+            let again = File::open(path).map_err(|e| Fail::Input(e.into()))?;
+            (read_failed(index)?, again)
         }
         Source::Stdin | Source::Sample => {
+            let spool_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
+            let mut copy = io::BufWriter::new(tempfile::tempfile().map_err(spool_failed)?);
             let progress = Progress::new(None);
-            (Box::new(progress.wrap(io::stdin().lock())), progress)
+            let tee = Tee {
+                inner: progress.wrap(io::stdin().lock()),
+                copy: &mut copy,
+            };
+            let index = Index::from_read(tee, config.clone(), jobs);
+            drop(progress);
+            let mut copy = copy
+                .into_inner()
+                .map_err(|e| spool_failed(e.into_error()))?;
+            copy.seek(SeekFrom::Start(0)).map_err(spool_failed)?;
+            (read_failed(index)?, copy)
         }
     };
-    let config = settings.config().encoding(settings.encoding());
-    let mut records = Records::with_config(input, config).jobs(settings.jobs());
+    let size = second.metadata().ok().map(|m| m.len());
+    let progress = Progress::new(size);
+    let input = progress.wrap(second);
+    let mut records = Records::with_config(input, config).jobs(jobs);
     if let Some(n) = settings.jobs.chunk_bytes {
         records = records.batch_bytes(n);
     }
     let mut out = Output::create(output)?;
-    let exported = export(&mut records, &mut out, options, report);
+    let index = Arc::new(index);
+    let exported = match format {
+        "gedx" => gedx(
+            &mut records,
+            index,
+            &mut out,
+            (options, jobs),
+            source,
+            report,
+        ),
+        _ => export(&mut records, index, &mut out, (options, jobs), report).map(|(n, _)| n),
+    };
     drop(progress);
     let not_converted = match exported {
         Ok(n) => n,
@@ -74,26 +120,103 @@ pub fn run(
     out.commit()
 }
 
-/// Reads every record into an export to `out`; diagnostics reported as
-/// they come.
-fn export<R: Read>(
+/// A reader that copies what it reads to `copy`.
+struct Tee<R, W> {
+    inner: R,
+    copy: W,
+}
+
+impl<R: Read, W: Write> Read for Tee<R, W> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.copy.write_all(&buf[..n])?;
+        Ok(n)
+    }
+}
+
+/// The document as a GEDCOM X file (`.gedx`): written to a temporary file
+/// first (the archive needs its size), zipped with the media files beside
+/// the input that the `OBJE` descriptions are about, then copied to `out`.
+/// Each media value not included is a warning.
+fn gedx<R: Read>(
     records: &mut Records<R>,
+    index: Arc<Index>,
     out: &mut Output,
-    options: Options,
+    (options, jobs): (Options, usize),
+    source: &Source,
     report: &mut Report,
 ) -> Result<NotConverted, Fail> {
-    let spool_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
-    // Items are written a property at a time: the spools are buffered.
-    let spool = || Ok(io::BufWriter::with_capacity(1 << 16, tempfile::tempfile()?));
-    let mut export = Export::try_new(out, options, spool).map_err(spool_failed)?;
-    while let Some(record) = records.next() {
-        let diagnostics: Vec<_> = records.drain_diagnostics().collect();
-        report.diagnostics(&diagnostics);
-        export.record(record?.root()).map_err(spool_failed)?;
+    let temp_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
+    let gedx_failed = |e: GedxError| Fail::Other(format!("cannot write the GEDCOM X file: {e}"));
+    let document = tempfile::tempfile().map_err(temp_failed)?;
+    let mut document = io::BufWriter::with_capacity(1 << 16, document);
+    let (not_converted, media) = export(records, index, &mut document, (options, jobs), report)?;
+    let mut document = document
+        .into_inner()
+        .map_err(|e| temp_failed(e.into_error()))?;
+    document.seek(SeekFrom::Start(0)).map_err(temp_failed)?;
+    let selection = match source {
+        Source::File(path) => {
+            let dir = Path::new(path).parent().unwrap_or(Path::new(""));
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            select_media(dir, media.iter().map(String::as_str))
+        }
+        Source::Stdin | Source::Sample => {
+            if !media.is_empty() {
+                report.note(&format!(
+                    "{} media file{} named; none included: standard input has no directory to find them in",
+                    media.len(),
+                    if media.len() == 1 { "" } else { "s" }
+                ));
+            }
+            MediaSelection::default()
+        }
+    };
+    for (about, why) in &selection.excluded {
+        report.warning(&format!(
+            "media {about} not included in the GEDCOM X file: {why}"
+        ));
     }
-    let diagnostics: Vec<_> = records.drain_diagnostics().collect();
-    report.diagnostics(&diagnostics);
-    export.finish().map_err(spool_failed)
+    let zip = tempfile::tempfile().map_err(temp_failed)?;
+    let mut zip =
+        write_gedx(zip, &mut document, Format::Json, &selection.included).map_err(gedx_failed)?;
+    zip.seek(SeekFrom::Start(0)).map_err(temp_failed)?;
+    // The archive to the output (a write error is the output's, kept by
+    // it; any other the temporary file's).
+    if let Err(e) = io::copy(&mut zip, out) {
+        out.check()?;
+        return Err(temp_failed(e));
+    }
+    Ok(not_converted)
+}
+
+/// Reads every record into an export to `out`, mapped on `jobs` threads;
+/// diagnostics reported as they come. Gives what was not converted and
+/// the files the media descriptions are about.
+fn export<R: Read, W: Write>(
+    records: &mut Records<R>,
+    index: Arc<Index>,
+    out: W,
+    (options, jobs): (Options, usize),
+    report: &mut Report,
+) -> Result<(NotConverted, Vec<String>), Fail> {
+    let spool_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
+    // Groups of items are written at once: the spools are buffered lightly.
+    let spool = || Ok(io::BufWriter::with_capacity(1 << 16, tempfile::tempfile()?));
+    let mut export = Export::try_new(out, options, index, spool).map_err(spool_failed)?;
+    let done = export.records(records, jobs, |ds| report.diagnostics(&ds));
+    match done {
+        Ok(()) => {}
+        Err(ExportError::Read(e)) => return Err(e.into()),
+        Err(ExportError::Write(e)) => return Err(spool_failed(e)),
+    }
+    let media = export.media().to_vec();
+    let not_converted = export.finish().map_err(spool_failed)?;
+    Ok((not_converted, media))
 }
 
 /// A warning per path not converted, at its first line, then the total.

@@ -111,6 +111,9 @@ fn run(command: Option<Command>) -> ExitCode {
     };
     let result = match command {
         Command::Events { types, .. } => events::run(s, &source, types, r),
+        Command::Stats {
+            list_media: true, ..
+        } => stats::list_media(&source),
         Command::Stats { tree: true, .. } => tree_cmd::stats(s, &source, r),
         Command::Stats { .. } => stats::run(s, &source, r),
         Command::Count { .. } => count_cmd::run(s, &source, r),

@@ -51,6 +51,7 @@ pub fn run(
     output: &OutputArg,
     report: &mut Report,
 ) -> Result<(), Fail> {
+    source.check_gedcom_output(output.output.as_deref())?;
     let mut out = Output::create(output.output.as_deref())?;
     let mut rewriter = Rewriter::new(config, &mut out);
     let result = match source {

@@ -51,6 +51,23 @@ impl Work for Tally {
     }
 }
 
+/// `stats --list-media`: a GEDZIP archive's media entries, one per line
+/// (the size the archive declares, a tab, the name), in the archive's
+/// order.
+pub fn list_media(source: &Source) -> Result<(), Fail> {
+    let Some(media) = source.media()? else {
+        return Err(Fail::Other(
+            "--list-media lists the media of a GEDZIP (.gdz) archive, and this is none".into(),
+        ));
+    };
+    Output::print(|out| {
+        for entry in &media {
+            writeln!(out, "{}\t{}", entry.size, entry.name)?;
+        }
+        Ok(())
+    })
+}
+
 pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<(), Fail> {
     let started = Instant::now();
     let mut records: BTreeMap<String, u64> = BTreeMap::new();

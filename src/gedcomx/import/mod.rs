@@ -35,7 +35,7 @@
 //!
 //! The export's table read backwards, through the same tables
 //! ([`PERSON_FACTS`](super::map), [`COUPLE_FACTS`](super::map),
-//! [`CITATION_ELEMENTS`](super::map::CITATION_ELEMENTS)); ids become
+//! [`CITATION_ELEMENTS`](super::table::CITATION_ELEMENTS)); ids become
 //! xref_ids (`~XX` escapes decoded; an id no xref_id can be gets a fresh
 //! `@Xn@`).
 //!
@@ -57,12 +57,12 @@
 //! | qualifiers Age, Cause, Religion | `AGE`, `CAUS`, `RELI` |
 //! | `Couple` (or an untyped relationship) | `FAM`: `person1` `HUSB`, `person2` `WIFE` (each with a `FAMS`), facts by [`COUPLE_FACTS`](super::map) |
 //! | `ParentChild` | `CHIL` of the family of that parent pair (an id `F.P.C` goes to family `F`; otherwise the couple of the child's two parents, or a family made for them), and the child's `FAMC` |
-//! | facts BiologicalParent, AdoptiveParent, FosterParent | the child's `FAMC.PEDI` `birth`, `adopted`, `foster` |
-//! | `SourceDescription` with citation elements, or none of the below | `SOUR`: elements by [`CITATION_ELEMENTS`](super::map::CITATION_ELEMENTS) (`authorName` `AUTH`, `title` `TITL`, `shortTitle` `ABBR`, `…/SOURCE_PUBLICATION_FACTS` `PUBL`, `…/SOURCE_CALL_NUMBER` `REPO.CALN`), when no element gives the title, the first of `titles`, or else the citation's `value` when it has no elements, as `TITL` |
+//! | facts BiologicalParent, AdoptiveParent, FosterParent | the child's `FAMC.PEDI` `birth`, `adopted`, `foster` (the export's `pedigree_fact` backwards) |
+//! | `SourceDescription` with citation elements, or none of the below | `SOUR`: elements by [`CITATION_ELEMENTS`](super::table::CITATION_ELEMENTS) (`authorName` `AUTH`, `title` `TITL`, `shortTitle` `ABBR`, `…/SOURCE_PUBLICATION_FACTS` `PUBL`, `…/SOURCE_CALL_NUMBER` `REPO.CALN`; `…/NAME_OF_REPOSITORY` is the repository record's `NAME`, and reported when it says otherwise), when no element gives the title, the first of `titles`, or else the citation's `value` when it has no elements, as `TITL` |
 //! | `repository` | `SOUR.REPO` |
 //! | `coverage` | `SOUR.DATA.EVEN` (`temporal` `DATE`, `spatial` `PLAC`; the `Events recorded:` description its payload) |
 //! | a `Document` of type Transcription with a source | `TEXT` of that source (of the citation's `DATA`, for a citation's description) |
-//! | a description `componentOf` another | not a record: each reference to it is a citation `SOUR @RECORD@` with its elements (`PAGE`, `DATA.DATE`) and notes |
+//! | a description `componentOf` another | not a record: each reference to it is a citation `SOUR @RECORD@` with its elements (`PAGE`, `DATA.DATE`; the record's own, which the export repeats there, left to the record) and notes |
 //! | a description with a `mediaType`, or referenced as `media` | `OBJE` (`FILE` `about`, `FORM` from the media type, `TITL` the title); inline under the referring record when its id is the export's for one (`I1.m1`) |
 //! | a description whose id is the export's for a text citation (`I1.s2`: the referring record's id, `s`, a number) that only holds a citation `value` | each reference to it is a text citation `SOUR text` |
 //! | `SourceReference` | a citation `SOUR @S@`; qualifiers named by the ELF IRIs of `QUAY`, `EVEN`, `ROLE` as those structures |
@@ -98,12 +98,19 @@ pub enum Syntax {
     Json,
     /// GEDCOM X XML.
     Xml,
+    /// The GEDCOM X file format (`.gedx`): a zip holding a manifest and the
+    /// document, JSON or XML ([`gedx`](super::gedx)).
+    Gedx,
 }
 
 impl Syntax {
-    /// The syntax the first byte that is not white space (or a byte-order
-    /// mark) suggests: `{` JSON, `<` XML.
+    /// The syntax the input's first bytes suggest: a zip's `PK\3\4` the
+    /// file format; else the first byte that is not white space (or a
+    /// byte-order mark): `{` JSON, `<` XML.
     pub fn sniff(input: &[u8]) -> Option<Syntax> {
+        if input.starts_with(b"PK\x03\x04") {
+            return Some(Syntax::Gedx);
+        }
         let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
         match input.iter().find(|b| !b.is_ascii_whitespace()) {
             Some(b'{') => Some(Syntax::Json),
@@ -161,6 +168,9 @@ pub enum ImportErrorKind {
     TooDeep,
     /// The GEDCOM writer refused what it was given, or writing failed.
     Write,
+    /// A `.gedx` zip that cannot be read: truncated, damaged, of a feature
+    /// the reader lacks, or its document past the size limit.
+    Archive,
 }
 
 /// Why a document could not be imported, and where.
@@ -248,6 +258,7 @@ pub fn read(input: &[u8]) -> Result<(Gedcomx, Vec<Issue>), ImportError> {
     match Syntax::sniff(input) {
         Some(Syntax::Json) => read_json(input),
         Some(Syntax::Xml) => read_xml(input),
+        Some(Syntax::Gedx) => read_gedx(input),
         None => Err(ImportError::new(
             ImportErrorKind::NotGedcomx,
             Location::Document,
@@ -277,6 +288,37 @@ pub fn read_xml(input: &[u8]) -> Result<(Gedcomx, Vec<Issue>), ImportError> {
     let mut issues = Vec::new();
     let doc = xml::document(&root, &mut issues)?;
     Ok((doc, issues))
+}
+
+/// Reads a GEDCOM X file (`.gedx`): the main document of the zip
+/// ([`gedx::read_gedx`](super::gedx::read_gedx): the manifest's
+/// `tree.json`, or its first GEDCOM X resource), JSON or XML. The media
+/// files it holds are not read.
+///
+/// # Errors
+/// As [`read()`]; [`ImportErrorKind::Archive`] for a zip that cannot be
+/// read, [`ImportErrorKind::NotGedcomx`] for one that is not a GEDCOM X
+/// file.
+pub fn read_gedx(input: &[u8]) -> Result<(Gedcomx, Vec<Issue>), ImportError> {
+    use super::gedx::GedxErrorKind as K;
+    let gedx = super::gedx::read_gedx(std::io::Cursor::new(input)).map_err(|e| {
+        let kind = match e.kind() {
+            K::NotZip | K::NoManifest | K::NotConformant | K::NoDocument => {
+                ImportErrorKind::NotGedcomx
+            }
+            _ => ImportErrorKind::Archive,
+        };
+        ImportError::new(kind, Location::Document, e.to_string())
+    })?;
+    let read = match gedx.format {
+        super::Format::Json => read_json(&gedx.bytes),
+        super::Format::Xml => read_xml(&gedx.bytes),
+    };
+    // An error in the document names the entry too.
+    read.map_err(|e| {
+        let message = format!("{} (in {})", e.message, gedx.name);
+        ImportError { message, ..e }
+    })
 }
 
 /// Writes `doc` as GEDCOM 5.5.1 / ELF (UTF-8) to `out`; adds what it

@@ -10,18 +10,16 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 
 use super::{ImportError, Issue, IssueKind, Location};
-use crate::gedcomx::map::{
-    component_citation_value, language_name, source_citation_value, CITATION_ELEMENTS,
-    COUPLE_FACTS, MEDIA_TYPES, PERSON_FACTS,
-};
+use crate::gedcomx::map::{formatted, language_name, COUPLE_FACTS, MEDIA_TYPES, PERSON_FACTS};
 use crate::gedcomx::model::{
     Agent, Attribution, CitationElement, Date, Document, Fact, Gedcomx, Identifier, Name, NameForm,
     NamePart, Note, Person, PlaceReference, Qualifier, Relationship, SourceDescription,
     SourceReference,
 };
+use crate::gedcomx::table::{pedigree_fact, CITATION_ELEMENTS, THROUGH_REPOSITORY};
 use crate::gedcomx::{ELF, GX};
 use crate::tree::Schema;
-use crate::value::{GedcomxDate, Name as GedcomName};
+use crate::value::{GedcomxDate, Name as GedcomName, Pedigree};
 use crate::write::{HeadOptions, HeadSchema, IriDefinition, Node, Writer};
 
 /// The structure type of `_UID`, the extension tag an untyped identifier
@@ -410,19 +408,26 @@ impl<'d> Cx<'d> {
         let at = format!("{at} (the description {})", sd.id);
         if let Some(c) = sd.citations.first() {
             let target = sd.component_of.as_ref().and_then(|r| local(&r.description));
-            let value = component_citation_value(&c.elements, target.unwrap_or_default());
+            let value = formatted(&c.elements, target.unwrap_or_default());
             if c.value != value || c.lang.is_some() {
                 self.not_imported(
                     &format!("{at}.citations[0]"),
                     "a citation's formatted value or language beyond its elements",
                 );
             }
+            // The record's elements, which the export repeats here: said by
+            // the record already when it has the same.
+            let record = target
+                .and_then(|t| self.descriptions.get(t))
+                .and_then(|(r, _)| r.citations.first())
+                .map_or(&[][..], |rc| &rc.elements[..]);
             for (i, e) in c.elements.iter().enumerate() {
                 match element_path(e) {
                     Some("PAGE") => node.children.push(Node::new("PAGE").text(e.value.clone())),
                     Some("DATA.DATE") => {
                         data.children.push(Node::new("DATE").text(e.value.clone()))
                     }
+                    Some(_) if record.contains(e) => {}
                     _ => self.not_imported(
                         &format!("{at}.citations[0].elements[{i}]"),
                         format!("the citation element `{}` of a citation", e.name),
@@ -760,6 +765,13 @@ impl<'d> Cx<'d> {
                 None => self.dangling(&format!("{at}.repository"), r),
             }
         }
+        let repo_name = sd
+            .repository
+            .as_deref()
+            .and_then(local)
+            .and_then(|id| self.agents.get(id))
+            .and_then(|a| a.names.first())
+            .map(|n| n.value.as_str());
         let citation = sd.citations.first();
         let elements: &[CitationElement] = citation.map_or(&[], |c| &c.elements);
         let mut titled = false;
@@ -770,6 +782,8 @@ impl<'d> Cx<'d> {
             }
             match element_path(e) {
                 Some("REPO.CALN") => repo.children.push(Node::new("CALN").text(e.value.clone())),
+                // The repository's name: its record's NAME says it.
+                Some(THROUGH_REPOSITORY) if repo_name == Some(e.value.as_str()) => {}
                 Some(tag @ ("AUTH" | "TITL" | "ABBR" | "PUBL")) => {
                     titled |= tag == "TITL";
                     node.children.push(Node::new(tag).text(e.value.clone()));
@@ -804,8 +818,7 @@ impl<'d> Cx<'d> {
             }
             // The formatted citation, when its elements do not say it all
             // (as TITL when there are no elements).
-            let said =
-                c.elements.is_empty() || c.value == source_citation_value(&c.elements, &sd.id);
+            let said = c.elements.is_empty() || c.value == formatted(&c.elements, &sd.id);
             if !said {
                 self.not_imported(
                     &format!("{at}.citations[0].value"),
@@ -1508,17 +1521,17 @@ fn link(
         f.children.push(child.to_string());
     }
     for (j, fact) in r.facts.iter().enumerate() {
-        let pedi = match fact.kind.strip_prefix(GX) {
-            Some("BiologicalParent") => "birth",
-            Some("AdoptiveParent") => "adopted",
-            Some("FosterParent") => "foster",
-            _ => {
-                cx.not_imported(
-                    &format!("{at}.facts[{j}]"),
-                    format!("the parent-child fact `{}`", fact.kind),
-                );
-                continue;
-            }
+        // The export's rule (`pedigree_fact`) read backwards.
+        let pedi = Pedigree::ALL.iter().find_map(|&p| {
+            let fact_type = pedigree_fact(p)?;
+            (fact.kind.strip_prefix(GX) == Some(fact_type)).then_some(p.gedcom551()?)
+        });
+        let Some(pedi) = pedi else {
+            cx.not_imported(
+                &format!("{at}.facts[{j}]"),
+                format!("the parent-child fact `{}`", fact.kind),
+            );
+            continue;
         };
         match pedigrees.get(child) {
             None => {

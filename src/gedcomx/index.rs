@@ -1,0 +1,282 @@
+//! What mapping one record needs from others, gathered by a first pass
+//! over the reader's events.
+//!
+//! A record maps on its own except in three places: a family's
+//! parent-child relationships carry the `FAMC.PEDI` of its children's
+//! records; a citation's description carries its source record's citation
+//! elements; a source's citation carries its repository's name. The
+//! [`Index`] holds those (small: a few strings per source, repository and
+//! pedigree; nothing per person), so records can be mapped in any order and
+//! on any thread, and the output does not depend on which record comes
+//! first.
+//!
+//! ```
+//! use gedcom_elf::gedcomx::Index;
+//!
+//! let input: &[u8] = b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F1@\n2 PEDI adopted\n\
+//!     0 @R1@ REPO\n1 NAME Archives\n0 @S1@ SOUR\n1 TITL Parish register\n1 REPO @R1@\n0 TRLR\n";
+//! let index = Index::from_read(input, Default::default(), 1)?;
+//! assert_eq!(index.pedigree("F1", "I1"), [("AdoptiveParent", 4)]); // its line
+//! let elements = index.source_elements("S1");
+//! assert_eq!(elements.len(), 2); // the title, the repository's name
+//! assert_eq!(elements[1].value, "Archives");
+//! # Ok::<(), gedcom_elf::Error>(())
+//! ```
+
+use std::collections::HashMap;
+use std::io::Read;
+
+use super::model::CitationElement;
+use super::table::{pedigree_fact, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
+use crate::event::Event;
+use crate::stream::StreamReader;
+use crate::value::Pedigree;
+use crate::{Error, Reader, ReaderConfig};
+
+/// The records the index looks into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Person,
+    Repository,
+    Source,
+}
+
+/// A source record's own citation elements and its repository.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Source {
+    /// The elements under the record, in [`CITATION_ELEMENTS`]'s order.
+    elements: Vec<CitationElement>,
+    /// Where the repository's name goes among them (after the elements of
+    /// the rows before its own), and the repository's id.
+    repository: Option<(usize, String)>,
+}
+
+/// The facts records borrow from one another (see [the module
+/// docs](self)).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Index {
+    /// (family id, child id) to the `FAMC.PEDI` facts, with their lines.
+    pedigrees: HashMap<(String, String), Vec<(&'static str, u64)>>,
+    /// Repository id to its first `NAME`.
+    repositories: HashMap<String, String>,
+    /// Source record id to its elements (the first record of an id).
+    sources: HashMap<String, Source>,
+}
+
+impl Index {
+    /// An empty index.
+    pub fn new() -> Self {
+        Index::default()
+    }
+
+    /// Reads `input` (whole records, from its start) on `jobs` threads
+    /// ([`StreamReader::for_each`]) and gathers its index. The reader's
+    /// diagnostics are not kept: the second pass, which maps, gives them.
+    ///
+    /// # Errors
+    /// A reading error that ends the input (an I/O error, too many
+    /// diagnostics under a strict configuration).
+    pub fn from_read<R: Read>(input: R, config: ReaderConfig, jobs: usize) -> Result<Self, Error> {
+        let mut stream =
+            StreamReader::with_config(std::io::BufReader::new(input), config).jobs(jobs.max(1));
+        let mut index = Index::new();
+        stream.for_each(
+            |reader| {
+                let mut part = Index::new();
+                part.scan(reader)?;
+                Ok(part)
+            },
+            |part, _| {
+                index.merge(part);
+                Ok(())
+            },
+        )?;
+        Ok(index)
+    }
+
+    /// Reads `reader`'s events to their end, adding what they hold.
+    ///
+    /// # Errors
+    /// The reader's.
+    pub fn scan(&mut self, reader: &mut Reader<'_>) -> Result<(), Error> {
+        // The record being read (only the kinds the index looks into, with
+        // an xref_id) and, in a source record, the tags down to the
+        // structure just begun.
+        let mut record: Option<(Kind, String)> = None;
+        let mut path: Vec<String> = Vec::new();
+        let mut family: Option<String> = None;
+        let mut source = Source::default();
+        let mut found: Vec<(usize, CitationElement)> = Vec::new();
+        while let Some(event) = reader.next_event()? {
+            let Event::Begin(b) = event else {
+                continue;
+            };
+            let level = b.level as usize;
+            if level == 0 {
+                self.end_source(&record, &mut source, &mut found);
+                let kind = match b.tag.as_ref() {
+                    "INDI" => Some(Kind::Person),
+                    "REPO" => Some(Kind::Repository),
+                    "SOUR" => Some(Kind::Source),
+                    _ => None,
+                };
+                record = kind.zip(b.xref.as_ref().map(|x| xref_id(&x.to_str_lossy())));
+                path.clear();
+                family = None;
+                continue;
+            }
+            let Some((kind, id)) = &record else {
+                continue;
+            };
+            let text = || {
+                b.value
+                    .as_ref()
+                    .and_then(|v| v.as_text())
+                    .map(|p| p.text().into_owned())
+                    .filter(|t| !t.trim().is_empty())
+            };
+            match (kind, level) {
+                (Kind::Person, 1) => {
+                    family = match b.tag.as_ref() {
+                        "FAMC" => b.pointer().map(|p| xref_id(&p.to_str_lossy())),
+                        _ => None,
+                    };
+                }
+                (Kind::Person, 2) if b.tag == "PEDI" => {
+                    let fact = text()
+                        .and_then(|t| Pedigree::parse(&t).ok())
+                        .and_then(pedigree_fact);
+                    if let (Some(fact), Some(f)) = (fact, &family) {
+                        self.pedigrees
+                            .entry((f.clone(), id.clone()))
+                            .or_default()
+                            .push((fact, b.line));
+                    }
+                }
+                (Kind::Repository, 1) if b.tag == "NAME" => {
+                    if let Some(t) = text() {
+                        self.repositories.entry(id.clone()).or_insert(t);
+                    }
+                }
+                (Kind::Source, _) => {
+                    path.truncate(level - 1);
+                    path.push(b.tag.to_string());
+                    let joined = path.join(".");
+                    if joined == "REPO" && source.repository.is_none() {
+                        if let Some(p) = b.pointer() {
+                            let id = xref_id(&p.to_str_lossy());
+                            source.repository = Some((repository_row(), id));
+                        }
+                    }
+                    let row = CITATION_ELEMENTS.iter().position(|(p, _, _)| *p == joined);
+                    if let (Some(row), Some(t)) = (row, text()) {
+                        let (_, base, name) = CITATION_ELEMENTS[row];
+                        found.push((row, CitationElement::new([base, name].concat(), t)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.end_source(&record, &mut source, &mut found);
+        Ok(())
+    }
+
+    /// Keeps the source record just read (the first of its id).
+    fn end_source(
+        &mut self,
+        record: &Option<(Kind, String)>,
+        source: &mut Source,
+        found: &mut Vec<(usize, CitationElement)>,
+    ) {
+        let mut taken = std::mem::take(source);
+        let mut elements = std::mem::take(found);
+        let Some((Kind::Source, id)) = record else {
+            return;
+        };
+        if self.sources.contains_key(id) {
+            return;
+        }
+        // The table's order, each row's in the document's (a stable sort).
+        elements.sort_by_key(|(row, _)| *row);
+        if let Some((row, _)) = &mut taken.repository {
+            *row = elements.iter().filter(|(r, _)| *r < *row).count();
+        }
+        taken.elements = elements.into_iter().map(|(_, e)| e).collect();
+        self.sources.insert(id.clone(), taken);
+    }
+
+    /// Adds what `later` (the index of the records after these) holds.
+    pub fn merge(&mut self, later: Index) {
+        for (key, mut facts) in later.pedigrees {
+            self.pedigrees.entry(key).or_default().append(&mut facts);
+        }
+        for (id, name) in later.repositories {
+            self.repositories.entry(id).or_insert(name);
+        }
+        for (id, source) in later.sources {
+            self.sources.entry(id).or_insert(source);
+        }
+    }
+
+    /// The `FAMC.PEDI` facts of `child` in `family` (ids as
+    /// [`xref_id`] makes them): fact type names and lines.
+    pub fn pedigree(&self, family: &str, child: &str) -> &[(&'static str, u64)] {
+        self.pedigrees
+            .get(&(family.to_string(), child.to_string()))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Every `FAMC.PEDI` fact: (family id, child id), fact type, line; sorted.
+    pub fn pedigrees(&self) -> Vec<(&(String, String), &'static str, u64)> {
+        let mut all: Vec<_> = self
+            .pedigrees
+            .iter()
+            .flat_map(|(k, v)| v.iter().map(move |(f, l)| (k, *f, *l)))
+            .collect();
+        all.sort();
+        all
+    }
+
+    /// The name of the repository `id`, if it has one.
+    pub fn repository_name(&self, id: &str) -> Option<&str> {
+        self.repositories.get(id).map(String::as_str)
+    }
+
+    /// The citation elements of the source record `id` (none when there is
+    /// no such record): its own, in [`CITATION_ELEMENTS`]' order, with its
+    /// repository's name in its row.
+    pub fn source_elements(&self, id: &str) -> Vec<CitationElement> {
+        let Some(source) = self.sources.get(id) else {
+            return Vec::new();
+        };
+        let name = source
+            .repository
+            .as_ref()
+            .and_then(|(at, repo)| Some((*at, self.repository_name(repo)?)));
+        let mut elements = Vec::with_capacity(source.elements.len() + 1);
+        let (at, rest) = match name {
+            Some((at, _)) => source.elements.split_at(at),
+            None => (&source.elements[..], &[][..]),
+        };
+        elements.extend_from_slice(at);
+        if let Some((_, name)) = name {
+            elements.push(repository_element(name));
+        }
+        elements.extend_from_slice(rest);
+        elements
+    }
+}
+
+/// The row of [`CITATION_ELEMENTS`] that holds the repository's name.
+pub(crate) fn repository_row() -> usize {
+    CITATION_ELEMENTS
+        .iter()
+        .position(|(path, _, _)| *path == THROUGH_REPOSITORY)
+        .unwrap_or(CITATION_ELEMENTS.len())
+}
+
+/// The citation element of a repository's name.
+pub(crate) fn repository_element(name: &str) -> CitationElement {
+    let (_, base, element) = CITATION_ELEMENTS[repository_row()];
+    CitationElement::new([base, element].concat(), name)
+}

@@ -1,0 +1,55 @@
+//! The rules the mapping and its [`Index`](super::Index) share, lowest
+//! in the module so both may use them: how an xref becomes an id, the
+//! citation elements' table, what a `PEDI` value becomes.
+
+use super::{CEV, ELF};
+use crate::value::Pedigree;
+
+/// The row of [`CITATION_ELEMENTS`] naming the repository's name: its
+/// path goes through the `REPO` pointer to that record's `NAME`.
+pub const THROUGH_REPOSITORY: &str = "REPO>NAME";
+
+/// The citation elements of a source, in GEDCOM order (the 5.5.1 source
+/// record, then the citation's own): the path of the structure under the
+/// `SOUR` record or citation, and the element's name. FHISO's own elements
+/// where its vocabulary names one; the ELF structure type IRI otherwise.
+///
+/// `REPO>NAME` is the `NAME` of the repository record the `REPO` pointer
+/// points to (through the [`Index`](super::Index)).
+pub const CITATION_ELEMENTS: [(&str, &str, &str); 8] = [
+    ("AUTH", CEV, "authorName"),
+    ("TITL", CEV, "title"),
+    ("ABBR", CEV, "shortTitle"),
+    ("PUBL", ELF, "SOURCE_PUBLICATION_FACTS"),
+    ("REPO.CALN", ELF, "SOURCE_CALL_NUMBER"),
+    (THROUGH_REPOSITORY, ELF, "NAME_OF_REPOSITORY"),
+    ("PAGE", ELF, "WHERE_WITHIN_SOURCE"),
+    ("DATA.DATE", ELF, "ENTRY_RECORDING_DATE"),
+];
+
+/// An xref (`@I1@`) as a GEDCOM X id: without its `@` signs, every byte
+/// other than ASCII letters, digits, `_` and `-` written `~XX` (hex), so
+/// ids made by joining record ids with `.` never equal a record's id.
+pub fn xref_id(xref: &str) -> String {
+    let inner = xref.strip_prefix('@').unwrap_or(xref);
+    let inner = inner.strip_suffix('@').unwrap_or(inner);
+    let mut id = String::with_capacity(inner.len());
+    for b in inner.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' {
+            id.push(char::from(b));
+        } else {
+            id.push_str(&format!("~{b:02X}"));
+        }
+    }
+    id
+}
+
+/// The GEDCOM X fact of a `PEDI` value on a parent-child relationship.
+pub fn pedigree_fact(pedigree: Pedigree) -> Option<&'static str> {
+    match pedigree {
+        Pedigree::Birth => Some("BiologicalParent"),
+        Pedigree::Adopted => Some("AdoptiveParent"),
+        Pedigree::Foster => Some("FosterParent"),
+        Pedigree::Sealing | Pedigree::Other => None,
+    }
+}

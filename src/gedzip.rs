@@ -1,0 +1,447 @@
+//! GEDZIP (`.gdz`, feature `gedzip`): FamilySearch's zip archive of a
+//! GEDCOM dataset, the entry `gedcom.ged`, with the media files its `FILE`
+//! payloads name (GEDCOM 7 specification, "The FamilySearch GEDZIP file
+//! format").
+//!
+//! [`read_gedzip`] gives `gedcom.ged`'s bytes, read into memory up to a
+//! limit ([`DEFAULT_MAX_GEDCOM`], 4 GiB, or [`read_gedzip_with`]'s, so a zip
+//! bomb stops with [`GedzipErrorKind::TooLarge`]), and the list of the
+//! other entries; [`list_gedzip`] lists them without reading `gedcom.ged`.
+//! Those bytes are read like a `.ged` file's ([`Input`](crate::Input),
+//! [`Reader`](crate::Reader), [`Tree`](crate::Tree)). Bad input is an
+//! error with a [`GedzipErrorKind`] (not a zip, cut short, damaged, no
+//! `gedcom.ged`), never a panic. [`is_zip`] tells a zip archive by its
+//! first bytes, for callers that must decide between a `.ged` and a `.gdz`.
+//!
+//! The zip reading itself (telling input that is no zip from an archive
+//! cut short, bounded reads of an entry, the zip library's errors given a
+//! kind) lives here and serves the GEDCOM X file format
+//! (`gedcomx::gedx`) too.
+//!
+//! ```
+//! use std::io::{Cursor, Write};
+//! use gedcom_elf::gedzip::{read_gedzip, GedzipErrorKind};
+//!
+//! // A GEDZIP made with the zip crate: gedcom.ged and a photo.
+//! let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+//! let options = zip::write::SimpleFileOptions::default();
+//! zip.start_file("gedcom.ged", options)?;
+//! zip.write_all(b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 TRLR\n")?;
+//! zip.start_file("photos/anna.jpg", options)?;
+//! zip.write_all(b"\xff\xd8\xff")?;
+//! let bytes = zip.finish()?.into_inner();
+//!
+//! let gdz = read_gedzip(Cursor::new(&bytes))?;
+//! assert!(gdz.gedcom.starts_with(b"0 HEAD"));
+//! assert_eq!(gdz.media[0].name, "photos/anna.jpg");
+//! assert_eq!(gdz.media[0].size, 3);
+//!
+//! let err = read_gedzip(Cursor::new(b"0 HEAD\n0 TRLR\n")).unwrap_err();
+//! assert_eq!(err.kind(), GedzipErrorKind::NotZip);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt;
+use std::io::{self, Read, Seek, SeekFrom};
+
+use zip::result::ZipError;
+use zip::ZipArchive;
+
+/// The entry that holds the dataset.
+pub const GEDCOM_ENTRY: &str = "gedcom.ged";
+
+/// How much of `gedcom.ged` [`read_gedzip`] reads into memory: 4 GiB.
+pub const DEFAULT_MAX_GEDCOM: u64 = 4 << 30;
+
+/// The four bytes a zip archive's first entry starts with (`PK\3\4`).
+pub const ZIP_SIGNATURE: &[u8; 4] = b"PK\x03\x04";
+
+/// The signature of a zip archive's end record (`PK\5\6`; an empty
+/// archive is nothing else).
+const END_RECORD: &[u8; 4] = b"PK\x05\x06";
+
+/// Whether `start` (the first bytes of an input) is the start of a zip
+/// archive: a local file header, or the end record of an empty archive.
+/// No GEDCOM file starts so.
+///
+/// ```
+/// assert!(gedcom_elf::gedzip::is_zip(b"PK\x03\x04\x14\x00"));
+/// assert!(!gedcom_elf::gedzip::is_zip(b"0 HEAD\n"));
+/// ```
+pub fn is_zip(start: &[u8]) -> bool {
+    start.starts_with(ZIP_SIGNATURE) || start.starts_with(END_RECORD)
+}
+
+// ---------------------------------------------------------------- errors
+
+/// What went wrong with an archive, for a caller to act on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum GedzipErrorKind {
+    /// The input is not a zip archive at all.
+    NotZip,
+    /// A zip archive that ends too soon (its central directory, or an
+    /// entry's data, is cut off).
+    Truncated,
+    /// A zip archive whose structure or data is damaged (a bad central
+    /// directory, a checksum that does not match).
+    Corrupt,
+    /// A zip feature this reader lacks: encryption, a compression method
+    /// other than stored and deflate.
+    Unsupported,
+    /// No `gedcom.ged` entry.
+    NoGedcom,
+    /// An entry is larger than the limit.
+    TooLarge,
+    /// Reading the input failed.
+    Io,
+}
+
+/// An error reading a GEDZIP (or another zip archive);
+/// [`kind`](Self::kind) says which, the message says what.
+#[derive(Debug)]
+pub struct GedzipError {
+    kind: GedzipErrorKind,
+    message: String,
+    source: Option<io::Error>,
+}
+
+impl GedzipError {
+    pub(crate) fn new(kind: GedzipErrorKind, message: impl Into<String>) -> Self {
+        GedzipError {
+            kind,
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    fn io(kind: GedzipErrorKind, message: impl Into<String>, source: io::Error) -> Self {
+        GedzipError {
+            kind,
+            message: message.into(),
+            source: Some(source),
+        }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> GedzipErrorKind {
+        self.kind
+    }
+
+    /// The message, without the I/O error under it.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The error and its I/O source, taken apart (for an error type of
+    /// another format built from this one).
+    pub(crate) fn into_parts(self) -> (GedzipErrorKind, String, Option<io::Error>) {
+        (self.kind, self.message, self.source)
+    }
+}
+
+impl fmt::Display for GedzipError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        match &self.source {
+            Some(e) => write!(f, ": {e}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::error::Error for GedzipError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_ref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// A zip library error while doing `what`, given its kind.
+pub(crate) fn zip_error(what: &str, e: ZipError) -> GedzipError {
+    use GedzipErrorKind as K;
+    match e {
+        ZipError::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => GedzipError::io(
+            K::Truncated,
+            format!("{what}: the zip archive ends too soon"),
+            e,
+        ),
+        ZipError::Io(e) if e.kind() == io::ErrorKind::InvalidData => {
+            GedzipError::io(K::Corrupt, format!("{what}: damaged zip data"), e)
+        }
+        ZipError::Io(e) => GedzipError::io(K::Io, what.to_string(), e),
+        ZipError::InvalidArchive(m) => {
+            GedzipError::new(K::Corrupt, format!("{what}: damaged zip archive ({m})"))
+        }
+        ZipError::UnsupportedArchive(m) => GedzipError::new(
+            K::Unsupported,
+            format!("{what}: unsupported zip archive ({m})"),
+        ),
+        ZipError::CompressionMethodNotSupported(m) => GedzipError::new(
+            K::Unsupported,
+            format!("{what}: compression method {m} is not supported (only stored and deflate)"),
+        ),
+        ZipError::InvalidPassword => {
+            GedzipError::new(K::Unsupported, format!("{what}: encrypted zip entry"))
+        }
+        ZipError::FileNotFound => GedzipError::new(K::Corrupt, format!("{what}: entry not found")),
+        other => GedzipError::new(K::Corrupt, format!("{what}: {other}")),
+    }
+}
+
+// ---------------------------------------------------------------- zip reading
+
+/// Opens `input` as a zip archive, telling input that is no zip at all
+/// ([`NotZip`](GedzipErrorKind::NotZip)) from an archive cut short
+/// ([`Truncated`](GedzipErrorKind::Truncated)) or damaged.
+pub(crate) fn open_zip<R: Read + Seek>(mut input: R) -> Result<ZipArchive<R>, GedzipError> {
+    let (head, has_end) = sniff(&mut input)
+        .map_err(|e| GedzipError::io(GedzipErrorKind::Io, "reading the zip archive", e))?;
+    match ZipArchive::new(input) {
+        Ok(archive) => Ok(archive),
+        Err(_) if !is_zip(&head) && !has_end => Err(GedzipError::new(
+            GedzipErrorKind::NotZip,
+            "not a zip archive",
+        )),
+        Err(_) if !has_end => Err(GedzipError::new(
+            GedzipErrorKind::Truncated,
+            "truncated zip archive: it starts as one but its end (the central directory) is missing",
+        )),
+        Err(e) => Err(zip_error("reading the zip archive", e)),
+    }
+}
+
+/// The input's first four bytes, and whether its last 64 KiB and some
+/// (the end record and the longest comment) hold a whole end record (an
+/// archive cut short has lost it). Leaves `input` at its start.
+fn sniff<R: Read + Seek>(input: &mut R) -> io::Result<([u8; 4], bool)> {
+    let len = input.seek(SeekFrom::End(0))?;
+    input.seek(SeekFrom::Start(0))?;
+    let mut head = [0; 4];
+    let n = input.by_ref().take(4).read(&mut head)?;
+    if n < 4 {
+        head = [0; 4];
+    }
+    let tail = len.min(65_535 + 22);
+    input.seek(SeekFrom::Start(len - tail))?;
+    let mut buf = Vec::with_capacity(tail as usize);
+    input.by_ref().take(tail).read_to_end(&mut buf)?;
+    input.seek(SeekFrom::Start(0))?;
+    // A whole end record: its signature, 18 more bytes, and its comment.
+    let has_end = (0..buf.len().saturating_sub(21)).any(|p| {
+        let comment = usize::from(u16::from_le_bytes([buf[p + 20], buf[p + 21]]));
+        buf[p..p + 4] == *END_RECORD && p + 22 + comment <= buf.len()
+    });
+    Ok((head, has_end))
+}
+
+/// Reads entry `index` (named `name`) whole, refusing more than `limit`
+/// bytes whatever its header declares.
+pub(crate) fn read_entry<R: Read + Seek>(
+    archive: &mut ZipArchive<R>,
+    index: usize,
+    name: &str,
+    limit: u64,
+) -> Result<Vec<u8>, GedzipError> {
+    let what = format!("reading {name}");
+    let mut file = archive.by_index(index).map_err(|e| zip_error(&what, e))?;
+    let too_large = || {
+        GedzipError::new(
+            GedzipErrorKind::TooLarge,
+            format!("{name} is larger than the limit of {limit} bytes"),
+        )
+    };
+    if file.size() > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(file.size().min(limit).min(1 << 24) as usize);
+    (&mut file)
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| zip_error(&what, ZipError::Io(e)))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// An entry of an archive that was listed, not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Its name in the zip (a `/`-separated path).
+    pub name: String,
+    /// Its size as the zip declares it (uncompressed).
+    pub size: u64,
+}
+
+/// The files of `archive` (no directories) but those `skip` refuses, in
+/// the archive's order.
+pub(crate) fn entries<R: Read + Seek>(
+    archive: &mut ZipArchive<R>,
+    skip: impl Fn(&str) -> bool,
+) -> Result<Vec<Entry>, GedzipError> {
+    let mut out = Vec::new();
+    for i in 0..archive.len() {
+        let file = archive
+            .by_index_raw(i)
+            .map_err(|e| zip_error("reading the zip directory", e))?;
+        let name = String::from_utf8_lossy(file.name_raw()).into_owned();
+        if file.is_dir() || skip(&name) {
+            continue;
+        }
+        out.push(Entry {
+            name,
+            size: file.size(),
+        });
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------- GEDZIP
+
+/// A GEDZIP read: the dataset's bytes and the other entries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gedzip {
+    /// The bytes of `gedcom.ged`.
+    pub gedcom: Vec<u8>,
+    /// The other entries (the media files), in the archive's order.
+    pub media: Vec<Entry>,
+}
+
+/// Reads a GEDZIP: `gedcom.ged` into memory (at most
+/// [`DEFAULT_MAX_GEDCOM`] bytes) and the list of the other entries.
+///
+/// # Errors
+/// [`GedzipErrorKind::NotZip`], [`Truncated`](GedzipErrorKind::Truncated),
+/// [`Corrupt`](GedzipErrorKind::Corrupt),
+/// [`Unsupported`](GedzipErrorKind::Unsupported) for the archive;
+/// [`NoGedcom`](GedzipErrorKind::NoGedcom) without `gedcom.ged`;
+/// [`TooLarge`](GedzipErrorKind::TooLarge) past the limit;
+/// [`Io`](GedzipErrorKind::Io) when reading `input` fails.
+pub fn read_gedzip(input: impl Read + Seek) -> Result<Gedzip, GedzipError> {
+    read_gedzip_with(input, DEFAULT_MAX_GEDCOM)
+}
+
+/// [`read_gedzip`] with a limit of `max_gedcom` bytes on `gedcom.ged`.
+///
+/// # Errors
+/// As [`read_gedzip`].
+pub fn read_gedzip_with(input: impl Read + Seek, max_gedcom: u64) -> Result<Gedzip, GedzipError> {
+    let mut archive = open_zip(input)?;
+    let index = gedcom_index(&archive)?;
+    let gedcom = read_entry(&mut archive, index, GEDCOM_ENTRY, max_gedcom)?;
+    let media = entries(&mut archive, |n| n == GEDCOM_ENTRY)?;
+    Ok(Gedzip { gedcom, media })
+}
+
+/// The entries of a GEDZIP other than `gedcom.ged` (which must be there),
+/// without reading any.
+///
+/// # Errors
+/// As [`read_gedzip`], but for the size of `gedcom.ged`.
+pub fn list_gedzip(input: impl Read + Seek) -> Result<Vec<Entry>, GedzipError> {
+    let mut archive = open_zip(input)?;
+    gedcom_index(&archive)?;
+    entries(&mut archive, |n| n == GEDCOM_ENTRY)
+}
+
+fn gedcom_index<R: Read + Seek>(archive: &ZipArchive<R>) -> Result<usize, GedzipError> {
+    archive.index_for_name(GEDCOM_ENTRY).ok_or_else(|| {
+        GedzipError::new(
+            GedzipErrorKind::NoGedcom,
+            format!("not a GEDZIP file: no {GEDCOM_ENTRY} entry"),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Cursor, Write};
+
+    fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let deflated = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (name, bytes) in entries {
+            zip.start_file(*name, deflated).unwrap();
+            zip.write_all(bytes).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn gedcom_ged_is_read_and_the_rest_listed() {
+        let bytes = zip_of(&[
+            ("a.jpg", b"12"),
+            (GEDCOM_ENTRY, b"0 HEAD\n0 TRLR\n"),
+            ("d/b.png", b"3"),
+        ]);
+        let gdz = read_gedzip(Cursor::new(&bytes)).unwrap();
+        assert_eq!(gdz.gedcom, b"0 HEAD\n0 TRLR\n");
+        let names: Vec<_> = gdz
+            .media
+            .iter()
+            .map(|e| (e.name.as_str(), e.size))
+            .collect();
+        assert_eq!(names, [("a.jpg", 2), ("d/b.png", 1)]);
+        assert_eq!(list_gedzip(Cursor::new(&bytes)).unwrap(), gdz.media);
+    }
+
+    #[test]
+    fn errors_have_their_kinds() {
+        let kind = |b: &[u8]| read_gedzip(Cursor::new(b)).unwrap_err().kind();
+        assert_eq!(kind(b""), GedzipErrorKind::NotZip);
+        assert_eq!(
+            kind(&zip_of(&[("other.ged", b"0 HEAD\n")])),
+            GedzipErrorKind::NoGedcom
+        );
+        let whole = zip_of(&[(GEDCOM_ENTRY, &[b'x'; 5000])]);
+        assert_eq!(kind(&whole[..whole.len() - 1]), GedzipErrorKind::Truncated);
+        let err = read_gedzip_with(Cursor::new(&whole), 4999).unwrap_err();
+        assert_eq!(err.kind(), GedzipErrorKind::TooLarge);
+        assert_eq!(
+            read_gedzip_with(Cursor::new(&whole), 5000)
+                .unwrap()
+                .gedcom
+                .len(),
+            5000
+        );
+    }
+
+    #[test]
+    fn every_cut_is_truncated_and_changed_bytes_never_panic() {
+        let ged = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n1 NAME Ann /Lee/\n0 TRLR\n".repeat(20);
+        let whole = zip_of(&[(GEDCOM_ENTRY, &ged), ("media/a.jpg", &[7; 300])]);
+        for len in 0..whole.len() {
+            let kind = read_gedzip(Cursor::new(&whole[..len])).unwrap_err().kind();
+            let expected = match len {
+                0..4 => GedzipErrorKind::NotZip,
+                _ => GedzipErrorKind::Truncated,
+            };
+            assert_eq!(kind, expected, "cut at {len}");
+        }
+        // xorshift: bytes changed at random places give a result or an error.
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut corrupt = 0;
+        for _ in 0..2000 {
+            let mut bytes = whole.clone();
+            for _ in 0..1 + next() % 3 {
+                let at = (next() % bytes.len() as u64) as usize;
+                bytes[at] = next() as u8;
+            }
+            match read_gedzip(Cursor::new(&bytes)) {
+                Ok(gdz) => assert_eq!(gdz.gedcom, ged),
+                Err(e) => corrupt += usize::from(e.kind() == GedzipErrorKind::Corrupt),
+            }
+        }
+        assert!(corrupt > 0);
+    }
+}
