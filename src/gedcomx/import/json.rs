@@ -1,8 +1,11 @@
-//! GEDCOM X JSON behind [`Src`]: serde_json's `Value`, each object with its
-//! JSON path (`persons[3].facts[0]`) for errors and issues.
+//! GEDCOM X JSON behind [`Src`]: serde_json's `Value` of one item at a
+//! time, each object with its JSON path (`persons[3].facts[0]`) for errors
+//! and issues.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::read::{self, not_read, timestamp_of_millis, Result, Src};
@@ -21,30 +24,45 @@ const MEMBERS: [&str; 8] = [
     "places",
 ];
 
-/// Parses `input` as JSON.
-pub(super) fn parse(input: &[u8]) -> Result<Value> {
-    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
-    serde_json::from_slice(input).map_err(|e| {
-        let (kind, what) = match e.classify() {
-            serde_json::error::Category::Eof => (ImportErrorKind::Syntax, "truncated JSON"),
-            serde_json::error::Category::Syntax => (ImportErrorKind::Syntax, "malformed JSON"),
-            _ => (ImportErrorKind::NotGedcomx, "not JSON"),
-        };
-        let message = format!("{what} at line {} column {}: {e}", e.line(), e.column());
-        ImportError::new(kind, Location::Document, message)
-    })
+/// A serde_json error as an import error.
+fn syntax_error(e: &serde_json::Error) -> ImportError {
+    let (kind, what) = match e.classify() {
+        serde_json::error::Category::Eof => (ImportErrorKind::Syntax, "truncated JSON"),
+        serde_json::error::Category::Syntax => (ImportErrorKind::Syntax, "malformed JSON"),
+        serde_json::error::Category::Data => (
+            ImportErrorKind::NotGedcomx,
+            "not a GEDCOM X document: the JSON is not an object",
+        ),
+        serde_json::error::Category::Io => (ImportErrorKind::NotGedcomx, "not JSON"),
+    };
+    let message = format!("{what} at line {} column {}: {e}", e.line(), e.column());
+    ImportError::new(kind, Location::Document, message)
 }
 
-/// The document in `value`.
-pub(super) fn document(value: &Value, issues: &mut Vec<Issue>) -> Result<Gedcomx> {
-    let Value::Object(map) = value else {
-        return Err(ImportError::new(
-            ImportErrorKind::NotGedcomx,
-            Location::Document,
-            "not a GEDCOM X document: the JSON is not an object",
-        ));
-    };
-    if !map.is_empty() && !map.keys().any(|k| MEMBERS.contains(&k.as_str())) {
+/// The JSON value of one item, read whole (the input's syntax was checked
+/// by the first pass).
+fn value_of(raw: &RawValue) -> Result<Value> {
+    serde_json::from_str(raw.get()).map_err(|e| syntax_error(&e))
+}
+
+fn wrong(path: String, expected: &str) -> ImportError {
+    ImportError::new(
+        ImportErrorKind::Type,
+        Location::Json(path),
+        format!("expected {expected}"),
+    )
+}
+
+/// Reads the document in `input`, item by item: a first pass checks the
+/// syntax and finds each member of the document's object and each item of
+/// its sections (borrowed, not parsed); each item is then parsed into a
+/// `Value`, read into the model and dropped, so memory holds the model and
+/// one item's `Value`, never the whole document's.
+pub(super) fn document(input: &[u8], issues: &mut Vec<Issue>) -> Result<Gedcomx> {
+    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+    let top: BTreeMap<String, &RawValue> =
+        serde_json::from_slice(input).map_err(|e| syntax_error(&e))?;
+    if !top.is_empty() && !top.keys().any(|k| MEMBERS.contains(&k.as_str())) {
         return Err(ImportError::new(
             ImportErrorKind::NotGedcomx,
             Location::Document,
@@ -52,7 +70,60 @@ pub(super) fn document(value: &Value, issues: &mut Vec<Issue>) -> Result<Gedcomx
              sourceDescriptions...)",
         ));
     }
-    read::document(J::new(map, String::new()), issues)
+    /// The items of a section (`null`: none).
+    fn items<'a>(key: &str, raw: &'a RawValue) -> Result<Vec<&'a RawValue>> {
+        match raw.get().trim_start().as_bytes().first() {
+            Some(b'[') => serde_json::from_str(raw.get()).map_err(|e| syntax_error(&e)),
+            Some(b'n') => Ok(Vec::new()),
+            _ => Err(wrong(key.to_string(), "an array")),
+        }
+    }
+    /// Each item of a section read with `each`.
+    fn section<T>(
+        key: &str,
+        raw: &RawValue,
+        issues: &mut Vec<Issue>,
+        each: impl for<'x> Fn(J<'x>, &mut Vec<Issue>) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        for (i, item) in items(key, raw)?.into_iter().enumerate() {
+            let path = format!("{key}[{i}]");
+            let Value::Object(map) = value_of(item)? else {
+                return Err(wrong(path, "an object"));
+            };
+            out.push(each(J::new(&map, path), issues)?);
+        }
+        Ok(out)
+    }
+    let mut doc = Gedcomx::default();
+    // The document's own members, read through a J over them (so that
+    // what it does not read is reported as usual).
+    let mut own = Map::new();
+    for (key, raw) in &top {
+        match key.as_str() {
+            "persons" => doc.persons = section(key, raw, issues, |j, i| read::person(j, i))?,
+            "relationships" => {
+                doc.relationships = section(key, raw, issues, |j, i| read::relationship(j, i))?
+            }
+            "sourceDescriptions" => {
+                doc.source_descriptions =
+                    section(key, raw, issues, |j, i| read::source_description(j, i))?
+            }
+            "agents" => doc.agents = section(key, raw, issues, |j, i| read::agent(j, i))?,
+            "documents" => {
+                doc.documents = section(key, raw, issues, |j, i| read::document_item(j, i))?
+            }
+            "places" => doc.places = section(key, raw, issues, |j, i| read::place(j, i))?,
+            _ => {
+                own.insert(key.clone(), value_of(raw)?);
+            }
+        }
+    }
+    let j = J::new(&own, String::new());
+    doc.lang = j.attr("lang", "xml:lang")?;
+    doc.attribution = read::attribution(&j, issues)?;
+    j.done(issues);
+    Ok(doc)
 }
 
 /// One JSON object and its path.
@@ -275,9 +346,8 @@ mod tests {
     use super::*;
 
     fn read(s: &str) -> Result<(Gedcomx, Vec<Issue>)> {
-        let v = parse(s.as_bytes())?;
         let mut issues = Vec::new();
-        document(&v, &mut issues).map(|d| (d, issues))
+        document(s.as_bytes(), &mut issues).map(|d| (d, issues))
     }
 
     #[test]

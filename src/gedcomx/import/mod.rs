@@ -8,9 +8,10 @@
 //!   over either format through a small trait (the reverse of the
 //!   export's `emit.rs`); every member or XML node it does not read is
 //!   reported, never dropped silently;
-//! - `json.rs`, `xml.rs`: the two formats behind that trait (serde_json's
-//!   `Value`, and an element tree read with quick-xml, namespaces
-//!   resolved by hand);
+//! - `json.rs`, `xml.rs`: the two formats behind that trait (serde_json:
+//!   a first pass of borrowed `RawValue`s, then one item's `Value` at a
+//!   time; an element tree read with quick-xml, namespaces resolved by
+//!   hand);
 //! - `to_gedcom.rs`: the document as GEDCOM records.
 //!
 //! ```
@@ -272,9 +273,8 @@ pub fn read(input: &[u8]) -> Result<(Gedcomx, Vec<Issue>), ImportError> {
 /// # Errors
 /// As [`read()`].
 pub fn read_json(input: &[u8]) -> Result<(Gedcomx, Vec<Issue>), ImportError> {
-    let value = json::parse(input)?;
     let mut issues = Vec::new();
-    let doc = json::document(&value, &mut issues)?;
+    let doc = json::document(input, &mut issues)?;
     Ok((doc, issues))
 }
 

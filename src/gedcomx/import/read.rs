@@ -111,7 +111,7 @@ pub(super) fn document<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Gedcomx>
     Ok(doc)
 }
 
-fn attribution<S: Src>(s: &S, issues: &mut Vec<Issue>) -> Result<Attribution> {
+pub(super) fn attribution<S: Src>(s: &S, issues: &mut Vec<Issue>) -> Result<Attribution> {
     let Some(a) = s.child("attribution", "attribution")? else {
         return Ok(Attribution::default());
     };
@@ -124,7 +124,7 @@ fn attribution<S: Src>(s: &S, issues: &mut Vec<Issue>) -> Result<Attribution> {
     Ok(out)
 }
 
-fn person<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Person> {
+pub(super) fn person<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Person> {
     let p = Person {
         id: s.attr("id", "id")?.unwrap_or_default(),
         private: s.flag("private", "private")?,
@@ -149,7 +149,7 @@ fn person<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Person> {
     Ok(p)
 }
 
-fn relationship<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Relationship> {
+pub(super) fn relationship<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Relationship> {
     let r = Relationship {
         id: s.attr("id", "id")?.unwrap_or_default(),
         kind: s.attr("type", "type")?.unwrap_or_default(),
@@ -170,7 +170,10 @@ fn relationship<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Relationship> {
     Ok(r)
 }
 
-fn source_description<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<SourceDescription> {
+pub(super) fn source_description<S: Src>(
+    s: S,
+    issues: &mut Vec<Issue>,
+) -> Result<SourceDescription> {
     let d = SourceDescription {
         id: s.attr("id", "id")?.unwrap_or_default(),
         media_type: s.attr("mediaType", "mediaType")?,
@@ -192,7 +195,7 @@ fn source_description<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<SourceDes
     Ok(d)
 }
 
-fn agent<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Agent> {
+pub(super) fn agent<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Agent> {
     let a = Agent {
         id: s.attr("id", "id")?.unwrap_or_default(),
         identifiers: s.identifiers()?,
@@ -206,7 +209,7 @@ fn agent<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Agent> {
     Ok(a)
 }
 
-fn document_item<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Document> {
+pub(super) fn document_item<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Document> {
     let d = Document {
         id: s.attr("id", "id")?.unwrap_or_default(),
         kind: s.attr("type", "type")?,
@@ -219,7 +222,7 @@ fn document_item<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Document> {
     Ok(d)
 }
 
-fn place<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<PlaceDescription> {
+pub(super) fn place<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<PlaceDescription> {
     let p = PlaceDescription {
         id: s.attr("id", "id")?.unwrap_or_default(),
         names: all(s.list("names", "name")?, issues, text_value)?,

@@ -2,9 +2,11 @@
 //! written through [`Writer`] with the `HEAD.SCHMA` its extension tags
 //! need.
 //!
-//! Each record is built whole as a [`Node`] first, so that the extension
-//! tags used are known when the `HEAD` is written. Issues name the item by
-//! its JSON path (`persons[3].facts[0]`), whichever syntax was read.
+//! The document is indexed first (ids to xrefs, what each source
+//! description becomes, the families), then the `HEAD` is written (its
+//! `SCHMA` when an untyped identifier will be a `_UID`), then each record,
+//! built as a [`Node`] and written at once. Issues name the item by its
+//! JSON path (`persons[3].facts[0]`), whichever syntax was read.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -73,8 +75,6 @@ struct Cx<'d> {
     places: HashMap<&'d str, usize>,
     /// Transcriptions by the id of the description they transcribe.
     texts: HashMap<&'d str, Vec<&'d Document>>,
-    /// `_UID` written.
-    uid: bool,
     /// The ELF IRIs of `QUAY`, `EVEN` and `ROLE` in a citation.
     qualifiers: [(String, &'static str); 3],
     /// Identifier tags and the IRIs of their structure types.
@@ -292,7 +292,6 @@ impl<'d> Cx<'d> {
     fn identifiers(&mut self, ids: &[Identifier], record: &str, into: &mut Node) {
         for id in ids {
             let Some(kind) = &id.kind else {
-                self.uid = true;
                 into.children.push(Node::new("_UID").text(id.value.clone()));
                 continue;
             };
@@ -988,12 +987,67 @@ pub(super) fn write<W: Write>(
         agents: HashMap::new(),
         places: HashMap::new(),
         texts: HashMap::new(),
-        uid: false,
         qualifiers,
         id_tags,
     };
     index(&mut cx);
-    let mut records = Vec::new();
+    let repositories: HashSet<&str> = doc
+        .source_descriptions
+        .iter()
+        .filter_map(|sd| sd.repository.as_deref().and_then(local))
+        .collect();
+    // `_UID` is written for untyped identifiers: declared in the HEAD,
+    // which is written first.
+    let untyped = |ids: &[Identifier]| ids.iter().any(|i| i.kind.is_none());
+    let uid = doc.persons.iter().any(|p| untyped(&p.identifiers))
+        || doc.relationships.iter().any(|r| untyped(&r.identifiers))
+        || doc
+            .source_descriptions
+            .iter()
+            .any(|s| untyped(&s.identifiers))
+        || doc.agents.iter().any(|a| untyped(&a.identifiers));
+    // The HEAD: the schema of the extension tags used, the contributor,
+    // the language.
+    let mut head = HeadOptions::default();
+    if uid {
+        head.schema = Some(schema_with(
+            &schema,
+            IriDefinition {
+                iri: UID_IRI.into(),
+                supertypes: Vec::new(),
+                tags: vec![("_UID".into(), vec!["elf:Record".into()])],
+            },
+        ));
+    }
+    let mut w = Writer::new(out);
+    w.begin_head(&head)?;
+    w.write_structure(
+        &Node::new("SOUR")
+            .text("gedcom-elf")
+            .child(Node::new("VERS").text(env!("CARGO_PKG_VERSION"))),
+    )?;
+    if let Some(c) = &doc.attribution.contributor {
+        let agent = local(c).filter(|id| cx.agents.contains_key(id));
+        match agent.and_then(|id| Some((id, cx.xrefs.get(id)?.clone()))) {
+            Some((id, _)) if repositories.contains(id) => cx.not_imported(
+                "attribution.contributor",
+                "a contributor that is a repository",
+            ),
+            Some((_, x)) => w.write_structure(&Node::new("SUBM").pointer(x))?,
+            None => cx.dangling("attribution.contributor", c),
+        }
+    }
+    if let Some(l) = &doc.lang {
+        let name = language_name(l).map_or_else(|| l.clone(), str::to_string);
+        w.write_structure(&Node::new("LANG").text(name))?;
+    }
+    if doc.attribution.modified.is_some() || doc.attribution.change_message.is_some() {
+        cx.not_imported(
+            "attribution",
+            "the document's modification time and message",
+        );
+    }
+    w.end()?;
 
     // Families first: persons need their links.
     let families = families(&mut cx);
@@ -1047,7 +1101,7 @@ pub(super) fn write<W: Write>(
         cx.media(&p.media, &at, &mut node);
         cx.identifiers(&p.identifiers, "INDI", &mut node);
         cx.change(&p.attribution, &at, &mut node);
-        records.push(node);
+        w.write_structure(&node)?;
     }
 
     for (f, _) in &families {
@@ -1087,7 +1141,7 @@ pub(super) fn write<W: Write>(
             cx.identifiers(&r.identifiers, "FAM", &mut node);
             cx.change(&r.attribution, &at, &mut node);
         }
-        records.push(node);
+        w.write_structure(&node)?;
     }
 
     // Note records before sources, as most files have them.
@@ -1098,40 +1152,35 @@ pub(super) fn write<W: Write>(
             cx.citations(&d.sources, &at, &mut n);
             cx.notes(&d.notes, &at, &mut n);
             cx.change(&d.attribution, &at, &mut n);
-            records.push(n);
+            w.write_structure(&n)?;
         }
     }
 
-    let mut media = Vec::new();
-    for (i, sd) in doc.source_descriptions.iter().enumerate() {
-        let at = format!("sourceDescriptions[{i}]");
-        match cx.roles.get(&address(sd)).copied() {
-            Some(Role::Source) => {
-                let n = cx.source(sd, &at);
-                records.push(n);
+    // Sources, then objects.
+    for role in [Role::Source, Role::Media] {
+        for (i, sd) in doc.source_descriptions.iter().enumerate() {
+            if cx.roles.get(&address(sd)) != Some(&role) {
+                continue;
             }
-            Some(Role::Media) => {
-                let n = Node::new("OBJE").xref(cx.own(sd));
-                let n = cx.media_node(sd, &at, n);
-                media.push(n);
-            }
-            _ => {}
+            let at = format!("sourceDescriptions[{i}]");
+            let n = match role {
+                Role::Source => cx.source(sd, &at),
+                _ => {
+                    let n = Node::new("OBJE").xref(cx.own(sd));
+                    cx.media_node(sd, &at, n)
+                }
+            };
+            w.write_structure(&n)?;
         }
     }
-    records.extend(media);
 
-    let repositories: HashSet<&str> = doc
-        .source_descriptions
-        .iter()
-        .filter_map(|sd| sd.repository.as_deref().and_then(local))
-        .collect();
     for (i, a) in doc.agents.iter().enumerate() {
         let tag = match repositories.contains(a.id.as_str()) {
             true => "REPO",
             false => "SUBM",
         };
         let n = cx.agent(a, tag, &format!("agents[{i}]"));
-        records.push(n);
+        w.write_structure(&n)?;
     }
 
     // Descriptions written only where referenced, and never referenced.
@@ -1162,51 +1211,6 @@ pub(super) fn write<W: Write>(
         }
     }
 
-    // The HEAD: the schema of the extension tags used, the contributor,
-    // the language.
-    let mut head = HeadOptions::default();
-    if cx.uid {
-        head.schema = Some(schema_with(
-            &schema,
-            IriDefinition {
-                iri: UID_IRI.into(),
-                supertypes: Vec::new(),
-                tags: vec![("_UID".into(), vec!["elf:Record".into()])],
-            },
-        ));
-    }
-    let mut w = Writer::new(out);
-    w.begin_head(&head)?;
-    w.write_structure(
-        &Node::new("SOUR")
-            .text("gedcom-elf")
-            .child(Node::new("VERS").text(env!("CARGO_PKG_VERSION"))),
-    )?;
-    if let Some(c) = &doc.attribution.contributor {
-        let agent = local(c).filter(|id| cx.agents.contains_key(id));
-        match agent.and_then(|id| Some((id, cx.xrefs.get(id)?.clone()))) {
-            Some((id, _)) if repositories.contains(id) => cx.not_imported(
-                "attribution.contributor",
-                "a contributor that is a repository",
-            ),
-            Some((_, x)) => w.write_structure(&Node::new("SUBM").pointer(x))?,
-            None => cx.dangling("attribution.contributor", c),
-        }
-    }
-    if let Some(l) = &doc.lang {
-        let name = language_name(l).map_or_else(|| l.clone(), str::to_string);
-        w.write_structure(&Node::new("LANG").text(name))?;
-    }
-    if doc.attribution.modified.is_some() || doc.attribution.change_message.is_some() {
-        cx.not_imported(
-            "attribution",
-            "the document's modification time and message",
-        );
-    }
-    w.end()?;
-    for r in &records {
-        w.write_structure(r)?;
-    }
     w.trailer()?;
     Ok(w.finish()?)
 }
