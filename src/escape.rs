@@ -222,8 +222,14 @@ pub fn unescape<'a>(
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn json_string<W: std::io::Write + ?Sized>(out: &mut W, s: &str) -> std::io::Result<()> {
-    out.write_all(b"\"")?;
     let bytes = s.as_bytes();
+    // Most strings are short and need no escape: written in one piece.
+    if bytes.len() <= 62 && !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+        let mut buf = [b'"'; 64];
+        buf[1..=bytes.len()].copy_from_slice(bytes);
+        return out.write_all(&buf[..bytes.len() + 2]);
+    }
+    out.write_all(b"\"")?;
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {

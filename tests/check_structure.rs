@@ -34,7 +34,8 @@ fn tables_are_derived_from_the_specs() {
         eprintln!("no specs at {}: skipped", specs.display());
         return;
     }
-    let out = std::env::temp_dir().join(format!("gedcom-elf-structure-{}", std::process::id()));
+    let out = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("gedcom-elf-structure-{}", std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
     let run = Command::new("python3")
         .arg(root().join("scripts/derive_structure_tables.py"))

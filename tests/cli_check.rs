@@ -17,7 +17,8 @@ const CLEAN: &str = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR
 1 SOUR test\n1 SUBM @U1@\n0 @U1@ SUBM\n1 NAME Ada\n0 @I1@ INDI\n1 NAME Ada /Lovelace/\n1 SEX F\n0 TRLR\n";
 
 fn file(name: &str, text: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("gedcom-elf-check-{}-{name}", std::process::id()));
+    let p = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("gedcom-elf-check-{}-{name}", std::process::id()));
     std::fs::write(&p, text).unwrap();
     p
 }

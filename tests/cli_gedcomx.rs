@@ -335,3 +335,26 @@ fn gedx_is_a_zip_of_the_manifest_the_json_document_and_the_media_beside_the_inpu
     assert_eq!(gedx.bytes, json.stdout);
     assert!(gedx.entries.is_empty(), "{:?}", gedx.entries);
 }
+
+#[test]
+fn a_gedzip_converts_as_its_gedcom_ged_from_a_file_and_from_stdin() {
+    let gdz = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus7/gedcom70/maximal70.gdz"
+    );
+    let archive = std::fs::read(gdz).unwrap_or_else(|e| panic!("{gdz}: {e}"));
+    let gedcom = gedcom_elf::gedzip::read_gedzip(std::io::Cursor::new(&archive))
+        .unwrap()
+        .gedcom;
+    let plain = run(&["gedcomx", "-"], Some(&gedcom));
+    assert_eq!(plain.status.code(), Some(0));
+    assert!(json(&plain.stdout)["persons"]
+        .as_array()
+        .is_some_and(|p| !p.is_empty()));
+    let from_file = run(&["gedcomx", gdz], None);
+    assert_eq!(from_file.status.code(), Some(0));
+    assert_eq!(from_file.stdout, plain.stdout);
+    let from_stdin = run(&["gedcomx", "-"], Some(&archive));
+    assert_eq!(from_stdin.status.code(), Some(0));
+    assert_eq!(from_stdin.stdout, plain.stdout);
+}

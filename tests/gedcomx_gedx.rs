@@ -20,7 +20,8 @@ struct Dir(PathBuf);
 
 impl Dir {
     fn new(tag: &str) -> Dir {
-        let dir = std::env::temp_dir().join(format!("gedx-{tag}-{}", std::process::id()));
+        let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("gedx-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         Dir(dir)
@@ -186,6 +187,13 @@ fn the_manifest_comes_first_and_says_what_the_specification_asks() {
     let parsed = Manifest::parse(&text);
     assert!(parsed.conforms());
     assert_eq!(parsed.sections.len(), 1 + media.len());
+}
+
+#[test]
+fn the_same_input_gives_the_same_bytes() {
+    let a = export_with_media(&Dir::new("same-a").0).gedx;
+    let b = export_with_media(&Dir::new("same-b").0).gedx;
+    assert_eq!(a, b, "no time nor path of the run in the archive");
 }
 
 #[test]

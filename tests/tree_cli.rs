@@ -5,7 +5,8 @@ use std::io::Write;
 use std::process::{Command, Output};
 
 fn run(args: &[&str], input: &[u8]) -> Output {
-    let dir = std::env::temp_dir().join(format!("gedcom-elf-tree-cli-{}", std::process::id()));
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("gedcom-elf-tree-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(format!(
         "{}.ged",

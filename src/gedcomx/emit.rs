@@ -142,19 +142,25 @@ impl<'w, W: Write + ?Sized> Json<'w, W> {
 
     /// Starts a member: the comma, the indentation and the key.
     fn key(&mut self, key: &str) -> io::Result<()> {
-        if !std::mem::replace(&mut self.first, false) {
+        let comma = !std::mem::replace(&mut self.first, false);
+        // Compact, and a member name of the model's own (letters, short):
+        // the comma, the name and the colon in one piece.
+        let plain = key.len() <= 60 && key.bytes().all(|b| b.is_ascii_alphanumeric());
+        if !self.pretty && plain {
+            let mut buf = [b','; 64];
+            let at = usize::from(comma);
+            buf[at] = b'"';
+            buf[at + 1..at + 1 + key.len()].copy_from_slice(key.as_bytes());
+            buf[at + 1 + key.len()] = b'"';
+            buf[at + 2 + key.len()] = b':';
+            return self.out.write_all(&buf[..at + 3 + key.len()]);
+        }
+        if comma {
             self.out.write_all(b",")?;
         }
         self.newline()?;
-        // Most member names are the model's own identifiers, with nothing
-        // to escape; an identifier's type (a URI) may need it.
-        if key.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            self.out.write_all(b"\"")?;
-            self.out.write_all(key.as_bytes())?;
-            self.out.write_all(b"\"")?;
-        } else {
-            crate::escape::json_string(self.out, key)?;
-        }
+        // An identifier's type (a URI) may need escapes.
+        crate::escape::json_string(self.out, key)?;
         self.out.write_all(if self.pretty { b": " } else { b":" })
     }
 

@@ -32,6 +32,10 @@
 //! listed with their types and sizes, not read. Bad input is an error
 //! with a [`GedxErrorKind`], never a panic.
 //!
+//! The zip reading (telling no zip from a truncated or damaged one,
+//! bounded reads) is [`gedzip`]'s, shared with GEDZIP; the
+//! `gedcomx` feature turns `gedzip` on.
+//!
 //! The specification asks for JSON documents; [`Format::Xml`] writes
 //! `tree.xml` typed `application/x-gedcomx-v1+xml` for readers that take
 //! it, and reading accepts both.
@@ -147,12 +151,28 @@ pub fn media_type(name: &str) -> Option<&'static str> {
     media_entry(name).map(|(_, t, _)| *t)
 }
 
-fn media_entry(name: &str) -> Option<&'static (&'static str, &'static str, bool)> {
-    let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    let (_, ext) = file.rsplit_once('.')?;
+/// The media type of a file extension or a 5.5.1 `FORM` value (`jpg`,
+/// any case, without the dot), from [`MEDIA_TYPES`].
+///
+/// ```
+/// use gedcom_elf::gedcomx::gedx::extension_media_type;
+/// assert_eq!(extension_media_type("JPG"), Some("image/jpeg"));
+/// assert_eq!(extension_media_type("doc"), None);
+/// ```
+pub fn extension_media_type(ext: &str) -> Option<&'static str> {
+    extension_entry(ext).map(|(_, t, _)| *t)
+}
+
+fn extension_entry(ext: &str) -> Option<&'static (&'static str, &'static str, bool)> {
     MEDIA_TYPES
         .iter()
         .find(|(e, _, _)| e.eq_ignore_ascii_case(ext))
+}
+
+fn media_entry(name: &str) -> Option<&'static (&'static str, &'static str, bool)> {
+    let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let (_, ext) = file.rsplit_once('.')?;
+    extension_entry(ext)
 }
 
 // ---------------------------------------------------------------- errors
@@ -443,6 +463,9 @@ fn check_name(name: &str) -> Result<(), &'static str> {
     if name.starts_with('/') || name.contains('\\') || has_scheme(name) {
         return Err("not a relative path");
     }
+    if name.chars().any(char::is_control) {
+        return Err("control characters (a manifest line cannot hold them)");
+    }
     if name
         .split('/')
         .any(|s| s.is_empty() || s == "." || s == "..")
@@ -583,6 +606,9 @@ pub enum Exclusion {
     Reserved,
     /// No file of that name beside the input (or not a regular file).
     NotFound,
+    /// A name with control characters (a line break, a tab), which the
+    /// manifest's lines cannot hold.
+    Unusable,
 }
 
 impl fmt::Display for Exclusion {
@@ -593,6 +619,7 @@ impl fmt::Display for Exclusion {
             Exclusion::Escapes => "a path leading outside the input's directory",
             Exclusion::Reserved => "a name the GEDCOM X file keeps for its manifest or document",
             Exclusion::NotFound => "no such file beside the input",
+            Exclusion::Unusable => "a name with control characters",
         })
     }
 }
@@ -673,6 +700,8 @@ fn entry_name(about: &str) -> Result<String, Exclusion> {
     let name = parts.join("/");
     if name.is_empty() {
         Err(Exclusion::NotFound)
+    } else if name.chars().any(char::is_control) {
+        Err(Exclusion::Unusable)
     } else if has_scheme(&name) {
         Err(Exclusion::Url)
     } else if is_reserved(&name) || name == "tree.json" || name == "tree.xml" {
@@ -974,6 +1003,7 @@ mod tests {
         assert_eq!(entry_name("%2E%2E/b.jpg"), Err(Exclusion::Escapes));
         assert_eq!(entry_name("META-INF/MANIFEST.MF"), Err(Exclusion::Reserved));
         assert_eq!(entry_name("tree.json"), Err(Exclusion::Reserved));
+        assert_eq!(entry_name("a%0Ab.jpg"), Err(Exclusion::Unusable));
     }
 
     #[test]
@@ -997,6 +1027,7 @@ mod tests {
             "tree.json",
             "",
             "a//b.jpg",
+            "a\nb",
         ] {
             let media = [Media {
                 name: name.into(),

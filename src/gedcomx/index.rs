@@ -1,14 +1,15 @@
 //! What mapping one record needs from others, gathered by a first pass
 //! over the reader's events.
 //!
-//! A record maps on its own except in three places: a family's
+//! A record maps on its own except in four places: a family's
 //! parent-child relationships carry the `FAMC.PEDI` of its children's
 //! records; a citation's description carries its source record's citation
-//! elements; a source's citation carries its repository's name. The
-//! [`Index`] holds those (small: a few strings per source, repository and
-//! pedigree; nothing per person), so records can be mapped in any order and
-//! on any thread, and the output does not depend on which record comes
-//! first.
+//! elements; a source's citation carries its repository's name; a pointer
+//! to a `NOTE` record carries the record's text. The [`Index`] holds those
+//! (a few strings per source, repository and pedigree, and the notes'
+//! texts up to [`Index::NOTE_BUDGET`]; nothing per person), so records can
+//! be mapped in any order and on any thread, and the output does not
+//! depend on which record comes first.
 //!
 //! ```
 //! use gedcom_elf::gedcomx::Index;
@@ -39,6 +40,7 @@ enum Kind {
     Person,
     Repository,
     Source,
+    Note,
 }
 
 /// A source record's own citation elements and its repository.
@@ -53,7 +55,7 @@ struct Source {
 
 /// The facts records borrow from one another (see [the module
 /// docs](self)).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Index {
     /// (family id, child id) to the `FAMC.PEDI` facts, with their lines.
     pedigrees: HashMap<(String, String), Vec<(&'static str, u64)>>,
@@ -61,9 +63,46 @@ pub struct Index {
     repositories: HashMap<String, String>,
     /// Source record id to its elements (the first record of an id).
     sources: HashMap<String, Source>,
+    /// Note record id to its text (the first record of an id), while the
+    /// texts fit [`Index::NOTE_BUDGET`].
+    notes: HashMap<String, String>,
+    /// The notes' ids in the document's order (merged in that order, so
+    /// the budget leaves out the same notes however the input was cut).
+    note_order: Vec<String>,
+    /// Bytes of the notes' texts kept.
+    note_bytes: usize,
+    /// Bytes of the notes' texts it may keep ([`Index::note_budget`]).
+    note_budget: usize,
+}
+
+impl Default for Index {
+    fn default() -> Self {
+        Index {
+            pedigrees: HashMap::new(),
+            repositories: HashMap::new(),
+            sources: HashMap::new(),
+            notes: HashMap::new(),
+            note_order: Vec::new(),
+            note_bytes: 0,
+            note_budget: Index::NOTE_BUDGET,
+        }
+    }
 }
 
 impl Index {
+    /// Bytes of `NOTE` records' texts an index keeps by default (64 MiB):
+    /// the notes after them are left out, and a pointer to one of them is
+    /// counted as not converted, so memory stays bounded whatever the input.
+    pub const NOTE_BUDGET: usize = 64 << 20;
+
+    /// Keeps at most `bytes` of `NOTE` records' texts (default
+    /// [`Index::NOTE_BUDGET`]), the first in the document's order however
+    /// the input is cut into batches.
+    pub fn note_budget(mut self, bytes: usize) -> Self {
+        self.note_budget = bytes;
+        self
+    }
+
     /// An empty index.
     pub fn new() -> Self {
         Index::default()
@@ -77,12 +116,32 @@ impl Index {
     /// A reading error that ends the input (an I/O error, too many
     /// diagnostics under a strict configuration).
     pub fn from_read<R: Read>(input: R, config: ReaderConfig, jobs: usize) -> Result<Self, Error> {
+        Index::new().read(input, config, jobs, None)
+    }
+
+    /// As [`Index::from_read`], adding to this index (with its
+    /// [`note_budget`](Index::note_budget)), in batches of `batch_bytes`
+    /// when given ([`StreamReader::batch_bytes`]).
+    ///
+    /// # Errors
+    /// As [`Index::from_read`].
+    pub fn read<R: Read>(
+        mut self,
+        input: R,
+        config: ReaderConfig,
+        jobs: usize,
+        batch_bytes: Option<usize>,
+    ) -> Result<Self, Error> {
         let mut stream =
             StreamReader::with_config(std::io::BufReader::new(input), config).jobs(jobs.max(1));
-        let mut index = Index::new();
+        if let Some(n) = batch_bytes {
+            stream = stream.batch_bytes(n);
+        }
+        let budget = self.note_budget;
+        let index = &mut self;
         stream.for_each(
             |reader| {
-                let mut part = Index::new();
+                let mut part = Index::new().note_budget(budget);
                 part.scan(reader)?;
                 Ok(part)
             },
@@ -91,7 +150,7 @@ impl Index {
                 Ok(())
             },
         )?;
-        Ok(index)
+        Ok(self)
     }
 
     /// Reads `reader`'s events to their end, adding what they hold.
@@ -118,9 +177,16 @@ impl Index {
                     "INDI" => Some(Kind::Person),
                     "REPO" => Some(Kind::Repository),
                     "SOUR" => Some(Kind::Source),
+                    "NOTE" => Some(Kind::Note),
                     _ => None,
                 };
                 record = kind.zip(b.xref.as_ref().map(|x| xref_id(&x.to_str_lossy())));
+                if let Some((Kind::Note, id)) = &record {
+                    let text = b.value.as_ref().and_then(|v| v.as_text()).map(|p| p.text());
+                    if let Some(t) = text.filter(|t| !t.trim().is_empty()) {
+                        self.keep_note(id, t.into_owned());
+                    }
+                }
                 path.clear();
                 family = None;
                 continue;
@@ -216,6 +282,28 @@ impl Index {
         for (id, source) in later.sources {
             self.sources.entry(id).or_insert(source);
         }
+        let mut notes = later.notes;
+        for id in later.note_order {
+            if let Some(text) = notes.remove(&id) {
+                self.keep_note(&id, text);
+            }
+        }
+    }
+
+    /// Keeps a note record's text, the first of its id, within the budget.
+    fn keep_note(&mut self, id: &str, text: String) {
+        if self.notes.contains_key(id) || self.note_bytes + text.len() > self.note_budget {
+            return;
+        }
+        self.note_bytes += text.len();
+        self.notes.insert(id.to_string(), text);
+        self.note_order.push(id.to_string());
+    }
+
+    /// The text of the note record `id`, if the index kept it (see
+    /// [`Index::NOTE_BUDGET`]).
+    pub fn note(&self, id: &str) -> Option<&str> {
+        self.notes.get(id).map(String::as_str)
     }
 
     /// The `FAMC.PEDI` facts of `child` in `family` (ids as
@@ -279,4 +367,39 @@ pub(crate) fn repository_row() -> usize {
 pub(crate) fn repository_element(name: &str) -> CitationElement {
     let (_, base, element) = CITATION_ELEMENTS[repository_row()];
     CitationElement::new([base, element].concat(), name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_note_budget_keeps_the_first_notes_however_the_input_is_cut() {
+        let mut input = String::from("0 HEAD\n1 CHAR UTF-8\n");
+        for i in 0..40 {
+            // Ten bytes of text each, ids out of order, some ids twice.
+            input.push_str(&format!("0 @N{}@ NOTE note {i:05}\n", (i * 7) % 37));
+        }
+        input.push_str("0 TRLR\n");
+        let kept = |jobs: usize, batch: usize| {
+            let index = Index::new()
+                .note_budget(95)
+                .read(input.as_bytes(), ReaderConfig::new(), jobs, Some(batch))
+                .unwrap();
+            let mut texts: Vec<(String, String)> = index
+                .notes
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            texts.sort();
+            (index.note_order.clone(), texts)
+        };
+        let one = kept(1, 1 << 16);
+        // Nine notes of ten bytes fit in 95: the first nine, in order.
+        let first: Vec<String> = (0..9).map(|i| format!("N{}", (i * 7) % 37)).collect();
+        assert_eq!(one.0, first);
+        for (jobs, batch) in [(1, 1), (2, 1), (2, 40), (3, 100), (8, 7)] {
+            assert_eq!(kept(jobs, batch), one, "{jobs} {batch}");
+        }
+    }
 }

@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
+use super::gedx::extension_media_type;
 use super::index::{repository_element, repository_row, Index};
 use super::model::{
     Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gender,
@@ -132,32 +133,16 @@ pub(crate) fn language_name(tag: &str) -> Option<&'static str> {
     })
 }
 
-/// A file's `FORM` and its media type.
-pub(crate) const MEDIA_TYPES: [(&str, &str); 14] = [
-    ("bmp", "image/bmp"),
-    ("gif", "image/gif"),
-    ("jpg", "image/jpeg"),
-    ("jpeg", "image/jpeg"),
-    ("png", "image/png"),
-    ("tif", "image/tiff"),
-    ("tiff", "image/tiff"),
-    ("pcx", "image/x-pcx"),
-    ("wav", "audio/wav"),
-    ("mp3", "audio/mpeg"),
-    ("pdf", "application/pdf"),
-    ("htm", "text/html"),
-    ("html", "text/html"),
-    ("txt", "text/plain"),
-];
-
 /// Why a structure was not converted.
 pub mod reason {
     /// No GEDCOM X property holds it in this mapping.
     pub const NO_EQUIVALENT: &str = "no GEDCOM X equivalent in this mapping";
     /// An extension tag (`_X`).
     pub const EXTENSION: &str = "extension tag";
-    /// A pointer to a note record: its text is a document of its own.
-    pub const NOTE_POINTER: &str = "pointer to a NOTE record (the record is a document)";
+    /// A pointer to a note record the index does not hold: missing, empty,
+    /// or past [`Index::NOTE_BUDGET`](super::Index::NOTE_BUDGET).
+    pub const NOTE_POINTER: &str =
+        "pointer to a NOTE record that is missing, empty or past the index's budget";
     /// A value the mapping does not know.
     pub const UNKNOWN_VALUE: &str = "value not understood";
     /// A family fact with no couple to hold it.
@@ -489,11 +474,20 @@ impl Ctx<'_> {
         }
     }
 
-    /// A `NOTE`: its text as a note; a pointer is counted.
+    /// A `NOTE`: its text as a note; a pointer, the record's text (through
+    /// the index), or counted when the index does not hold it.
     fn note(&mut self, node: NodeRef<'_>) -> Option<Note> {
-        if node.pointer().is_some() {
-            self.skip(node, reason::NOTE_POINTER);
-            return None;
+        if let Some(id) = pointer_id(node) {
+            // The record's text, through the index.
+            let Some(text) = self.index.note(&id) else {
+                self.skip(node, reason::NOTE_POINTER);
+                return None;
+            };
+            self.rest(node, &[]);
+            return Some(Note {
+                subject: None,
+                text: text.to_string(),
+            });
         }
         self.rest(node, &[]);
         // An empty note says nothing (and GEDCOM X requires the text).
@@ -703,8 +697,8 @@ impl Ctx<'_> {
         let form_of = |f: NodeRef<'_>, sd: &mut SourceDescription, cx: &mut Self| {
             let form = text(f).unwrap_or_default();
             let form = form.trim().trim_start_matches('.').to_ascii_lowercase();
-            match MEDIA_TYPES.iter().find(|(k, _)| *k == form) {
-                Some((_, t)) if sd.media_type.is_none() => sd.media_type = Some((*t).into()),
+            match extension_media_type(&form) {
+                Some(t) if sd.media_type.is_none() => sd.media_type = Some(t.into()),
                 _ => cx.skip(f, reason::UNKNOWN_VALUE),
             }
             cx.rest(f, &[]);
@@ -1951,15 +1945,27 @@ mod tests {
     }
 
     #[test]
-    fn notes_inline_are_notes_records_documents_and_pointers_counted() {
-        let (items, report) =
-            map("0 @I1@ INDI\n1 NOTE Some\n2 CONT text\n1 NOTE @N1@\n0 @N1@ NOTE A note\n");
-        assert_eq!(persons(&items)[0].notes[0].text, "Some\ntext");
+    fn notes_inline_and_pointed_to_are_notes_and_records_documents() {
+        let (items, report) = map(
+            "0 @I1@ INDI\n1 NOTE Some\n2 CONT text\n1 NOTE @N1@\n1 NOTE @N2@\n\
+             0 @N1@ NOTE A note\n1 CONC , continued\n",
+        );
+        let notes: Vec<&str> = persons(&items)[0]
+            .notes
+            .iter()
+            .map(|n| n.text.as_str())
+            .collect();
+        // The pointer to N1 carries its text (through the index; the record
+        // comes after the individual); N2 does not exist.
+        assert_eq!(notes, ["Some\ntext", "A note, continued"]);
         let d = documents(&items)[0];
-        assert_eq!((d.id.as_str(), d.text.as_str()), ("N1", "A note"));
+        assert_eq!(
+            (d.id.as_str(), d.text.as_str()),
+            ("N1", "A note, continued")
+        );
         assert_eq!(
             skipped(&report),
-            [format!("INDI.NOTE {} [7]", reason::NOTE_POINTER)]
+            [format!("INDI.NOTE {} [8]", reason::NOTE_POINTER)]
         );
     }
 

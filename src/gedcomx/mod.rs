@@ -82,16 +82,16 @@
 //! | citation `QUAY`, `EVEN`, `EVEN.ROLE` | qualifiers of the reference, named by their ELF structure type IRIs |
 //! | a text citation (`SOUR text`) | its own description (id `OWNER.sN`) whose citation `value` is the text |
 //! | `REPO`, `SUBM` | `Agent`: `NAME` names, `ADDR` addresses (`ADR1`-`3`, `CITY`, `STAE`, `POST`, `CTRY`), `PHON` `tel:` and `FAX` `fax:` phones, `EMAIL` `mailto:` emails, `WWW` homepage |
-//! | `NOTE` under a record or structure | `notes` |
+//! | `NOTE` under a record or structure | `notes`: its text, or a `NOTE` record's when it points to one (through the [`Index`], which keeps notes' texts up to [`Index::NOTE_BUDGET`]; a pointer to a note past it, or to none, is counted) |
 //! | `NOTE` record | a `Document` (the record's id) holding its text |
-//! | `OBJE` record, inline `OBJE` | `SourceDescription` (inline: id `OWNER.mN`): first `FILE` as `about`, `FORM` as `mediaType`, `TITL` as title and citation |
+//! | `OBJE` record, inline `OBJE` | `SourceDescription` (inline: id `OWNER.mN`): first `FILE` as `about`, `FORM` as `mediaType` (by [`gedx::MEDIA_TYPES`], the one table of file extensions), `TITL` as title and citation |
 //! | `OBJE` under a person or family | `media` reference |
 //! | `REFN`, `RIN`, `AFN`, `RFN`, `_UID` | `identifiers`, typed by the structure's ELF type IRI (untyped, `$`, when it has none) |
 //! | `CHAN` | `attribution.modified` (its `DATE` and `TIME` as UTC), its `NOTE` the `changeMessage` |
 //!
 //! Everything else is counted in the [`NotConverted`] report with its
 //! path of tags, a reason and its first lines: the `HEAD`'s description of
-//! the file, pointers to `NOTE` records, LDS ordinances, `ASSO`, `ALIA`,
+//! the file, pointers to `NOTE` records the index does not hold, LDS ordinances, `ASSO`, `ALIA`,
 //! `ADDR` under events, extension tags, values not understood,
 //! a second `DATE` or `SEX`.
 //!
@@ -100,8 +100,7 @@
 //! documents are kept as their notes.
 //!
 //! A `HEAD` that is not the first record is counted whole (the document
-//! had begun). Pointers to `NOTE` records are counted: the record is a
-//! document of its own.
+//! had begun).
 //!
 //! The document depends only on the input: the same at every number of
 //! threads and group size ([`Export::records`], [`Export::group_bytes`]),

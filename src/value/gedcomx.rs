@@ -312,15 +312,36 @@ fn formal_year(y: i64) -> Result<i32, NotGedcomx> {
     }
 }
 
+/// `n` in decimal, zero-padded to `width` digits, after `prefix` (a
+/// formal date is mostly such numbers: written here without the
+/// formatter's padding machinery).
+fn padded(f: &mut fmt::Formatter<'_>, prefix: u8, n: u64, width: usize) -> fmt::Result {
+    let mut buf = [b'0'; 21];
+    let mut i = buf.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let start = i.min(buf.len() - width.min(20)) - 1;
+    buf[start] = prefix;
+    // ASCII digits and the prefix, an ASCII sign or separator.
+    f.write_str(std::str::from_utf8(&buf[start..]).unwrap_or_default())
+}
+
 impl fmt::Display for GedcomxSimple {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sign = if self.year < 0 { '-' } else { '+' };
-        write!(f, "{sign}{:04}", self.year.unsigned_abs())?;
+        let sign = if self.year < 0 { b'-' } else { b'+' };
+        padded(f, sign, u64::from(self.year.unsigned_abs()), 4)?;
         if let Some(m) = self.month {
-            write!(f, "-{m:02}")?;
+            padded(f, b'-', u64::from(m), 2)?;
         }
         if let Some(d) = self.day {
-            write!(f, "-{d:02}")?;
+            padded(f, b'-', u64::from(d), 2)?;
         }
         if let Some(t) = &self.time {
             write!(f, "{t}")?;

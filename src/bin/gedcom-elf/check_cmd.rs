@@ -139,7 +139,7 @@ fn check(
     let mut sink = |f: &Finding| write(out, name, f);
     let result = if let Source::Stdin = source {
         let progress = Progress::new(None);
-        let records = Records::with_config(progress.wrap(io::stdin().lock()), reader_config);
+        let records = Records::with_config(progress.wrap(crate::drive::stdin()?), reader_config);
         let mut records = records.jobs(jobs);
         if let Some(n) = settings.jobs.chunk_bytes {
             records = records.batch_bytes(n);

@@ -97,12 +97,16 @@ impl Source {
 
     /// The whole input: a file mapped, standard input read whole (with a
     /// progress bar), or the sample. A GEDZIP file (named `.gdz`, or
-    /// starting as a zip archive does) gives its `gedcom.ged`, read into
-    /// memory.
+    /// starting as a zip archive does; standard input that starts so) gives
+    /// its `gedcom.ged`, read into memory.
     pub fn load(&self) -> Result<Bytes, Fail> {
         let bytes = self.load_raw()?;
         match self {
             Source::File(path) if is_gedzip(path, &bytes) => {
+                let gdz = gedzip::read_gedzip(io::Cursor::new(&bytes[..])).map_err(gedzip_fail)?;
+                Ok(Box::new(gdz.gedcom))
+            }
+            Source::Stdin if gedzip::is_zip(&bytes) => {
                 let gdz = gedzip::read_gedzip(io::Cursor::new(&bytes[..])).map_err(gedzip_fail)?;
                 Ok(Box::new(gdz.gedcom))
             }
@@ -188,8 +192,68 @@ impl Source {
     }
 }
 
+/// Standard input as a command reads it: as it comes, or, when it starts
+/// as a zip archive does, a GEDZIP's `gedcom.ged` (the archive read whole
+/// first: a zip's directory is at its end).
+pub enum Stdin {
+    /// The first bytes, looked at, then the rest as it comes.
+    Plain(io::Chain<io::Cursor<Vec<u8>>, io::StdinLock<'static>>),
+    /// A GEDZIP's `gedcom.ged`.
+    Unzipped(io::Cursor<Vec<u8>>),
+}
+
+/// Standard input, a GEDZIP on it unpacked (see [`Stdin`]).
+pub fn stdin() -> Result<Stdin, Fail> {
+    let io_fail = |e: io::Error| Fail::Input(Error::from(e));
+    let mut lock = io::stdin().lock();
+    let mut start = Vec::with_capacity(4);
+    (&mut lock)
+        .take(4)
+        .read_to_end(&mut start)
+        .map_err(io_fail)?;
+    if !gedzip::is_zip(&start) {
+        return Ok(Stdin::Plain(io::Cursor::new(start).chain(lock)));
+    }
+    lock.read_to_end(&mut start).map_err(io_fail)?;
+    let gdz = gedzip::read_gedzip(io::Cursor::new(start)).map_err(gedzip_fail)?;
+    Ok(Stdin::Unzipped(io::Cursor::new(gdz.gedcom)))
+}
+
+impl Read for Stdin {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stdin::Plain(r) => r.read(buf),
+            Stdin::Unzipped(r) => r.read(buf),
+        }
+    }
+}
+
+impl io::BufRead for Stdin {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        match self {
+            Stdin::Plain(r) => r.fill_buf(),
+            Stdin::Unzipped(r) => r.fill_buf(),
+        }
+    }
+
+    fn consume(&mut self, n: usize) {
+        match self {
+            Stdin::Plain(r) => r.consume(n),
+            Stdin::Unzipped(r) => r.consume(n),
+        }
+    }
+}
+
 /// Whether the file `path`, whose first bytes are `start`, is read as a
 /// GEDZIP archive: named `.gdz` (any case), or starting as a zip does.
+/// Whether the file at `path` is a GEDZIP (by its name, or by its first
+/// bytes); `false` when it cannot be read (its reader says why).
+pub fn is_gedzip_file(path: &str) -> bool {
+    let mut start = Vec::with_capacity(4);
+    let read = std::fs::File::open(path).and_then(|f| f.take(4).read_to_end(&mut start));
+    read.is_ok() && is_gedzip(path, &start)
+}
+
 fn is_gedzip(path: &str, start: &[u8]) -> bool {
     let gdz = std::path::Path::new(path)
         .extension()
@@ -262,7 +326,7 @@ pub fn run<W: Work, S: FnMut(W::Out, Vec<Diagnostic>) -> Result<(), Fail>>(
         };
         let progress = Progress::new(None);
         let config = settings.config().encoding(settings.encoding());
-        let mut stream = StreamReader::with_config(progress.wrap(io::stdin().lock()), config)
+        let mut stream = StreamReader::with_config(progress.wrap(stdin()?), config)
             .batch_bytes(settings.jobs.chunk_bytes.unwrap_or(BATCH))
             .jobs(settings.jobs());
         // The HEAD's batch here, `prepare`d first; the rest on --jobs threads,

@@ -58,7 +58,18 @@ pub fn run(
         Err(e) if e.kind() == ErrorKind::Io => Err(Fail::Input(e)),
         Err(_) => Ok(Index::new()),
     };
+    let temp_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
     let (index, second): (Index, File) = match source {
+        // A GEDZIP: its `gedcom.ged`, unpacked into memory and a temporary
+        // file for the second pass.
+        Source::File(path) if crate::drive::is_gedzip_file(path) => {
+            let bytes = source.load()?;
+            let index = Index::from_read(&bytes[..], config.clone(), jobs);
+            let mut copy = tempfile::tempfile().map_err(temp_failed)?;
+            copy.write_all(&bytes).map_err(temp_failed)?;
+            copy.seek(SeekFrom::Start(0)).map_err(temp_failed)?;
+            (read_failed(index)?, copy)
+        }
         Source::File(path) => {
             let file = File::open(path).map_err(|e| Fail::Input(e.into()))?;
             let size = file.metadata().ok().map(|m| m.len());
@@ -69,11 +80,12 @@ pub fn run(
             (read_failed(index)?, again)
         }
         Source::Stdin | Source::Sample => {
-            let spool_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
+            let spool_failed = temp_failed;
             let mut copy = io::BufWriter::new(tempfile::tempfile().map_err(spool_failed)?);
             let progress = Progress::new(None);
+            // A GEDZIP on standard input is unpacked first.
             let tee = Tee {
-                inner: progress.wrap(io::stdin().lock()),
+                inner: progress.wrap(crate::drive::stdin()?),
                 copy: &mut copy,
             };
             let index = Index::from_read(tee, config.clone(), jobs);

@@ -2,7 +2,7 @@
 //! event by event (a file memory-mapped, standard input streamed in bounded
 //! memory), to standard output or, whole or not at all, to `-o OUT`.
 
-use std::io::{self, Write};
+use std::io::Write;
 
 use gedcom_elf::stream::StreamReader;
 use gedcom_elf::write::{Rewriter, WriteErrorKind, WriterConfig};
@@ -95,7 +95,7 @@ fn stream<W: Write>(
 ) -> Result<(), Fail> {
     let progress = Progress::new(None);
     let config = settings.config().encoding(settings.encoding());
-    let source = progress.wrap(io::stdin().lock());
+    let source = progress.wrap(crate::drive::stdin()?);
     let mut stream = StreamReader::with_config(source, config).batch_bytes(BATCH);
     let mut buf = Vec::new();
     while let Some(mut batch) = stream.read_batch_into(&mut buf)? {

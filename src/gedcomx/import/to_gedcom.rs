@@ -12,7 +12,8 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 
 use super::{ImportError, Issue, IssueKind, Location};
-use crate::gedcomx::map::{formatted, language_name, COUPLE_FACTS, MEDIA_TYPES, PERSON_FACTS};
+use crate::gedcomx::gedx::MEDIA_TYPES;
+use crate::gedcomx::map::{formatted, language_name, COUPLE_FACTS, PERSON_FACTS};
 use crate::gedcomx::model::{
     Agent, Attribution, CitationElement, Date, Document, Fact, Gedcomx, Identifier, Name, NameForm,
     NamePart, Note, Person, PlaceReference, Qualifier, Relationship, SourceDescription,
@@ -730,8 +731,11 @@ impl<'d> Cx<'d> {
             file = file.text(percent_decoded(a));
         }
         if let Some(t) = &sd.media_type {
-            match MEDIA_TYPES.iter().find(|(_, m)| m.eq_ignore_ascii_case(t)) {
-                Some((form, _)) => file.children.push(Node::new("FORM").text(*form)),
+            match MEDIA_TYPES
+                .iter()
+                .find(|(_, m, _)| m.eq_ignore_ascii_case(t))
+            {
+                Some((form, _, _)) => file.children.push(Node::new("FORM").text(*form)),
                 None => self.not_imported(&format!("{at}.mediaType"), "a media type 5.5.1 lacks"),
             }
         }
