@@ -121,6 +121,71 @@ where
     })
 }
 
+/// Runs `work` on each item `items` gives (taken on the calling thread, as
+/// the pool has room), on up to `jobs` threads, and hands the results to
+/// `emit` in the items' order; with `jobs` at most 1, all on the calling
+/// thread. For a stream of unknown length ([`run_in_order`] numbers a
+/// known one): at most two items per thread are in flight, which bounds
+/// the results held at once.
+///
+/// # Errors
+/// The first error `emit` returns: no further result is emitted and no
+/// further item is taken (a panic in `work` is resumed on the calling
+/// thread, in its turn).
+pub(crate) fn map_in_order<I, T, E, W, S>(
+    jobs: usize,
+    mut items: impl Iterator<Item = I>,
+    work: W,
+    mut emit: S,
+) -> Result<(), E>
+where
+    I: Send,
+    T: Send,
+    W: Fn(I) -> T + Sync,
+    S: FnMut(T) -> Result<(), E>,
+{
+    if jobs <= 1 {
+        return items.try_for_each(|item| emit(work(item)));
+    }
+    std::thread::scope(|scope| {
+        let mut pool = Pool::scoped(scope, &work, jobs, 2);
+        let mut more = true;
+        loop {
+            while more && pool.has_room() {
+                match items.next() {
+                    Some(item) => pool.submit(item),
+                    None => more = false,
+                }
+            }
+            match pool.next() {
+                Some(out) => emit(out)?,
+                None => return Ok(()),
+            }
+        }
+    })
+}
+
+/// Groups the items of `items` in order, each group at least `bytes` of
+/// them by `size` (the last one what is left).
+pub(crate) fn grouped<I>(
+    mut items: impl Iterator<Item = I>,
+    bytes: usize,
+    size: impl Fn(&I) -> usize,
+) -> impl Iterator<Item = Vec<I>> {
+    std::iter::from_fn(move || {
+        let mut group = Vec::new();
+        let mut total = 0;
+        while total < bytes {
+            let Some(item) = items.next() else {
+                break;
+            };
+            total += size(&item);
+            group.push(item);
+        }
+        (!group.is_empty()).then_some(group)
+    })
+}
+
 /// What the calling thread and the workers of a [`Pool`] share.
 pub(crate) struct Core<I, O> {
     queues: Mutex<Queues<I, O>>,

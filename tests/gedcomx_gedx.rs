@@ -6,6 +6,9 @@
 
 #![cfg(feature = "gedcomx")]
 
+mod common;
+use common::Rng;
+
 use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
 
@@ -302,21 +305,6 @@ fn archives_without_a_manifest_or_a_document_are_refused() {
         (doc.name.as_str(), doc.format),
         ("family/main.json", Format::Json)
     );
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 #[test]

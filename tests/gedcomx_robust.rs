@@ -6,6 +6,9 @@
 
 #![cfg(feature = "gedcomx")]
 
+mod common;
+use common::Rng;
+
 use std::sync::Arc;
 
 use gedcom_elf::gedcomx::{Export, Format, Index, Options};
@@ -45,22 +48,6 @@ const BASE: &str = "0 HEAD\n1 CHAR UTF-8\n1 SUBM @U1@\n0 @U1@ SUBM\n1 NAME Ann\n
 0 @F1@ FAM\n1 HUSB @I1@\n1 WIFE @I2@\n1 CHIL @I3@\n1 MARR\n2 DATE 1875\n\
 0 @S1@ SOUR\n1 AUTH A\n1 TITL T\n1 REPO @R1@\n2 CALN 1\n1 DATA\n2 EVEN BIRT\n3 DATE 1800\n1 TEXT x\n\
 0 @R1@ REPO\n1 NAME R\n1 ADDR a\n2 CITY c\n0 @O1@ OBJE\n1 FILE f\n0 @N1@ NOTE n\n0 TRLR\n";
-
-/// xorshift64*: the same cases every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 /// `BASE` with a few damages.
 fn damaged(rng: &mut Rng) -> Vec<u8> {

@@ -6,7 +6,7 @@ use std::io::Read;
 use super::checker::{RunError, Summary};
 use super::inspect::{inspect_into, Inspection};
 use super::{structure, Checker, Finding};
-use crate::ordered::Pool;
+use crate::ordered::{grouped, map_in_order};
 use crate::par::{first_record_reader, Chunks, Numbering};
 use crate::tree::{RecordTree, Records, Schema, Tree};
 use crate::Error;
@@ -183,9 +183,12 @@ impl Checker {
             None => {}
         }
         let (config, groups, version) = (self.config.clone(), self.groups, self.version);
-        let work = move |group: Vec<RecordTree>| -> Inspection {
+        // Each group's records inspected on a thread; the reader's
+        // diagnostics read with them pass through, to be absorbed with them.
+        let work = move |group: Vec<(RecordTree, Vec<crate::Diagnostic>)>| {
             let mut found = Inspection::default();
-            for r in &group {
+            let mut diagnostics = Vec::new();
+            for (r, ds) in group {
                 inspect_into(
                     &config,
                     groups,
@@ -194,57 +197,29 @@ impl Checker {
                     r.root(),
                     &mut found,
                 );
+                diagnostics.extend(ds);
             }
-            found
+            (found, diagnostics)
         };
-        let jobs = self.jobs;
-        std::thread::scope(|scope| {
-            let mut pool = (jobs > 1).then(|| Pool::scoped(scope, &work, jobs, 2));
-            let mut group = Vec::new();
-            let mut bytes = 0;
-            while failed.is_none() {
-                let record = match next(records, &mut out, &self) {
-                    Some(Ok(r)) => Some(r),
-                    Some(Err(e)) => {
-                        failed = Some(e);
-                        None
-                    }
-                    None => None,
-                };
-                let end = record.is_none();
-                if let Some(r) = record {
-                    bytes += r.bytes().len();
-                    group.push(r);
-                }
-                if group.is_empty() || (!end && bytes < GROUP && pool.is_some()) {
-                    if end {
-                        break;
-                    }
-                    continue;
-                }
-                bytes = 0;
-                let group = std::mem::take(&mut group);
-                match pool.as_mut() {
-                    Some(pool) => {
-                        pool.submit(group);
-                        while !pool.has_room() || (end && pool.in_flight() > 0) {
-                            if let Some(i) = pool.next() {
-                                out.absorb(&mut self, i, &mut summary, &mut sink)?;
-                            }
-                        }
-                    }
-                    None => out.absorb(&mut self, work(group), &mut summary, &mut sink)?,
-                }
-                if end {
-                    break;
+        // The records after the first, until the end or a reading error
+        // (given after the findings of the records before it).
+        let rest = std::iter::from_fn(|| {
+            if failed.is_some() {
+                return None;
+            }
+            match records.next()? {
+                Ok(r) => Some((r, records.drain_diagnostics().collect::<Vec<_>>())),
+                Err(e) => {
+                    failed = Some(e);
+                    None
                 }
             }
-            if let Some(pool) = pool.as_mut() {
-                while let Some(i) = pool.next() {
-                    out.absorb(&mut self, i, &mut summary, &mut sink)?;
-                }
-            }
-            Ok::<(), RunError<E>>(())
+        });
+        let groups = grouped(rest, GROUP, |(r, _): &(RecordTree, _)| r.bytes().len());
+        map_in_order(self.jobs, groups, work, |(inspection, ds)| {
+            out.pending
+                .extend(ds.iter().filter_map(|d| self.diagnostic(d)));
+            out.absorb(&mut self, inspection, &mut summary, &mut sink)
         })?;
         out.pending.extend(
             records

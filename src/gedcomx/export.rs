@@ -16,7 +16,7 @@ use std::sync::Arc;
 use super::index::Index;
 use super::map::{reason, Item, Mapper, NotConverted};
 use super::{Format, Options, CEV, GEDCOMX};
-use crate::ordered::Pool;
+use crate::ordered::{grouped, map_in_order};
 use crate::tree::NodeRef;
 use crate::tree::{RecordTree, Records};
 use crate::Diagnostic;
@@ -359,54 +359,22 @@ impl<W: Write, S: Spool> Export<W, S> {
                 None => return Ok(()),
             }
         }
+        // The records after the first, until the end or a reading error
+        // (kept for after the records before it are written).
+        let mut failed = None;
+        let rest = std::iter::from_fn(|| match next(records)? {
+            Ok(r) => Some(r),
+            Err(e) => {
+                failed = Some(e);
+                None
+            }
+        });
         let mapping = self.mapping.clone();
         let work = move |group: Vec<RecordTree>| mapping.map(group.iter().map(|r| r.root()), false);
-        let failed = std::thread::scope(|scope| {
-            let mut pool = (jobs > 1).then(|| Pool::scoped(scope, &work, jobs, 2));
-            let mut group = Vec::new();
-            let mut bytes = 0;
-            let mut failed = None;
-            loop {
-                let record = match next(records) {
-                    Some(Ok(r)) => Some(r),
-                    Some(Err(e)) => {
-                        failed = Some(e);
-                        None
-                    }
-                    None => None,
-                };
-                let end = record.is_none();
-                if let Some(r) = record {
-                    bytes += r.bytes().len();
-                    group.push(r);
-                }
-                if !end && bytes < self.group {
-                    continue;
-                }
-                bytes = 0;
-                let taken = std::mem::take(&mut group);
-                match pool.as_mut() {
-                    Some(pool) => {
-                        if !taken.is_empty() {
-                            pool.submit(taken);
-                        }
-                        while !pool.has_room() || (end && pool.in_flight() > 0) {
-                            if let Some(mapped) = pool.next() {
-                                self.absorb(mapped).map_err(WriteFailed)?;
-                            }
-                        }
-                    }
-                    None if taken.is_empty() => {}
-                    None => self.absorb(work(taken)).map_err(WriteFailed)?,
-                }
-                if end {
-                    break;
-                }
-            }
-            Ok(failed)
-        });
+        let groups = grouped(rest, self.group, |r: &RecordTree| r.bytes().len());
+        map_in_order(jobs, groups, work, |mapped| self.absorb(mapped)).map_err(WriteFailed)?;
         diagnostics(records.drain_diagnostics().collect());
-        match failed? {
+        match failed {
             Some(e) => Err(ReadFailed(e)),
             None => Ok(()),
         }

@@ -1,0 +1,51 @@
+//! The GEDCOM X export on generated GEDCOM, with its parts: the index
+//! pass, reading the records (`Records`, the reference: every export reads
+//! them), and the whole export (index, then records mapped on the jobs'
+//! threads and written to memory). The target is measured against
+//! the `json` command in the README; these follow the library's share.
+//!
+//! `GEDCOM_BENCH_MB` sets the size of the generated input (default 64).
+
+use std::sync::Arc;
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use gedcom_elf::gedcomx::{Export, Index, Options};
+use gedcom_elf::tree::Records;
+use gedcom_elf::ReaderConfig;
+
+#[path = "support/generate.rs"]
+mod generate;
+
+fn gedcomx(c: &mut Criterion) {
+    let (bytes, stats) = generate::bench_input();
+    let mut g = c.benchmark_group("gedcomx");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    for jobs in [1, 2] {
+        g.bench_function(format!("records_{jobs}"), |b| {
+            b.iter(|| {
+                let n = Records::new(black_box(&bytes[..])).jobs(jobs).count();
+                assert_eq!(n as u64, stats.records);
+            })
+        });
+        g.bench_function(format!("index_{jobs}"), |b| {
+            b.iter(|| Index::from_read(black_box(&bytes[..]), ReaderConfig::new(), jobs).unwrap())
+        });
+        g.bench_function(format!("export_{jobs}"), |b| {
+            b.iter(|| {
+                let index = Index::from_read(&bytes[..], ReaderConfig::new(), jobs).unwrap();
+                let mut out = Vec::with_capacity(bytes.len() * 3);
+                let mut export =
+                    Export::new(&mut out, Options::default(), Arc::new(index), Vec::new).unwrap();
+                let mut records = Records::new(black_box(&bytes[..])).jobs(jobs);
+                export.records(&mut records, jobs, |_| {}).unwrap();
+                export.finish().unwrap();
+                out.len()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, gedcomx);
+criterion_main!(benches);
