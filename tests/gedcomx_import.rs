@@ -18,6 +18,8 @@
 #[path = "../benches/support/generate.rs"]
 mod generate;
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -492,18 +494,11 @@ fn generated_files_survive_the_round_trip() {
 
 #[test]
 fn every_file_of_the_shared_corpus_survives_the_round_trip() {
-    let dir = shared("corpus");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("../shared/corpus")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("ged")))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 10, "{files:?}");
-    for f in files {
-        // Any encoding: the export decodes it, the import writes UTF-8.
-        let bytes = std::fs::read(&f).unwrap();
-        let name = f.file_name().unwrap().to_string_lossy().to_string();
+    // Read from ../shared, never copied here; any encoding: the export
+    // decodes it, the import writes UTF-8.
+    let files = common::ged_files(&shared("corpus"));
+    assert!(files.len() >= 10, "{} files", files.len());
+    for (name, bytes) in files {
         round_trip(&name, &bytes);
     }
 }
@@ -623,20 +618,15 @@ fn parent_child_relationships_of_any_ids_find_their_family() {
 
 #[test]
 fn corrupted_documents_never_panic_and_what_imports_reads_back() {
-    // A property over mutations (an xorshift, deterministic): bytes of our
+    // A property over mutations (the shared test Rng, deterministic): bytes of our
     // own JSON and XML replaced, removed or duplicated. Each is an error or
     // GEDCOM that reads back with no error diagnostic.
     let mut ged = Vec::new();
     generate::generate(8, 7, &mut ged).unwrap();
     let json = serde_json::to_vec(&export(&ged)).unwrap();
     let xml = export_xml(&ged);
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = common::Rng(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || rng.next();
     let (mut ok, mut refused) = (0, 0);
     for doc in [&json, &xml] {
         for _ in 0..300 {
