@@ -37,9 +37,11 @@
 //!    document's schema ([`tree`]);
 //! 8. `write`: a push-style writer (escaping, `CONT`/`CONC` splitting, every
 //!    output encoding; [`write`](mod@write));
-//! 9. `edit`, `bridge`, `check`: a byte-exact editor ([`edit`]), writing
-//!    trees ([`bridge`]), and validating a document record by record
-//!    ([`check`]);
+//! 9. `edit`, `bridge`, `check`, `table`: a byte-exact editor ([`edit`]),
+//!    writing trees ([`bridge`]), validating a document record by record
+//!    ([`check`]), and flat tables of documents for SQL engines ([`table`]:
+//!    rows of structures and of individuals, families, edges, events and
+//!    citations, chunk by chunk, as CSV or JSON Lines);
 //! 10. `gedcomx`: GEDCOM X export and import (feature `gedcomx`): records
 //!     mapped to GEDCOM X persons, relationships, sources with FHISO
 //!     citation elements and agents, written as JSON or XML record by
@@ -164,6 +166,7 @@ pub mod read;
 pub mod scan;
 mod source;
 pub mod stream;
+pub mod table;
 pub mod tree;
 pub mod value;
 pub mod write;

@@ -32,6 +32,7 @@ fn section() -> String {
         "fmt",
         "convert",
         "check",
+        "table",
         "completions",
     ] {
         s += &format!("\n```text\n$ gedcom-elf {cmd} -h\n{}```\n", help(&[cmd]));

@@ -256,6 +256,14 @@ impl<'a> Reader<'a> {
         self.input
     }
 
+    /// Where [`input`](Reader::input) begins in the whole input: 0, except
+    /// for a reader of one batch of a stream ([`crate::stream`]), whose
+    /// offset in the stream it is. Added to a [`Span`](crate::Span)'s
+    /// offsets, it gives the whole input's, as diagnostics' positions are.
+    pub fn base_offset(&self) -> u64 {
+        self.base
+    }
+
     /// Diagnostics reported and not yet drained, oldest first.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics

@@ -153,6 +153,13 @@ pub enum Command {
                             2 when a file could not be read."
     )]
     Check(CheckArgs),
+    /// Flat tables (nodes, files, diagnostics, individuals, families, edges, events,
+    /// citations) of any number of files, as CSV or JSON Lines, for SQL engines
+    #[command(
+        after_help = "Exit status 0 when every file was read, 2 when one could not be \
+                            (the others are written, and it is listed in files and diagnostics)."
+    )]
+    Table(TableArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_name = "SHELL")]
@@ -200,6 +207,43 @@ pub struct CheckArgs {
     pub encoding: EncodingOpt,
     /// The GEDCOM files (or GEDZIP .gdz archives), or - for standard input
     #[arg(value_name = "FILE", required_unless_present = "list_rules")]
+    pub files: Vec<String>,
+}
+
+/// `table`'s options.
+#[derive(Args, Debug)]
+pub struct TableArgs {
+    /// The directory to write: a directory per table, part files in each
+    /// (written beside it first, renamed when done; it must not exist, or be empty);
+    /// - for an Arrow IPC stream on stdout
+    #[arg(short = 'o', long = "output", value_name = "DIR", required = true)]
+    pub output: String,
+    /// The output format: parquet (zstd) and arrow (Arrow IPC; with -o -, one table as a
+    /// stream on stdout) need the `parquet` cargo feature
+    #[arg(long, value_name = "csv|jsonl|parquet|arrow", default_value = "csv",
+          value_parser = ["csv", "jsonl", "parquet", "arrow"])]
+    pub format: String,
+    /// The tables to write [default: all]
+    #[arg(long, value_name = "TABLE,...", value_delimiter = ',', value_parser = [
+        "nodes", "files", "diagnostics", "individuals", "families", "edges", "events", "citations"])]
+    pub tables: Vec<String>,
+    /// Start a new part file of a table once its part holds about N bytes
+    /// [default: 256 MiB]
+    #[arg(long, value_name = "N", value_parser = positive)]
+    pub part_bytes: Option<usize>,
+    /// Close a Parquet row group once its rows hold about N bytes (in memory, as
+    /// Arrow columns) [default: 96 MiB]
+    #[arg(long, value_name = "N", value_parser = positive)]
+    pub row_group_bytes: Option<usize>,
+    #[command(flatten)]
+    pub jobs: JobOpts,
+    #[command(flatten)]
+    pub encoding: EncodingOpt,
+    #[command(flatten)]
+    pub diag: DiagOpts,
+    /// GEDCOM files, GEDZIP (.gdz) archives, directories (their *.ged and *.gdz
+    /// files, recursively), or - for standard input
+    #[arg(value_name = "FILE", required = true)]
     pub files: Vec<String>,
 }
 
@@ -434,7 +478,7 @@ impl Command {
                 };
                 (e.input.file.as_str(), of(&read, None, &e.diag))
             }
-            Command::Completions { .. } | Command::Check(_) => return None,
+            Command::Completions { .. } | Command::Check(_) | Command::Table(_) => return None,
         })
     }
 }

@@ -24,6 +24,7 @@ mod progress;
 mod report;
 mod rewrite_cmd;
 mod stats;
+mod table_cmd;
 mod tree_cmd;
 mod typing;
 
@@ -91,6 +92,9 @@ fn run(command: Option<Command>) -> ExitCode {
     if let Some(Command::Check(args)) = &command {
         return check_cmd::run(args);
     }
+    if let Some(Command::Table(args)) = &command {
+        return table_cmd::run(args);
+    }
     let (source, settings) = match command.as_ref().map(Command::settings) {
         None => (Source::Sample, Settings::default()),
         Some(Some(("-", settings))) => (Source::Stdin, settings),
@@ -142,7 +146,7 @@ fn run(command: Option<Command>) -> ExitCode {
             let config = WriterConfig::new().encoding(e).line_ending(l);
             rewrite_cmd::run(s, &source, config, &w.output, r)
         }
-        Command::Completions { .. } | Command::Check(_) => Ok(()),
+        Command::Completions { .. } | Command::Check(_) | Command::Table(_) => Ok(()),
     };
     report.finish(result)
 }

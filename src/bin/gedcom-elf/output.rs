@@ -29,15 +29,19 @@ pub fn on_interrupt() {
     let _ = ctrlc::set_handler(|| {
         if let Ok(mut pending) = PENDING.lock() {
             for p in pending.drain(..) {
-                let _ = fs::remove_file(p);
+                let _ = match p.is_dir() {
+                    true => fs::remove_dir_all(p),
+                    false => fs::remove_file(p),
+                };
             }
         }
         std::process::exit(130);
     });
 }
 
-/// Adds (`true`) or removes a path of the interrupt handler's list.
-fn pending(path: &Path, add: bool) {
+/// Adds (`true`) or removes a path of the interrupt handler's list (a
+/// file, or a directory removed with what it holds).
+pub fn pending(path: &Path, add: bool) {
     if let Ok(mut pending) = PENDING.lock() {
         pending.retain(|p| p != path);
         if add {

@@ -1,0 +1,318 @@
+//! `gedcom-elf table` through the built binary: the same directory at every
+//! `--jobs` and `--chunk-bytes`, one `nodes` row per structure `count`
+//! counts, standard input and GEDZIP archives read as files are, a bad file
+//! among good ones reported and skipped, and DIR written whole or not at all.
+
+#[path = "../benches/support/generate.rs"]
+mod generate;
+
+mod common;
+
+mod cli_support;
+
+use std::collections::BTreeMap;
+use std::io::{Cursor, Write};
+use std::path::{Path, PathBuf};
+
+use cli_support::run;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli_table")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Every file under `dir`, by path relative to it, with its bytes.
+fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let rel = path.strip_prefix(root).unwrap().display().to_string();
+                out.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// Runs `table` with `args` then the inputs, into `out`; panics unless it
+/// exits with `status`.
+fn table(args: &[&str], inputs: &[&str], out: &Path, status: i32) -> String {
+    let mut all = vec!["table", "-o", s(out)];
+    all.extend_from_slice(args);
+    all.extend_from_slice(inputs);
+    let o = run(&all, None);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(status), "{all:?}: {stderr}");
+    stderr
+}
+
+/// The JSON Lines rows of one table of an output directory, parsed.
+fn rows(dir: &Path, table: &str) -> Vec<serde_json::Value> {
+    let parts = contents(&dir.join(table));
+    let lines = parts.values().flat_map(|b| b.split(|&c| c == b'\n'));
+    lines
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect()
+}
+
+/// The inputs of the comparisons: the shared corpus (when present), a
+/// generated file, the project's sample.
+fn inputs(dir: &Path) -> Vec<String> {
+    let mut files: Vec<String> = common::shared_corpus()
+        .map(|d| common::ged_files(&d).into_iter().map(|(n, _)| n).collect())
+        .unwrap_or_default();
+    let generated = dir.join("generated.ged");
+    let mut bytes = Vec::new();
+    generate::generate(1500, 3, &mut bytes).unwrap();
+    std::fs::write(&generated, bytes).unwrap();
+    files.push(s(&generated).to_string());
+    files.push(concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/sample.ged").to_string());
+    files
+}
+
+#[test]
+fn the_output_is_the_same_at_every_jobs_and_chunk_size() {
+    let dir = scratch("same");
+    let files = inputs(&dir);
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    for format in ["csv", "jsonl"] {
+        let mut first: Option<BTreeMap<String, Vec<u8>>> = None;
+        let runs: [&[&str]; 4] = [
+            &["--jobs", "1"],
+            &["--jobs", "2", "--chunk-bytes", "1000"],
+            &["--jobs", "3", "--chunk-bytes", "300"],
+            &["--jobs", "2", "--chunk-bytes", "70000"],
+        ];
+        for (i, how) in runs.iter().enumerate() {
+            let out = dir.join(format!("{format}-{i}"));
+            let mut args = vec!["--format", format, "--part-bytes", "200000"];
+            args.extend_from_slice(how);
+            table(&args, &files, &out, 0);
+            let got = contents(&out);
+            assert!(got.keys().any(|k| k.starts_with("nodes/part-00001.")));
+            match &first {
+                None => first = Some(got),
+                Some(f) => {
+                    assert_eq!(f.keys().collect::<Vec<_>>(), got.keys().collect::<Vec<_>>());
+                    for (name, bytes) in f {
+                        assert!(&got[name] == bytes, "{format} {how:?}: {name} differs");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `count`'s structures and records of `file`.
+fn count(file: &str) -> (u64, u64) {
+    let o = run(&["count", file], None);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let records = words[0].parse().unwrap();
+    let structures = words[2].parse().unwrap();
+    (records, structures)
+}
+
+#[test]
+fn nodes_rows_are_the_structures_count_counts() {
+    let dir = scratch("count");
+    let files = inputs(&dir);
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    let out = dir.join("out");
+    table(&["--format", "jsonl", "--jobs", "2"], &files, &out, 0);
+    let nodes = rows(&out, "nodes");
+    let file_rows = rows(&out, "files");
+    assert_eq!(file_rows.len(), files.len());
+    for (id, file) in files.iter().enumerate() {
+        let (records, structures) = count(file);
+        let of_file = nodes.iter().filter(|r| r["file_id"] == id as u64);
+        assert_eq!(of_file.count() as u64, structures, "{file}");
+        let row = &file_rows[id];
+        assert_eq!(row["path"], *file);
+        assert_eq!(row["status"], "ok");
+        assert_eq!(
+            (row["records"].as_u64(), row["structures"].as_u64()),
+            (Some(records), Some(structures))
+        );
+        let level0 = nodes
+            .iter()
+            .filter(|r| r["file_id"] == id as u64 && r["level"] == 0);
+        assert_eq!(level0.count() as u64, records, "{file}");
+    }
+}
+
+#[test]
+fn standard_input_and_archives_give_the_file_s_rows() {
+    let dir = scratch("stdin");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/sample.ged");
+    let bytes = std::fs::read(sample).unwrap();
+    let out = dir.join("file");
+    table(&["--format", "jsonl"], &[sample], &out, 0);
+    let file = contents(&out.join("nodes"));
+    let o = cli_support::bin()
+        .args(["table", "--format", "jsonl", "--chunk-bytes", "500", "-o"])
+        .arg(dir.join("stdin"))
+        .arg("-")
+        .stdin(std::fs::File::open(sample).unwrap())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(contents(&dir.join("stdin").join("nodes")), file);
+    // A GEDZIP archive of the same file.
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    zip.start_file("gedcom.ged", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    zip.write_all(&bytes).unwrap();
+    let archive = dir.join("sample.gdz");
+    std::fs::write(&archive, zip.finish().unwrap().into_inner()).unwrap();
+    let out = dir.join("gdz");
+    table(&["--format", "jsonl"], &[s(&archive)], &out, 0);
+    assert_eq!(contents(&out.join("nodes")), file);
+}
+
+#[test]
+fn a_bad_file_in_a_directory_is_reported_and_skipped() {
+    let dir = scratch("bad");
+    let input = dir.join("in");
+    std::fs::create_dir_all(input.join("sub")).unwrap();
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/sample.ged");
+    std::fs::copy(sample, input.join("a.ged")).unwrap();
+    std::fs::write(input.join("b.ged"), b"\x89PNG\r\n\x1a\n not gedcom at all").unwrap();
+    std::fs::copy(sample, input.join("sub").join("c.GED")).unwrap();
+    std::fs::write(input.join("notes.txt"), b"not an input").unwrap();
+    let out = dir.join("out");
+    let stderr = table(&["--format", "jsonl"], &[s(&input)], &out, 2);
+    assert!(stderr.contains("b.ged"), "{stderr}");
+    let files = rows(&out, "files");
+    let status: Vec<(String, String)> = files
+        .iter()
+        .map(|r| {
+            let name = Path::new(r["path"].as_str().unwrap()).file_name().unwrap();
+            (
+                name.to_string_lossy().into_owned(),
+                r["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected = [("a.ged", "ok"), ("b.ged", "failed"), ("c.GED", "ok")];
+    let expected: Vec<_> = expected
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(status, expected);
+    assert!(files[1]["error"].as_str().is_some_and(|e| !e.is_empty()));
+    let failed: Vec<_> = rows(&out, "diagnostics")
+        .into_iter()
+        .filter(|r| r["kind"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0]["file_id"], 1);
+    // The good files' rows are all there, the same for both.
+    let (_, structures) = count(sample);
+    let nodes = rows(&out, "nodes");
+    for id in [0, 2] {
+        let n = nodes.iter().filter(|r| r["file_id"] == id).count() as u64;
+        assert_eq!(n, structures);
+    }
+}
+
+#[test]
+fn the_directory_is_written_whole_or_not_at_all() {
+    let dir = scratch("whole");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/sample.ged");
+    // A directory that holds something is refused, and left as it was.
+    let out = dir.join("full");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("keep"), b"mine").unwrap();
+    let stderr = table(&[], &[sample], &out, 2);
+    assert!(stderr.contains("not empty"), "{stderr}");
+    assert_eq!(contents(&out).len(), 1);
+    // An empty one is filled; only the tables asked for are written.
+    let out = dir.join("empty");
+    std::fs::create_dir_all(&out).unwrap();
+    table(&["--tables", "edges,files"], &[sample], &out, 0);
+    let names: Vec<String> = contents(&out).into_keys().collect();
+    assert_eq!(names, ["edges/part-00000.csv", "files/part-00000.csv"]);
+    // Nothing is left beside the outputs.
+    let mut beside: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    beside.sort();
+    assert_eq!(beside, ["empty", "full"]);
+}
+
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_and_arrow_are_the_same_at_every_jobs_and_chunk_size() {
+    let dir = scratch("columnar");
+    let files = inputs(&dir);
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    for format in ["parquet", "arrow"] {
+        let mut first: Option<BTreeMap<String, Vec<u8>>> = None;
+        for (i, (jobs, chunk)) in [("1", "10000000"), ("2", "1000"), ("3", "300")]
+            .iter()
+            .enumerate()
+        {
+            let out = dir.join(format!("{format}-{i}"));
+            let args = [
+                "--format",
+                format,
+                "--jobs",
+                jobs,
+                "--chunk-bytes",
+                chunk,
+                "--row-group-bytes",
+                "100000",
+                "--part-bytes",
+                "1000000",
+            ];
+            table(&args, &files, &out, 0);
+            let got = contents(&out);
+            assert!(got.contains_key(&format!("nodes/part-00001.{format}")));
+            match &first {
+                None => first = Some(got),
+                Some(f) => assert!(f == &got, "{format} at --jobs {jobs} --chunk-bytes {chunk}"),
+            }
+        }
+    }
+    // One table as an Arrow IPC stream on stdout: the same at any jobs.
+    let stream = |jobs: &str| {
+        let mut args = vec!["table", "--format", "arrow", "--tables", "edges", "-o", "-"];
+        args.extend(["--jobs", jobs, "--chunk-bytes", "500"]);
+        args.extend(&files);
+        let o = run(&args, None);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        o.stdout
+    };
+    let one = stream("1");
+    assert!(one.len() > 1000);
+    assert!(stream("3") == one);
+    // Two tables do not fit in one stream.
+    let o = run(&["table", "--format", "arrow", "-o", "-", files[0]], None);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[cfg(not(feature = "parquet"))]
+#[test]
+fn parquet_needs_the_feature() {
+    let dir = scratch("nofeature");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/sample.ged");
+    let stderr = table(&["--format", "parquet"], &[sample], &dir.join("out"), 2);
+    assert!(stderr.contains("--features parquet"), "{stderr}");
+    assert!(!dir.join("out").exists());
+}
