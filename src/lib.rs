@@ -46,9 +46,10 @@
 //!    ([`check`]), and flat tables of documents for SQL engines ([`table`]:
 //!    rows of structures and of individuals, families, edges, events and
 //!    citations, chunk by chunk, as CSV or JSON Lines);
-//! 10. `gedcomx`: GEDCOM X export (feature `gedcomx`): records mapped to
-//!     GEDCOM X persons, relationships, sources with FHISO citation
-//!     elements and agents, written as JSON or XML record by record.
+//! 10. `gedcomx`: GEDCOM X export and import (feature `gedcomx`): records
+//!     mapped to GEDCOM X persons, relationships, sources with FHISO
+//!     citation elements and agents, written as JSON or XML record by
+//!     record; and a GEDCOM X document read back and written as GEDCOM.
 //!
 //! [`Input`] detects the character encoding (byte-order mark, UTF-16
 //! sniffing, the HEAD's `CHAR` line) and transcodes UTF-16 once;

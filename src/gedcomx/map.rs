@@ -52,7 +52,7 @@ pub enum Item {
 }
 
 /// Individual events and attributes: tag and GEDCOM X fact type.
-const PERSON_FACTS: [(&str, &str); 34] = [
+pub(crate) const PERSON_FACTS: [(&str, &str); 34] = [
     ("BIRT", "Birth"),
     ("CHR", "Christening"),
     ("DEAT", "Death"),
@@ -90,7 +90,7 @@ const PERSON_FACTS: [(&str, &str); 34] = [
 ];
 
 /// Family events and attributes: tag and GEDCOM X couple fact type.
-const COUPLE_FACTS: [(&str, &str); 9] = [
+pub(crate) const COUPLE_FACTS: [(&str, &str); 9] = [
     ("ANUL", "Annulment"),
     ("DIV", "Divorce"),
     ("DIVF", "DivorceFiling"),
@@ -121,6 +121,15 @@ pub fn language_tag(name: &str) -> Option<String> {
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
             && first.bytes().all(|b| b.is_ascii_lowercase());
         tag_like.then(|| name.to_string())
+    })
+}
+
+/// The 5.5.1 language name of a language tag (ELF's table, any case of
+/// the tag), if it has one: the reverse of [`language_tag`].
+pub(crate) fn language_name(tag: &str) -> Option<&'static str> {
+    LANGUAGES.lines().find_map(|l| {
+        let (n, t) = l.split_once('\t')?;
+        t.trim().eq_ignore_ascii_case(tag.trim()).then_some(n)
     })
 }
 

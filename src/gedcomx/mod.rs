@@ -1,8 +1,10 @@
-//! GEDCOM X export (feature `gedcomx`): GEDCOM records mapped to the
-//! GEDCOM X conceptual model, written as GEDCOM X JSON or XML (namespace
-//! [`GEDCOMX`]), with FHISO's citation elements on source citations
-//! (*Citation Elements: Bindings for GEDCOM X*, the `CitationElement` data
-//! type and the `elements` property of `SourceCitation`; namespace [`CEV`]).
+//! GEDCOM X export and import (feature `gedcomx`): GEDCOM records mapped
+//! to the GEDCOM X conceptual model, written as GEDCOM X JSON or XML
+//! (namespace [`GEDCOMX`]), with FHISO's citation elements on source
+//! citations (*Citation Elements: Bindings for GEDCOM X*, the
+//! `CitationElement` data type and the `elements` property of
+//! `SourceCitation`; namespace [`CEV`]); and GEDCOM X read back into GEDCOM
+//! ([`import`]).
 //!
 //! - [`model`]: the owned GEDCOM X types the export needs, and
 //!   [`CitationElement`];
@@ -18,14 +20,15 @@
 //!   sections after persons spooled, so memory stays bounded;
 //!   [`Export::records`] maps on `jobs` threads); [`to_writer`] does it
 //!   all for a reader;
-//! - [`gedx`]: the GEDCOM X file format (a zip of a manifest, the
-//!   document and media files), written and read.
 //! - [`gedx`]: the GEDCOM X file format (`.gedx`: a zip with a manifest,
-//!   `tree.json` and media files), written and read.
+//!   `tree.json` and media files), written and read;
+//! - [`import`]: a GEDCOM X document (JSON or XML) read into the model
+//!   ([`Gedcomx`]) and written as GEDCOM through the export's own tables
+//!   read backwards (its table is in its docs).
 //!
 //! JSON and XML are written by hand, streaming, through one description
 //! of each type's properties (`emit.rs`): no serialisation framework and
-//! no dependency.
+//! no dependency. The import reads them with `serde_json` and `quick-xml`.
 //!
 //! ```
 //! use gedcom_elf::gedcomx::{to_writer, Format, Options};
@@ -107,6 +110,7 @@
 pub mod emit;
 pub mod export;
 pub mod gedx;
+pub mod import;
 pub mod index;
 pub mod map;
 pub mod model;
@@ -116,7 +120,7 @@ pub use export::{Export, Mapped, Mapping, Spool};
 pub use index::Index;
 pub use map::{Item, Mapper, NotConverted, Skipped};
 pub use model::{
-    Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gender,
+    Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gedcomx, Gender,
     Identifier, Name, NameForm, NamePart, Note, Person, PlaceDescription, PlaceReference,
     Qualifier, Relationship, SourceCitation, SourceDescription, SourceReference, TextValue,
     Timestamp,

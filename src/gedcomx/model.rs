@@ -652,3 +652,26 @@ impl Node for PlaceDescription {
         e.number("longitude", "longitude", self.longitude)
     }
 }
+
+/// A whole GEDCOM X document, as [`import`](super::import) reads it: the
+/// sections in document order. (The export writes its documents record by
+/// record and never holds one whole.)
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Gedcomx {
+    /// The document's language.
+    pub lang: Option<String>,
+    /// Who made the document.
+    pub attribution: Attribution,
+    /// Persons.
+    pub persons: Vec<Person>,
+    /// Relationships.
+    pub relationships: Vec<Relationship>,
+    /// Source descriptions.
+    pub source_descriptions: Vec<SourceDescription>,
+    /// Agents.
+    pub agents: Vec<Agent>,
+    /// Documents.
+    pub documents: Vec<Document>,
+    /// Place descriptions.
+    pub places: Vec<PlaceDescription>,
+}

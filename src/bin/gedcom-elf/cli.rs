@@ -101,6 +101,18 @@ pub enum Command {
         #[command(flatten)]
         r: Reading,
     },
+    /// A GEDCOM X document (JSON, XML or .gedx) as GEDCOM 5.5.1 / ELF; what GEDCOM cannot
+    /// carry is listed on stderr
+    FromGedcomx {
+        #[command(flatten)]
+        output: OutputArg,
+        #[command(flatten)]
+        diag: DiagOpts,
+        /// The GEDCOM X document (FILE.json, FILE.xml or FILE.gedx; otherwise its first
+        /// bytes tell: {, <, or a zip), or - for standard input
+        #[arg(value_name = "FILE")]
+        file: String,
+    },
     /// The structures with xref_id XREF (or the nodes at PATH under them) as GEDCOM
     #[command(after_help = "Exit status 3 when no structure has XREF, or nothing is at PATH.")]
     Get {
@@ -463,6 +475,9 @@ impl Command {
             | Command::Gedcomx { r, .. }
             | Command::Get { r, .. } => {
                 (r.input.file.as_str(), of(&r.read, Some(&r.jobs), &r.diag))
+            }
+            Command::FromGedcomx { file, diag, .. } => {
+                (file.as_str(), of(&ReadOpts::default(), None, diag))
             }
             Command::Fmt { w } | Command::Convert { w, .. } => {
                 (w.input.file.as_str(), of(&w.read, None, &w.diag))

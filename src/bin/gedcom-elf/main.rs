@@ -14,6 +14,7 @@ mod count_cmd;
 mod drive;
 mod edit_cmd;
 mod events;
+mod from_gedcomx_cmd;
 mod gedcomx_cmd;
 mod get_cmd;
 mod json;
@@ -130,6 +131,9 @@ fn run(command: Option<Command>) -> ExitCode {
         } => {
             let how = (format.as_str(), pretty, keep_extensions);
             gedcomx_cmd::run(s, &source, how, output.output.as_deref(), r)
+        }
+        Command::FromGedcomx { output, .. } => {
+            from_gedcomx_cmd::run(s, &source, output.output.as_deref(), r)
         }
         Command::Get { xref, path, .. } => get_cmd::run(s, &source, &xref, path.as_deref(), r),
         Command::Edit { e } => edit_cmd::run(&source, e, r),
