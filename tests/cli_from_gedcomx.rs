@@ -9,19 +9,13 @@
 mod cli_support;
 
 use cli_support::run;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn temp(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_from_gedcomx");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
+    cli_support::temp_file("cli_from_gedcomx", name, bytes)
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use cli_support::arg as s;
 
 const FAMILY: &str = "0 HEAD\n1 CHAR UTF-8\n1 SUBM @U1@\n\
 0 @U1@ SUBM\n1 NAME Ann Submitter\n\

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// The binary, as a command to add arguments to.
@@ -27,4 +28,19 @@ pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let out = child.wait_with_output().unwrap();
     feeder.join().unwrap();
     out
+}
+
+/// Writes `bytes` to the file `name` in `CARGO_TARGET_TMPDIR`'s directory
+/// `dir` (made if need be); gives its path.
+pub fn temp_file(dir: &str, name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// A path as the `&str` an argument list takes.
+pub fn arg(p: &Path) -> &str {
+    p.to_str().unwrap()
 }
