@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::io::Read;
 
 use super::model::CitationElement;
-use super::table::{pedigree_fact, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
+use super::table::{pedigree_fact, value_text, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
 use crate::event::Event;
 use crate::stream::StreamReader;
 use crate::value::Pedigree;
@@ -183,8 +183,8 @@ impl Index {
                 record = kind.zip(b.xref.as_ref().map(|x| xref_id(&x.to_str_lossy())));
                 if let Some((Kind::Note, id)) = &record {
                     let text = b.value.as_ref().and_then(|v| v.as_text()).map(|p| p.text());
-                    if let Some(t) = text.filter(|t| !t.trim().is_empty()) {
-                        self.keep_note(id, t.into_owned());
+                    if let Some(t) = value_text(text) {
+                        self.keep_note(id, t);
                     }
                 }
                 path.clear();
@@ -194,13 +194,7 @@ impl Index {
             let Some((kind, id)) = &record else {
                 continue;
             };
-            let text = || {
-                b.value
-                    .as_ref()
-                    .and_then(|v| v.as_text())
-                    .map(|p| p.text().into_owned())
-                    .filter(|t| !t.trim().is_empty())
-            };
+            let text = || value_text(b.value.as_ref().and_then(|v| v.as_text()).map(|p| p.text()));
             match (kind, level) {
                 (Kind::Person, 1) => {
                     family = match b.tag.as_ref() {

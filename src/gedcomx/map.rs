@@ -24,6 +24,7 @@ use super::model::{
     Qualifier, Relationship, SourceCitation, SourceDescription, SourceReference, TextValue,
     Timestamp,
 };
+use super::table::value_text;
 pub use super::table::{pedigree_fact, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
 use super::{ELF, GX};
 use crate::tree::NodeRef;
@@ -307,9 +308,7 @@ fn pointer_id(node: NodeRef<'_>) -> Option<String> {
 
 /// The payload's text, if it has some that is not empty.
 fn text(node: NodeRef<'_>) -> Option<String> {
-    node.text()
-        .filter(|t| !t.trim().is_empty())
-        .map(Cow::into_owned)
+    value_text(node.text())
 }
 
 /// `s` percent-encoded for a URI, every byte but the unreserved ones.
@@ -1187,12 +1186,13 @@ fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) -> Person {
     };
     for c in record.children() {
         let tag = c.tag();
-        // The tags most individuals have, before the facts' table.
-        let common = matches!(
-            tag,
-            "NAME" | "SEX" | "FAMC" | "FAMS" | "SOUR" | "NOTE" | "CHAN"
-        );
-        if let Some((_, kind)) = PERSON_FACTS.iter().find(|(t, _)| !common && *t == tag) {
+        // The tags most individuals have are not looked for in the facts'
+        // table.
+        let fact = match tag {
+            "NAME" | "SEX" | "FAMC" | "FAMS" | "SOUR" | "NOTE" | "CHAN" => None,
+            _ => PERSON_FACTS.iter().find(|(t, _)| *t == tag),
+        };
+        if let Some((_, kind)) = fact {
             p.facts.push(cx.fact(c, Some(kind)));
             continue;
         }

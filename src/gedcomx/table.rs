@@ -53,3 +53,10 @@ pub fn pedigree_fact(pedigree: Pedigree) -> Option<&'static str> {
         Pedigree::Sealing | Pedigree::Other => None,
     }
 }
+
+/// A payload's text as a value, if it has some that is not white space:
+/// the one rule for what the mapping and the index take as a value.
+pub(crate) fn value_text(text: Option<std::borrow::Cow<'_, str>>) -> Option<String> {
+    text.filter(|t| !t.trim().is_empty())
+        .map(std::borrow::Cow::into_owned)
+}
