@@ -291,7 +291,11 @@ impl SchemaBuilder {
                     // Its table is the reader's (`SchemaBuilder::read`).
                     ("ESC", Some(_)) => {}
                     ("SCHMA", Some(t)) => self.external.push(t.trim().to_string()),
-                    ("TAG", Some(t)) => self.extension_tags.push((t, pos(b))),
+                    // GEDCOM 7's `HEAD.SCHMA.TAG`; in a 5.5.1 schema a
+                    // `TAG` belongs under an `IRI` (below).
+                    ("TAG", Some(t)) if self.version == Version::Gedcom7 => {
+                        self.extension_tags.push((t, pos(b)))
+                    }
                     ("IRI", Some(t)) => {
                         self.iri = Some(self.iris.len());
                         self.iris.push(RawIri {
@@ -1033,6 +1037,23 @@ mod tests {
             (Version::Gedcom7, SchemaSource::Default)
         );
         assert_eq!(Schema::default_schema().version(), Version::Gedcom551);
+    }
+
+    /// A `TAG` directly under a 5.5.1 `SCHMA` is not GEDCOM 7's extension
+    /// tag: it is an unknown structure there, as before GEDCOM 7 was read.
+    #[test]
+    fn a_5_5_1_schma_tag_is_not_an_extension_tag() {
+        let input = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n1 SCHMA\n2 TAG _A http://x/a\n0 TRLR\n";
+        let s = Schema::from_reader(Reader::from_slice(input)).unwrap();
+        assert_eq!(s.version(), Version::Gedcom551);
+        assert_eq!(s.extension_uri("_A"), None);
+        let messages: Vec<&str> = s.diagnostics().iter().map(|d| d.message.as_str()).collect();
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.contains("unknown structure \"TAG\"")),
+            "{messages:?}"
+        );
     }
 
     /// The `ESC` lines are the reader's (one parser): a continued one is
