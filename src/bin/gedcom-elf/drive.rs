@@ -104,16 +104,17 @@ impl Source {
     /// its `gedcom.ged`, read into memory.
     pub fn load(&self) -> Result<Bytes, Fail> {
         let bytes = self.load_raw()?;
-        match self {
-            Source::File(path) if is_gedzip(path, &bytes) => {
+        let archive = match self {
+            Source::File(path) => is_gedzip(path, &bytes),
+            Source::Stdin => gedzip::is_zip(&bytes),
+            Source::Sample => false,
+        };
+        match archive {
+            true => {
                 let gdz = gedzip::read_gedzip(io::Cursor::new(&bytes[..])).map_err(gedzip_fail)?;
                 Ok(Box::new(gdz.gedcom))
             }
-            Source::Stdin if gedzip::is_zip(&bytes) => {
-                let gdz = gedzip::read_gedzip(io::Cursor::new(&bytes[..])).map_err(gedzip_fail)?;
-                Ok(Box::new(gdz.gedcom))
-            }
-            _ => Ok(bytes),
+            false => Ok(bytes),
         }
     }
 
@@ -122,13 +123,8 @@ impl Source {
         let Source::File(path) = self else {
             return Ok(None);
         };
-        let mut file = File::open(path).map_err(|e| Fail::Input(Error::from(e)))?;
-        let mut start = Vec::with_capacity(4);
-        (&mut file)
-            .take(4)
-            .read_to_end(&mut start)
-            .map_err(|e| Fail::Input(Error::from(e)))?;
-        if !is_gedzip(path, &start) {
+        let file = File::open(path).map_err(|e| Fail::Input(Error::from(e)))?;
+        if !is_gedzip_file(path) {
             return Ok(None);
         }
         gedzip::list_gedzip(file).map(Some).map_err(gedzip_fail)
@@ -247,16 +243,17 @@ impl io::BufRead for Stdin {
     }
 }
 
-/// Whether the file `path`, whose first bytes are `start`, is read as a
-/// GEDZIP archive: named `.gdz` (any case), or starting as a zip does.
 /// Whether the file at `path` is a GEDZIP (by its name, or by its first
-/// bytes); `false` when it cannot be read (its reader says why).
+/// bytes, [`is_gedzip`]); `false` when it cannot be read (its reader says
+/// why).
 pub fn is_gedzip_file(path: &str) -> bool {
     let mut start = Vec::with_capacity(4);
     let read = std::fs::File::open(path).and_then(|f| f.take(4).read_to_end(&mut start));
     read.is_ok() && is_gedzip(path, &start)
 }
 
+/// Whether the file `path`, whose first bytes are `start`, is read as a
+/// GEDZIP archive: named `.gdz` (any case), or starting as a zip does.
 fn is_gedzip(path: &str, start: &[u8]) -> bool {
     let gdz = std::path::Path::new(path)
         .extension()
