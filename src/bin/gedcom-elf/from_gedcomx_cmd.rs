@@ -9,7 +9,7 @@
 //! (at its XML line, or naming its JSON path), the first [`SHOWN`] unless
 //! `--all-warnings`, then a count.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::Path;
 
 use gedcom_elf::gedcomx::import::{self, Issue, IssueKind, Location, Syntax};
@@ -52,27 +52,16 @@ pub fn run(
             (v, None)
         }
     };
-    let syntax = match named {
-        Some(s) => s,
-        None => Syntax::sniff(&input).ok_or_else(|| {
-            Fail::Other(
-                "not a GEDCOM X document: neither JSON (`{`), XML (`<`) nor a zip, and no \
-                 .json, .xml or .gedx extension"
-                    .into(),
-            )
-        })?,
-    };
-    let read = match syntax {
-        Syntax::Json => import::read_json(&input),
-        Syntax::Xml => import::read_xml(&input),
-        Syntax::Gedx => import::read_gedx(&input),
-    };
-    let (doc, mut issues) = read.map_err(|e| Fail::Other(e.to_string()))?;
-    let ged =
-        import::to_gedcom(&doc, Vec::new(), &mut issues).map_err(|e| Fail::Other(e.to_string()))?;
-    summarise(&issues, settings, report);
+    let (doc, mut issues) =
+        import::read_as(&input, named).map_err(|e| Fail::Other(e.to_string()))?;
+    // Written straight to the output: it replaces OUT only when committed.
     let mut out = Output::create(output)?;
-    out.write_all(&ged).map_err(|e| out.fail(e))?;
+    let written = import::to_gedcom(&doc, &mut out, &mut issues);
+    if let Err(e) = written {
+        out.check()?;
+        return Err(Fail::Other(e.to_string()));
+    }
+    summarise(&issues, settings, report);
     out.commit()
 }
 

@@ -256,14 +256,23 @@ impl fmt::Display for Issue {
 /// # Errors
 /// Not JSON or XML, not GEDCOM X, malformed or of the wrong shape.
 pub fn read(input: &[u8]) -> Result<(Gedcomx, Vec<Issue>), ImportError> {
-    match Syntax::sniff(input) {
+    read_as(input, None)
+}
+
+/// As [`read()`], in `syntax` when the caller knows it (a file's
+/// extension), else as [`Syntax::sniff`] says.
+///
+/// # Errors
+/// As [`read()`].
+pub fn read_as(input: &[u8], syntax: Option<Syntax>) -> Result<(Gedcomx, Vec<Issue>), ImportError> {
+    match syntax.or_else(|| Syntax::sniff(input)) {
         Some(Syntax::Json) => read_json(input),
         Some(Syntax::Xml) => read_xml(input),
         Some(Syntax::Gedx) => read_gedx(input),
         None => Err(ImportError::new(
             ImportErrorKind::NotGedcomx,
             Location::Document,
-            "not a GEDCOM X document: neither JSON (`{`) nor XML (`<`)",
+            "not a GEDCOM X document: neither JSON (`{`), XML (`<`) nor a zip",
         )),
     }
 }
