@@ -28,6 +28,7 @@ use super::table::value_text;
 pub use super::table::{pedigree_fact, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
 use super::{ELF, GX};
 use crate::tree::NodeRef;
+use crate::value::calendar::UNIX_EPOCH_JDN;
 use crate::value::{Date as GedcomDate, Name as GedcomName, Sex};
 
 /// One item of a document, as a record maps to it.
@@ -387,25 +388,17 @@ pub fn timestamp(date_node: NodeRef<'_>) -> Option<Timestamp> {
     let GedcomDate::Exact(day) = &parsed else {
         return None;
     };
+    // One day (a whole proleptic Gregorian one), in the years 0001-9999.
     let (first, last) = day.jdn_range()?;
-    let formal = parsed.gedcomx().ok()?.to_string();
-    let ymd = formal.strip_prefix('+').filter(|f| f.len() == 10)?;
-    if first != last || ymd.starts_with("0000") {
+    if first != last {
         return None;
     }
     let time = match date_node.child("TIME") {
         Some(t) => time_millis(&t.text()?)?,
         None => 0,
     };
-    /// The Julian day number of 1970-01-01.
-    const EPOCH_JDN: i64 = 2_440_588;
-    let millis = (first - EPOCH_JDN) * 86_400_000 + time;
-    let (s, ms) = (time / 1000, time % 1000);
-    let mut date_time = format!("{ymd}T{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
-    if ms > 0 {
-        date_time.push_str(&format!(".{ms:03}"));
-    }
-    Some(Timestamp { millis, date_time })
+    let millis = (first - UNIX_EPOCH_JDN) * 86_400_000 + time;
+    Timestamp::from_millis(millis)
 }
 
 /// The tags from the record down to `node`, joined with `.`.

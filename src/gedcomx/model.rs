@@ -198,6 +198,32 @@ pub struct Timestamp {
     pub date_time: String,
 }
 
+impl Timestamp {
+    /// The instant `millis` milliseconds after 1970-01-01T00:00:00 UTC;
+    /// `None` outside the years 0001-9999 (what `xsd:dateTime` writes
+    /// here).
+    pub fn from_millis(millis: i64) -> Option<Timestamp> {
+        use crate::value::calendar::{gregorian_of_jdn, UNIX_EPOCH_JDN};
+        let days = millis.div_euclid(86_400_000);
+        let ms = millis.rem_euclid(86_400_000);
+        let (y, m, d) = gregorian_of_jdn(days.checked_add(UNIX_EPOCH_JDN)?);
+        if !(1..=9999).contains(&y) {
+            return None;
+        }
+        let s = ms / 1000;
+        let mut date_time = format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+            s / 3600,
+            s / 60 % 60,
+            s % 60
+        );
+        if ms % 1000 > 0 {
+            date_time.push_str(&format!(".{:03}", ms % 1000));
+        }
+        Some(Timestamp { millis, date_time })
+    }
+}
+
 /// An `Attribution`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Attribution {

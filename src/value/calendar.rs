@@ -78,6 +78,26 @@ pub(crate) fn solar_jdn(y: i64, m: u8, d: u32, julian: bool) -> i64 {
     }
 }
 
+/// The proleptic Gregorian `(astronomical year, month, day)` of a Julian day
+/// number (the inverse of `solar_jdn(.., false)`), with floor division so
+/// that any `i64` day far from the limits works.
+pub(crate) fn gregorian_of_jdn(jdn: i64) -> (i64, u8, u8) {
+    let a = jdn + 32044;
+    let b = (4 * a + 3).div_euclid(146_097);
+    let c = a - (146_097 * b).div_euclid(4);
+    let d = (4 * c + 3).div_euclid(1461);
+    let e = c - (1461 * d).div_euclid(4);
+    let m = (5 * e + 2).div_euclid(153);
+    let day = e - (153 * m + 2).div_euclid(5) + 1;
+    let month = m + 3 - 12 * m.div_euclid(10);
+    let year = 100 * b + d - 4800 + m.div_euclid(10);
+    // Within 1..=31 and 1..=12 by construction.
+    (year, month as u8, day as u8)
+}
+
+/// The Julian day number of 1970-01-01, the Unix epoch's day.
+pub(crate) const UNIX_EPOCH_JDN: i64 = 2_440_588;
+
 /// Whether Hebrew year `y` (AM) is a leap year: its place in the 19-year
 /// Metonic cycle is 0, 3, 6, 8, 11, 14 or 17.
 pub(crate) fn hebrew_leap(y: i64) -> bool {

@@ -54,7 +54,7 @@
 
 use std::fmt;
 
-use super::calendar::{gregorian_leap, solar_jdn, solar_month_days};
+use super::calendar::{gregorian_leap, gregorian_of_jdn, solar_jdn, solar_month_days};
 use super::date::{Approximation, Calendar, Date, Epoch, Month, SimpleDate, Year};
 
 /// The largest year of a formal date (the smallest is its negation).
@@ -226,23 +226,6 @@ impl fmt::Display for NotGedcomx {
 }
 
 impl std::error::Error for NotGedcomx {}
-
-/// The proleptic Gregorian `(astronomical year, month, day)` of a Julian day
-/// number (the inverse of `solar_jdn(.., false)`), with floor division so
-/// that any `i64` day far from the limits works.
-fn gregorian_of_jdn(jdn: i64) -> (i64, u8, u8) {
-    let a = jdn + 32044;
-    let b = (4 * a + 3).div_euclid(146_097);
-    let c = a - (146_097 * b).div_euclid(4);
-    let d = (4 * c + 3).div_euclid(1461);
-    let e = c - (1461 * d).div_euclid(4);
-    let m = (5 * e + 2).div_euclid(153);
-    let day = e - (153 * m + 2).div_euclid(5) + 1;
-    let month = m + 3 - 12 * m.div_euclid(10);
-    let year = 100 * b + d - 4800 + m.div_euclid(10);
-    // Within 1..=31 and 1..=12 by construction.
-    (year, month as u8, day as u8)
-}
 
 impl GedcomxSimple {
     /// A date of a year alone.

@@ -141,7 +141,7 @@ macro_rules! payload_error {
 }
 
 pub mod age;
-mod calendar;
+pub(crate) mod calendar;
 pub mod date;
 pub mod enums;
 mod formal;

@@ -422,26 +422,10 @@ pub(super) fn not_read(at: Location, what: &str) -> Issue {
     }
 }
 
-/// Milliseconds since 1970-01-01T00:00:00 UTC as a timestamp (its
-/// `YYYY-MM-DDThh:mm:ss[.fff]`); `None` outside the years 0001-9999.
+/// Milliseconds since 1970-01-01T00:00:00 UTC as a timestamp
+/// ([`Timestamp::from_millis`]).
 pub(super) fn timestamp_of_millis(millis: i64) -> Option<Timestamp> {
-    let days = millis.div_euclid(86_400_000);
-    let ms = millis.rem_euclid(86_400_000);
-    let (y, m, d) = civil(days);
-    if !(1..=9999).contains(&y) {
-        return None;
-    }
-    let s = ms / 1000;
-    let mut date_time = format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
-        s / 3600,
-        s / 60 % 60,
-        s % 60
-    );
-    if ms % 1000 > 0 {
-        date_time.push_str(&format!(".{:03}", ms % 1000));
-    }
-    Some(Timestamp { millis, date_time })
+    Timestamp::from_millis(millis)
 }
 
 /// An `xsd:dateTime` (`YYYY-MM-DDThh:mm:ss[.f*][Z|±hh:mm]`) as a timestamp
@@ -486,34 +470,17 @@ pub(super) fn timestamp_of_date_time(s: &str) -> Option<Timestamp> {
     if !(0..=23).contains(&h) || !(0..=59).contains(&mi) || !(0..=59).contains(&sec) {
         return None;
     }
-    let days = days_from_civil(y, m, day);
+    // The day counted from the epoch (`solar_jdn` checks no day against
+    // its month: an impossible one is refused here).
+    if day > i64::from(solar_month_days(m as u8, gregorian_leap(y))) {
+        return None;
+    }
+    let days = solar_jdn(y, m as u8, day as u32, false) - UNIX_EPOCH_JDN;
     let millis = days * 86_400_000 + ((h * 60 + mi) * 60 + sec) * 1000 + ms - offset;
     timestamp_of_millis(millis)
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The proleptic Gregorian date of a day counted from 1970-01-01.
-pub(super) fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
+use crate::value::calendar::{gregorian_leap, solar_jdn, solar_month_days, UNIX_EPOCH_JDN};
 
 #[cfg(test)]
 mod tests {
@@ -527,7 +494,12 @@ mod tests {
         assert_eq!(back, t);
         let zoned = timestamp_of_date_time("1970-01-02T03:00:00.500+02:00").unwrap();
         assert_eq!(zoned, t);
-        assert_eq!(civil(days_from_civil(1600, 2, 29)), (1600, 2, 29));
+        let leap_day = timestamp_of_date_time("1600-02-29T00:00:00Z").unwrap();
+        assert_eq!(
+            timestamp_of_millis(leap_day.millis).unwrap().date_time,
+            "1600-02-29T00:00:00"
+        );
+        assert!(timestamp_of_date_time("1700-02-29T00:00:00Z").is_none());
         assert!(timestamp_of_date_time("yesterday").is_none());
         assert!(timestamp_of_millis(i64::MIN / 2).is_none());
     }
