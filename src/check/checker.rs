@@ -8,6 +8,8 @@
 //! sorted lists, not hash sets.
 
 use std::fmt;
+use std::ops::Range;
+use std::sync::{Mutex, PoisonError};
 
 use super::config::Groups;
 use super::inspect::{inspect_into, Inspection, PointerFact, Span};
@@ -477,71 +479,80 @@ impl Checker {
                 text: Some(part.text(p.target).to_string()),
             }
         };
-        let mut found = Vec::new();
-        // The family links as (individual, family, pointer) lists, sorted:
-        // each way of saying a link, to find the one said only one way.
-        let mut spouse_of = Vec::new();
-        let mut has_spouse = Vec::new();
-        let mut child_of = Vec::new();
-        let mut has_child = Vec::new();
-        // (family, parent, is the WIFE), and (child, family) for the
-        // children adopted or fostered.
-        let mut parents = Vec::new();
-        let mut adopted = Vec::new();
+        // Each pointer's findings and the links it says, parts shared out
+        // among the threads (concatenated in order: as one pass would).
         let (missing, wrong) = (c.has(&links::MISSING_TARGET), c.has(&links::WRONG_TYPE));
-        for (k, part, p, from, to) in all.iter() {
-            match tag_of(to) {
-                None if missing => found.push(at(
-                    &links::MISSING_TARGET,
-                    k,
-                    format!("{} names no record", part.text(p.target)),
-                )),
-                Some(t) if wrong => {
-                    let expected = structure::target_of(p.expected);
-                    if let Some(expected) = expected.filter(|e| !e.contains(&t)) {
-                        found.push(at(
-                            &links::WRONG_TYPE,
-                            k,
-                            format!(
-                                "{} is a {t} record; {} points to {}",
-                                part.text(p.target),
-                                path(part, p),
-                                expected.join(" or ")
-                            ),
-                        ));
+        let shares = par_ranges(self.parts.len(), self.jobs, |range| {
+            let mut l = Links::default();
+            for (k, part, p, from, to) in all.iter(range) {
+                match tag_of(to) {
+                    None if missing => l.found.push(at(
+                        &links::MISSING_TARGET,
+                        k,
+                        format!("{} names no record", part.text(p.target)),
+                    )),
+                    Some(t) if wrong => {
+                        let expected = structure::target_of(p.expected);
+                        if let Some(expected) = expected.filter(|e| !e.contains(&t)) {
+                            l.found.push(at(
+                                &links::WRONG_TYPE,
+                                k,
+                                format!(
+                                    "{} is a {t} record; {} points to {}",
+                                    part.text(p.target),
+                                    path(part, p),
+                                    expected.join(" or ")
+                                ),
+                            ));
+                        }
                     }
+                    _ => {}
                 }
-                _ => {}
-            }
-            if from == NONE || to == NONE {
-                continue;
-            }
-            match p.role {
-                Role::Spouse => spouse_of.push((from, to, k)),
-                Role::Child(exempt) => {
-                    child_of.push((from, to, k));
-                    if exempt {
-                        adopted.push((from, to));
+                if from == NONE || to == NONE {
+                    continue;
+                }
+                match p.role {
+                    Role::Spouse => l.spouse_of.push((from, to, k)),
+                    Role::Child(exempt) => {
+                        l.child_of.push((from, to, k));
+                        if exempt {
+                            l.adopted.push((from, to));
+                        }
                     }
+                    Role::Husband | Role::Wife => {
+                        l.has_spouse.push((to, from, k));
+                        l.parents.push((from, to, p.role == Role::Wife));
+                    }
+                    Role::HasChild => l.has_child.push((to, from, k)),
+                    Role::Other => {}
                 }
-                Role::Husband | Role::Wife => {
-                    has_spouse.push((to, from, k));
-                    parents.push((from, to, p.role == Role::Wife));
-                }
-                Role::HasChild => has_child.push((to, from, k)),
-                Role::Other => {}
             }
-        }
-        for list in [
-            &mut spouse_of,
-            &mut has_spouse,
-            &mut child_of,
-            &mut has_child,
-        ] {
-            list.sort_unstable();
-        }
+            l
+        });
+        let Links {
+            mut found,
+            spouse_of,
+            has_spouse,
+            child_of,
+            has_child,
+            mut parents,
+            mut adopted,
+        } = Links::concat(shares);
+        // The family links as (individual, family, pointer) lists, sorted
+        // (a list a thread): each way of saying a link, to find the one
+        // said only one way.
+        let lists = [spouse_of, has_spouse, child_of, has_child].map(Mutex::new);
+        par_ranges(lists.len(), self.jobs, |range| {
+            for list in &lists[range] {
+                list.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .sort_unstable();
+            }
+        });
         parents.sort_unstable();
         adopted.sort_unstable();
+        let [spouse_of, has_spouse, child_of, has_child] =
+            lists.map(|l| l.into_inner().unwrap_or_else(PoisonError::into_inner));
         // Whether the record `id` is tagged `tag` (a tag's id).
         let tag_id = |tag: &str| self.tags.ids.get(tag).copied();
         let is = |id: u32, tag: Option<u32>| {
@@ -577,25 +588,31 @@ impl Checker {
                 ),
             ];
             let (family, individual) = (tag_id("FAM"), tag_id("INDI"));
-            for (said, back, to_family, message) in ways {
-                // Both lists sorted: one walk through each.
-                let mut j = 0;
-                for &(i, f, k) in said.iter() {
-                    while back.get(j).is_some_and(|&(a, b, _)| (a, b) < (i, f)) {
-                        j += 1;
-                    }
-                    let there = back.get(j).is_some_and(|&(a, b, _)| (a, b) == (i, f));
-                    let (to, target) = if to_family {
-                        (f, family)
-                    } else {
-                        (i, individual)
-                    };
-                    if is(to, target) && !there {
-                        let text = message.replace("{i}", name(i)).replace("{f}", name(f));
-                        found.push(at(&links::ONE_SIDED, k, text));
+            // A way a thread, their findings in the order of the ways.
+            let one_sided = par_ranges(ways.len(), self.jobs, |range| {
+                let mut found = Vec::new();
+                for &(said, back, to_family, message) in &ways[range] {
+                    // Both lists sorted: one walk through each.
+                    let mut j = 0;
+                    for &(i, f, k) in said.iter() {
+                        while back.get(j).is_some_and(|&(a, b, _)| (a, b) < (i, f)) {
+                            j += 1;
+                        }
+                        let there = back.get(j).is_some_and(|&(a, b, _)| (a, b) == (i, f));
+                        let (to, target) = if to_family {
+                            (f, family)
+                        } else {
+                            (i, individual)
+                        };
+                        if is(to, target) && !there {
+                            let text = message.replace("{i}", name(i)).replace("{f}", name(f));
+                            found.push(at(&links::ONE_SIDED, k, text));
+                        }
                     }
                 }
-            }
+                found
+            });
+            found.extend(one_sided.into_iter().flatten());
         }
         if self.groups.plausible {
             self.family_ages(&all, &parents, &adopted, &has_child, &mut found);
@@ -636,46 +653,57 @@ impl Checker {
             parents.get(a..b).unwrap_or_default()
         };
         let exempt = |child: u32, family: u32| adopted.binary_search(&(child, family)).is_ok();
-        for &(child, family, k) in has_child {
-            let Some(born) = birth(child).filter(|_| !exempt(child, family)) else {
-                continue;
-            };
-            for &(_, parent, wife) in parents_of(family) {
-                let Some(pb) = birth(parent) else { continue };
-                let (least, most) = age_range(pb, born);
-                let who = format!("{} ({})", name(parent), if wife { "WIFE" } else { "HUSB" });
-                let (rule, message) = if most < limits.min_parent_age {
-                    (
-                        &plausible::PARENT_TOO_YOUNG,
-                        format!("was at most {}", most as i64),
-                    )
-                } else if !wife && least > limits.max_parent_age {
-                    (
-                        &plausible::PARENT_TOO_OLD,
-                        format!("was at least {}", least as i64),
-                    )
-                } else if wife && least > limits.max_mother_age {
-                    (
-                        &plausible::MOTHER_TOO_OLD,
-                        format!("was at least {}", least as i64),
-                    )
-                } else {
+        // The children shared out among the threads, their findings
+        // concatenated in order.
+        let shares = par_ranges(has_child.len(), self.jobs, |range| {
+            let mut found = Vec::new();
+            for &(child, family, k) in &has_child[range] {
+                let Some(born) = birth(child).filter(|_| !exempt(child, family)) else {
                     continue;
                 };
-                let (part, p, _, _) = all.get(k);
-                found.push(Finding {
-                    rule,
-                    line: p.line,
-                    record: Some(name(family).to_string()),
-                    path: self
-                        .paths
-                        .name(part.paths.get(p.path as usize).copied().unwrap_or(NONE))
-                        .to_string(),
-                    message: format!("{who} {message} at the birth of {}", name(child)),
-                    text: Some(name(child).to_string()),
-                });
+                for &(_, parent, wife) in parents_of(family) {
+                    let Some(pb) = birth(parent) else { continue };
+                    let (least, most) = age_range(pb, born);
+                    let (rule, message) = if most < limits.min_parent_age {
+                        (
+                            &plausible::PARENT_TOO_YOUNG,
+                            format!("was at most {}", most as i64),
+                        )
+                    } else if !wife && least > limits.max_parent_age {
+                        (
+                            &plausible::PARENT_TOO_OLD,
+                            format!("was at least {}", least as i64),
+                        )
+                    } else if wife && least > limits.max_mother_age {
+                        (
+                            &plausible::MOTHER_TOO_OLD,
+                            format!("was at least {}", least as i64),
+                        )
+                    } else {
+                        continue;
+                    };
+                    let (part, p, _, _) = all.get(k);
+                    found.push(Finding {
+                        rule,
+                        line: p.line,
+                        record: Some(name(family).to_string()),
+                        path: self
+                            .paths
+                            .name(part.paths.get(p.path as usize).copied().unwrap_or(NONE))
+                            .to_string(),
+                        message: format!(
+                            "{} ({}) {message} at the birth of {}",
+                            name(parent),
+                            if wife { "WIFE" } else { "HUSB" },
+                            name(child)
+                        ),
+                        text: Some(name(child).to_string()),
+                    });
+                }
             }
-        }
+            found
+        });
+        found.extend(shares.into_iter().flatten());
         for m in &self.marriages {
             for &(_, spouse, _) in parents_of(m.family) {
                 let Some(sb) = birth(spouse) else { continue };
@@ -696,6 +724,36 @@ impl Checker {
                 }
             }
         }
+    }
+}
+
+/// What the pointers of some parts say: their findings and the family
+/// links as [`Checker::finish`] lists them.
+#[derive(Default)]
+struct Links {
+    found: Vec<Finding>,
+    spouse_of: Vec<(u32, u32, u32)>,
+    has_spouse: Vec<(u32, u32, u32)>,
+    child_of: Vec<(u32, u32, u32)>,
+    has_child: Vec<(u32, u32, u32)>,
+    parents: Vec<(u32, u32, bool)>,
+    adopted: Vec<(u32, u32)>,
+}
+
+impl Links {
+    /// The lists of `shares` one after the other.
+    fn concat(shares: Vec<Links>) -> Links {
+        let mut all = Links::default();
+        for s in shares {
+            all.found.extend(s.found);
+            all.spouse_of.extend(s.spouse_of);
+            all.has_spouse.extend(s.has_spouse);
+            all.child_of.extend(s.child_of);
+            all.has_child.extend(s.has_child);
+            all.parents.extend(s.parents);
+            all.adopted.extend(s.adopted);
+        }
+        all
     }
 }
 
@@ -734,12 +792,17 @@ impl<'c> Pointers<'c> {
         (part, &part.pointers[j], part.from(j), self.resolved[i][j])
     }
 
-    /// Every pointer in document order, as `(k, ...)` of [`Pointers::get`].
-    fn iter(&self) -> impl Iterator<Item = (u32, &'c Part, &'c PointerFact, u32, u32)> + '_ {
-        self.parts
+    /// The pointers of the parts `range` in document order, as `(k, ...)`
+    /// of [`Pointers::get`].
+    fn iter(
+        &self,
+        range: Range<usize>,
+    ) -> impl Iterator<Item = (u32, &'c Part, &'c PointerFact, u32, u32)> + '_ {
+        let (parts, resolved) = (&self.parts[range.clone()], &self.resolved[range.clone()]);
+        parts
             .iter()
-            .zip(self.resolved)
-            .zip(&self.starts)
+            .zip(resolved)
+            .zip(&self.starts[range])
             .flat_map(|((part, resolved), &start)| {
                 let mut froms = part.froms.iter().peekable();
                 part.pointers
