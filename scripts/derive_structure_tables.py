@@ -6,7 +6,7 @@
 SPECS is the directory holding `elf/data-model.md` and `gedcom7/*.tsv`
 (default `../shared/specs`), SCHEMA the ELF default schema (default
 `src/tree/default-schema.ged`). Writes `elf551.tsv` and `gedcom70.tsv` to
-OUT (default `src/check/tables`), and prints to stderr what it had to
+OUT (default `src/tables`), and prints to stderr what it had to
 decide. `tests/check_structure.rs` checks that the committed tables are what
 this script derives.
 

@@ -1,4 +1,4 @@
-//! The `check` validator's structure tables (`src/check/tables/*.tsv`): that
+//! The `check` validator's structure tables (`src/tables/*.tsv`): that
 //! they are what `scripts/derive_structure_tables.py` derives from the specs,
 //! and that the 5.5.1 table's tags in context agree with the default schema
 //! the tree types structures with. (The rules themselves are unit-tested in
@@ -9,8 +9,8 @@ use std::process::Command;
 
 use gedcom_elf::tree::Schema;
 
-const ELF551: &str = include_str!("../src/check/tables/elf551.tsv");
-const GEDCOM70: &str = include_str!("../src/check/tables/gedcom70.tsv");
+const ELF551: &str = include_str!("../src/tables/elf551.tsv");
+const GEDCOM70: &str = include_str!("../src/tables/gedcom70.tsv");
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -56,7 +56,7 @@ fn tables_are_derived_from_the_specs() {
         let derived = std::fs::read_to_string(out.join(name)).unwrap();
         assert!(
             derived == committed,
-            "src/check/tables/{name} is not what the script derives: rerun it"
+            "src/tables/{name} is not what the script derives: rerun it"
         );
     }
     let _ = std::fs::remove_dir_all(&out);

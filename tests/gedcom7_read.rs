@@ -308,12 +308,59 @@ fn extension_tags_have_their_uris_as_types() {
         assert!(!uri.starts_with("http://example.com"), "{tag}: {uri}");
         assert_eq!(schema.extension_uri(tag), None);
     }
-    // The schema's own lines are not typed, and no schema diagnostic.
+    // No schema diagnostic.
     assert!(
         schema.diagnostics().is_empty(),
         "{:?}",
         schema.diagnostics()
     );
+}
+
+/// GEDCOM 7's standard structures have the types of the specification's
+/// tables, in context: every standard tag of every sample that is not
+/// under an extension (whose substructures the extension defines) has a
+/// `g7:` type, and the context-dependent ones differ as the tables say.
+#[test]
+fn standard_structures_have_gedcom7_types() {
+    const G7: &str = "https://gedcom.io/terms/v7/";
+    for (path, bytes) in samples() {
+        let tree = Tree::from_slice(&bytes).expect("tree");
+        for node in tree.nodes() {
+            let mut up = Some(node);
+            let mut extended = false;
+            while let Some(n) = up {
+                extended |= n.tag().starts_with('_');
+                up = n.parent();
+            }
+            if extended || node.is_synthetic() || node.tag() == "TRLR" {
+                continue;
+            }
+            let ty = node.structure_type().map(|t| t.to_string());
+            assert!(
+                ty.as_deref().is_some_and(|t| t.starts_with(G7)),
+                "{path}:{}: {} has the type {ty:?}",
+                node.line(),
+                node.tag()
+            );
+        }
+    }
+    let Some(bytes) = sample("maximal70.ged") else {
+        return;
+    };
+    let tree = Tree::from_slice(&bytes).expect("tree");
+    let type_at = |path: &str| {
+        let node = tree
+            .records()
+            .find_map(|r| r.first(path).or_else(|| (r.tag() == path).then_some(r)));
+        node.and_then(|n| n.structure_type()).map(|t| t.to_string())
+    };
+    let g7 = |name: &str| Some(format!("{G7}{name}"));
+    assert_eq!(type_at("HEAD"), g7("HEAD"));
+    assert_eq!(type_at("INDI"), g7("record-INDI"));
+    assert_eq!(type_at("GEDC"), g7("GEDC"));
+    assert_eq!(type_at("HUSB"), g7("FAM-HUSB"));
+    assert_eq!(type_at("MARR.HUSB"), g7("HUSB"));
+    assert_eq!(type_at("NAME"), g7("INDI-NAME"));
 }
 
 #[test]

@@ -81,9 +81,9 @@ rules! {
 }
 
 /// The 5.5.1 tables (ELF data model and default schema).
-const ELF551: &str = include_str!("tables/elf551.tsv");
+const ELF551: &str = include_str!("../tables/elf551.tsv");
 /// The 7.0 tables.
-const GEDCOM70: &str = include_str!("tables/gedcom70.tsv");
+const GEDCOM70: &str = crate::tree::schema::GEDCOM70_TABLE;
 
 /// The most substructure tags any one type may allow (the tables have at
 /// most 62, 7.0's `INDI` record): the size of the per-structure counters.

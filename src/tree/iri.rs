@@ -7,6 +7,9 @@ use std::fmt;
 
 /// The `elf:` namespace: `https://terms.fhiso.org/elf/`.
 pub const ELF_NS: &str = "https://terms.fhiso.org/elf/";
+/// The `g7:` namespace of GEDCOM 7's structure types:
+/// `https://gedcom.io/terms/v7/`.
+pub const G7_NS: &str = "https://gedcom.io/terms/v7/";
 /// `elf:Document`, the superstructure type of records.
 pub const DOCUMENT: &str = "https://terms.fhiso.org/elf/Document";
 /// `elf:Metadata`, the superstructure type of the HEAD's substructures.

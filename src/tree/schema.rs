@@ -21,7 +21,9 @@
 //!   relocated standard structure such as `_DATE` for `g7:DATE`), unless
 //!   the schema's own tag definitions give that tag a type in that context.
 //!   In a GEDCOM 7 document ([`Schema::version`]) the `SCHMA` only documents
-//!   extension tags: the schema is the default one with them added
+//!   extension tags: the schema is GEDCOM 7's ([`Schema::gedcom7`]: the
+//!   standard structure types of the specification's tables, in context;
+//!   the HEAD has a type, `g7:HEAD`) with them added
 //!   ([`SchemaSource::Document`] when there are any), not a replacement. A
 //!   tag the `SCHMA` gives several URIs (7.0 allows that for concepts that
 //!   never meet in one place, which only the extensions' own documentation
@@ -60,7 +62,7 @@ use crate::tree::hash::FastMap;
 use crate::tree::iri::StructureType;
 use crate::{Error, Input, Version};
 
-pub use super::iri::{DOCUMENT, ELF_NS, METADATA, UNDEFINED, UNDEFINED_TAG_BASE};
+pub use super::iri::{DOCUMENT, ELF_NS, G7_NS, METADATA, UNDEFINED, UNDEFINED_TAG_BASE};
 
 /// The older drafts' fallback namespace for tags (seed 003 §6.2 rule 5).
 pub const OLD_ELF_NS: &str = "http://terms.fhiso.org/elf/";
@@ -70,14 +72,23 @@ pub const OLD_ELF_NS: &str = "http://terms.fhiso.org/elf/";
 /// Default Schema").
 pub const DEFAULT_SCHEMA_GED: &str = include_str!("default-schema.ged");
 
+/// GEDCOM 7's structure tables as `scripts/derive_structure_tables.py`
+/// derives them from the specification's `substructures.tsv`,
+/// `cardinalities.tsv` and `payloads.tsv`: the `sub` rows (superstructure
+/// type, tag, type, cardinality) give [`Schema::gedcom7`] its tag
+/// definitions, and the validator its structure rules.
+pub(crate) const GEDCOM70_TABLE: &str = include_str!("../tables/gedcom70.tsv");
+
 const NO_SUFFIX: u32 = u32::MAX;
 
 /// Where a [`Schema`] came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SchemaSource {
-    /// The built-in default schema (seed Appendix A): the HEAD has no
-    /// `SCHMA` and no older-draft dictionary.
+    /// The built-in schema of the document's version: the HEAD has no
+    /// `SCHMA` and no older-draft dictionary. Seed Appendix A's default
+    /// schema for 5.5.1 ([`Schema::default_schema`]), the GEDCOM 7
+    /// specification's structure types for 7.0 ([`Schema::gedcom7`]).
     Default,
     /// The `SCHMA` structures of the document's HEAD.
     Document,
@@ -148,6 +159,8 @@ pub struct Schema {
     undefined: u32,
     undefined_tag: u32,
     old_elf: u32,
+    /// GEDCOM 7's schema: the HEAD is a record like the others.
+    g7: bool,
 }
 
 #[derive(Default)]
@@ -338,8 +351,7 @@ impl SchemaBuilder {
     fn finish(self) -> Arc<Schema> {
         if self.version == Version::Gedcom7 {
             // 7.0's SCHMA documents extension tags; it replaces nothing.
-            let mut s = (*Schema::default_schema()).clone();
-            s.version = Version::Gedcom7;
+            let mut s = (*Schema::gedcom7()).clone();
             s.diagnostics = self.diagnostics;
             if !self.extension_tags.is_empty() {
                 s.source = SchemaSource::Document;
@@ -553,6 +565,7 @@ impl Schema {
             undefined: 0,
             undefined_tag: 0,
             old_elf: 0,
+            g7: false,
         };
         s.document = s.intern(DOCUMENT);
         s.metadata = s.intern(METADATA);
@@ -708,6 +721,54 @@ impl Schema {
                 Arc::new(s)
             })
             .clone()
+    }
+
+    /// The GEDCOM 7 schema, shared: every standard structure's type from
+    /// the specification's tables ([`G7_NS`] and the type's name:
+    /// `g7:record-INDI`, `g7:BIRT`, `g7:FAM-HUSB` for a family's `HUSB`
+    /// and `g7:HUSB` for an event's, `g7:HEAD`), records under
+    /// [`DOCUMENT`]; the prefix `g7` [expands](Schema::expand) to
+    /// [`G7_NS`]. The schema of a 7.0 document is this one with the
+    /// extension tags of its `HEAD.SCHMA` added.
+    ///
+    /// ```
+    /// use gedcom_elf::tree::Schema;
+    ///
+    /// let g7 = Schema::gedcom7();
+    /// let husb = g7.type_of(&g7.expand("g7:record-FAM"), "HUSB").unwrap();
+    /// assert_eq!(husb.to_string(), "https://gedcom.io/terms/v7/FAM-HUSB");
+    /// let husb = g7.type_of(&g7.expand("g7:MARR"), "HUSB").unwrap();
+    /// assert_eq!(husb.to_string(), "https://gedcom.io/terms/v7/HUSB");
+    /// ```
+    pub fn gedcom7() -> Arc<Schema> {
+        static G7: OnceLock<Arc<Schema>> = OnceLock::new();
+        G7.get_or_init(|| {
+            let mut s = Schema::empty(SchemaSource::Default);
+            s.version = Version::Gedcom7;
+            s.g7 = true;
+            s.prefixes.push(("g7".into(), G7_NS.into()));
+            for row in GEDCOM70_TABLE.lines() {
+                let mut cols = row.split('\t');
+                let (Some("sub"), Some(sup), Some(tag), Some(ty)) =
+                    (cols.next(), cols.next(), cols.next(), cols.next())
+                else {
+                    continue;
+                };
+                let sid = match sup {
+                    "Document" => s.document,
+                    _ => s.intern(&format!("{G7_NS}{sup}")),
+                };
+                let id = s.intern(&format!("{G7_NS}{ty}"));
+                let defs = s.tags.entry(tag.into()).or_default();
+                if !defs.contains(&(sid, id)) {
+                    defs.push((sid, id));
+                    s.definitions.push((tag.into(), sid, id));
+                }
+            }
+            s.finish_tables();
+            Arc::new(s)
+        })
+        .clone()
     }
 
     /// Reads the schema from the HEAD of the input `reader` is about to
@@ -877,7 +938,7 @@ impl Schema {
         }
         if tag == "TRLR" {
             (None, Ctx::Untyped)
-        } else if first && tag.eq_ignore_ascii_case("HEAD") {
+        } else if first && !self.g7 && tag.eq_ignore_ascii_case("HEAD") {
             (None, Ctx::Head)
         } else {
             self.resolve(Ctx::Type(self.document), tag)
@@ -1008,8 +1069,8 @@ mod tests {
     }
 
     /// GEDCOM 7 `SCHMA.TAG`: an extension tag's URI is its type everywhere,
-    /// the first URI of a tag given two; standard tags keep the default
-    /// schema's types; a malformed `TAG` payload is reported.
+    /// the first URI of a tag given two; standard tags keep GEDCOM 7's
+    /// types; a malformed `TAG` payload is reported.
     #[test]
     fn gedcom7_extension_tags() {
         let input = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n1 SCHMA\n2 TAG _A http://x/a\n2 TAG _A http://x/a2\n2 TAG NAME http://x/n\n2 TAG _B\n0 TRLR\n";
@@ -1028,8 +1089,8 @@ mod tests {
             assert_eq!(s.structure_type(k.unwrap(), "_A").to_string(), "http://x/a");
         }
         let indi = s.type_of(DOCUMENT, "INDI").unwrap().to_string();
-        assert_eq!(indi, format!("{ELF_NS}INDIVIDUAL_RECORD"));
-        // A 7.0 HEAD with no SCHMA: the default schema's types, version 7.
+        assert_eq!(indi, format!("{G7_NS}record-INDI"));
+        // A 7.0 HEAD with no SCHMA: GEDCOM 7's types, version 7.
         let s = Schema::from_reader(Reader::from_slice(b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 TRLR\n"))
             .unwrap();
         assert_eq!(
@@ -1037,6 +1098,36 @@ mod tests {
             (Version::Gedcom7, SchemaSource::Default)
         );
         assert_eq!(Schema::default_schema().version(), Version::Gedcom551);
+    }
+
+    /// GEDCOM 7's types come from the specification's tables, in context:
+    /// every `sub` row of the table is a tag definition, and the types
+    /// depend on the superstructure's.
+    #[test]
+    fn gedcom7_types_are_the_tables() {
+        let s = Schema::gedcom7();
+        let g7 = |name: &str| format!("{G7_NS}{name}");
+        let type_of = |sup: &str, tag: &str| s.type_of(sup, tag).map(|t| t.to_string());
+        assert_eq!(type_of(DOCUMENT, "HEAD"), Some(g7("HEAD")));
+        assert_eq!(type_of(&g7("HEAD"), "SCHMA"), Some(g7("SCHMA")));
+        assert_eq!(type_of(&g7("SCHMA"), "TAG"), Some(g7("TAG")));
+        assert_eq!(type_of(&g7("record-FAM"), "HUSB"), Some(g7("FAM-HUSB")));
+        assert_eq!(type_of(&g7("MARR"), "HUSB"), Some(g7("HUSB")));
+        assert_eq!(type_of(&g7("record-INDI"), "BIRT"), Some(g7("BIRT")));
+        assert_eq!(type_of(&g7("BIRT"), "DATE"), Some(g7("DATE")));
+        assert_eq!(type_of(&g7("HEAD"), "DATE"), Some(g7("HEAD-DATE")));
+        // A tag the tables do not have there is undefined.
+        assert_eq!(
+            type_of(&g7("record-INDI"), "HUSB"),
+            Some(format!("{UNDEFINED_TAG_BASE}HUSB"))
+        );
+        let rows = GEDCOM70_TABLE
+            .lines()
+            .filter(|l| l.starts_with("sub\t"))
+            .count();
+        assert_eq!(s.all_tag_definitions().count(), rows);
+        assert_eq!(s.expand("g7:INDI-NAME"), g7("INDI-NAME"));
+        assert!(s.diagnostics().is_empty());
     }
 
     /// A `TAG` directly under a 5.5.1 `SCHMA` is not GEDCOM 7's extension
