@@ -119,6 +119,11 @@ kinds! {
     /// it was not joined to the payload before it but kept as a structure
     /// of its own, a substructure like any other.
     ConcInGedcom7 = "conc-in-gedcom7", Warning;
+    /// A line of a GEDCOM 7 document that 7.0's grammar does not allow
+    /// but ELF's does (7.0 §1): whitespace before the level, a delimiter
+    /// other than one space, lowercase letters in a tag. It was read as a
+    /// 5.5.1 line is (the tag as written).
+    Gedcom7Line = "gedcom7-line", Warning;
 }
 
 impl fmt::Display for DiagnosticKind {

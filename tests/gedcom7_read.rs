@@ -588,3 +588,89 @@ fn check_reports_conc_in_gedcom7() {
         "{found:?}"
     );
 }
+
+/// What real 7.0 files do that 7.0's grammar forbids (whitespace before
+/// the level, runs of spaces or tabs between the fields, lowercase tags)
+/// is read as 5.5.1 reads it, each with a `gedcom7-line` warning naming
+/// the line; a 5.5.1 document, whose grammar allows the same, has none;
+/// the parallel and streamed reads report the same lines; `check` reports
+/// them as `read.gedcom7-line`.
+#[test]
+fn gedcom7_lines_read_leniently_with_diagnostics() {
+    let body = "  0 @I1@ INDI\n1  NAME John /Doe/\n1 birt\n2 DATE 1 JAN 1900\n1 NOTE a\n\t2 CONT b\n1 SEX\tM\n0 TRLR\n";
+    let g7 = format!("0 HEAD\n1 GEDC\n2 VERS 7.0\n{body}");
+    let (events, diagnostics) = read_all(g7.as_bytes(), ReaderConfig::new());
+    let lines: Vec<(u64, &str)> = diagnostics
+        .iter()
+        .map(|d| (d.position.line, d.message.split(',').next().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (4, "whitespace before the level"),
+            (5, "a delimiter other than one space"),
+            (6, "lowercase letters in the tag"),
+            (9, "whitespace before the level"),
+            (10, "a delimiter other than one space"),
+        ]
+    );
+    assert!(diagnostics
+        .iter()
+        .all(|d| d.kind == DiagnosticKind::Gedcom7Line && d.severity() == Severity::Warning));
+    // Read as 5.5.1 reads it: the structures are all there.
+    assert_eq!(text_of(&events, "@I1@", Some("NAME")), "John /Doe/");
+    assert_eq!(text_of(&events, "@I1@", Some("NOTE")), "a\nb");
+    let tags: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Begin(b) => Some(b.tag.as_ref()),
+            _ => None,
+        })
+        .collect();
+    assert!(tags.contains(&"birt") && tags.contains(&"SEX"), "{tags:?}");
+    // The same lines from chunks and from a stream.
+    let input = Input::new(g7.as_bytes()).unwrap();
+    let read_through = |r: &mut Reader<'_>| {
+        while r.next_event()?.is_some() {}
+        Ok(())
+    };
+    let mut chunked = Vec::new();
+    Chunks::new(&input, ReaderConfig::new())
+        .unwrap()
+        .jobs(2)
+        .batch_bytes(16)
+        .for_each(read_through, |(), ds| {
+            chunked.extend(ds.iter().map(|d| d.position.line));
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(chunked, [4, 5, 6, 9, 10]);
+    let mut streamed = Vec::new();
+    StreamReader::new(BufReader::new(g7.as_bytes()))
+        .jobs(2)
+        .batch_bytes(16)
+        .for_each(read_through, |(), ds| {
+            streamed.extend(ds.iter().map(|d| d.position.line));
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(streamed, [4, 5, 6, 9, 10]);
+    // 5.5.1 allows all of it.
+    let g551 = format!("0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n{body}");
+    let (_, diagnostics) = read_all(g551.as_bytes(), ReaderConfig::new());
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    // check's rule.
+    let mut found = Vec::new();
+    gedcom_elf::check::Checker::new(gedcom_elf::check::CheckConfig::new())
+        .run(&mut Records::new(g7.as_bytes()), |f| {
+            found.push((f.line, f.rule.id));
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .expect("check");
+    let ours: Vec<u64> = found
+        .iter()
+        .filter(|(_, r)| *r == "read.gedcom7-line")
+        .map(|(l, _)| *l)
+        .collect();
+    assert_eq!(ours, [4, 5, 6, 9, 10]);
+}

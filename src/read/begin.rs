@@ -227,6 +227,11 @@ impl<'a> Reader<'a> {
             let q = &self.pending;
             let (number, start, q_end) = (q.number, q.start, q.end);
             let conc = q.kind == TagKind::Conc;
+            if self.state.setup.version == Version::Gedcom7 {
+                let q = *q;
+                self.gedcom7_line(&q)?;
+            }
+            let q = &self.pending;
             if q.has_xref() {
                 // Family Tree Maker writes `1 @N1@ CONT ...` in NOTE records.
                 self.report(
@@ -270,6 +275,9 @@ impl<'a> Reader<'a> {
             return Err(Error::internal("no line pending"));
         }
         let p = self.pending;
+        if self.state.setup.version == Version::Gedcom7 {
+            self.gedcom7_line(&p)?;
+        }
         if !self.is_plain() {
             return self.begin_unusual(&p);
         }
@@ -284,6 +292,24 @@ impl<'a> Reader<'a> {
             made: None,
         };
         self.finish_begin(&p, head)
+    }
+
+    /// Reports a line of a GEDCOM 7 document that departs from 7.0's
+    /// grammar ([`Scanned::gedcom7_departure`]).
+    #[inline(always)]
+    fn gedcom7_line(&mut self, p: &Scanned) -> Result<(), Error> {
+        match p.gedcom7_departure(self.input) {
+            None => Ok(()),
+            Some(what) => self.report_gedcom7_line(p, what),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn report_gedcom7_line(&mut self, p: &Scanned, what: &str) -> Result<(), Error> {
+        let message =
+            format!("{what}, which gedcom 7 does not allow: read as gedcom 5.5.1 reads it");
+        self.report(DiagnosticKind::Gedcom7Line, p.number, p.start, message)
     }
 
     /// The Begin of a line that is not plain (see [`Reader::unusual`]).

@@ -36,6 +36,42 @@ pub(crate) struct Scanned {
     pub kind: TagKind,
 }
 
+impl Scanned {
+    /// The first way this line (parsed, at its place in `input`) departs
+    /// from GEDCOM 7's stricter `Line` production, which the scanner reads
+    /// as ELF's (7.0 §1: `Level D [Xref D] Tag [D LineVal] EOL`, `D` one
+    /// space, no whitespace before the level, tags of upper-case letters,
+    /// digits and underscores): a description, or `None` for a line
+    /// GEDCOM 7 allows (or an unparsable one, reported as that).
+    #[inline]
+    pub fn gedcom7_departure(&self, input: &[u8]) -> Option<&'static str> {
+        if self.error.is_some() {
+            return None;
+        }
+        if self.start > 0 && input.get(self.start - 1).is_some_and(|&b| is_ws(b)) {
+            return Some("whitespace before the level");
+        }
+        let level = input.get(self.start..)?;
+        let level_end = self.start + level.iter().take_while(|b| b.is_ascii_digit()).count();
+        // One space from `at` to `next`.
+        let one_space = |at: usize, next: usize| next == at + 1 && input.get(at) == Some(&b' ');
+        let delimited = match self.has_xref() {
+            true => {
+                one_space(level_end, self.xref_start) && one_space(self.xref_end, self.tag_start)
+            }
+            false => one_space(level_end, self.tag_start),
+        };
+        if !delimited || (self.tag_end < self.end && input.get(self.tag_end) != Some(&b' ')) {
+            return Some("a delimiter other than one space");
+        }
+        let tag = input.get(self.tag_start..self.tag_end)?;
+        if tag.iter().any(u8::is_ascii_lowercase) {
+            return Some("lowercase letters in the tag");
+        }
+        None
+    }
+}
+
 /// The tags the structure rules treat specially (seed §4.1-§4.2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum TagKind {
@@ -322,6 +358,40 @@ impl<'a> Cursor<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// GEDCOM 7's line form: one space between the fields, nothing before
+    /// the level, upper-case tags; the payload after its one space is the
+    /// payload's, spaces and all.
+    #[test]
+    fn gedcom7_departures() {
+        let first = |text: &str| {
+            let mut s = Scanned::default();
+            assert!(Cursor::new(text.as_bytes(), 0, 1).next_into(&mut s));
+            s.gedcom7_departure(text.as_bytes())
+        };
+        for fine in [
+            "0 HEAD",
+            "0 @I1@ INDI",
+            "1 NAME  two spaces are payload",
+            "1 SEX M ",
+            "0 TRLR\n",
+        ] {
+            assert_eq!(first(fine), None, "{fine:?}");
+        }
+        let leading = Some("whitespace before the level");
+        let delimiter = Some("a delimiter other than one space");
+        assert_eq!(first("  0 HEAD"), leading);
+        assert_eq!(first("\t1 NAME x"), leading);
+        assert_eq!(first("1  NAME x"), delimiter);
+        assert_eq!(first("1\tNAME x"), delimiter);
+        assert_eq!(first("0 @I1@  INDI"), delimiter);
+        assert_eq!(first("0  @I1@ INDI"), delimiter);
+        assert_eq!(first("1 NAME\tx"), delimiter);
+        assert_eq!(first("1 birt"), Some("lowercase letters in the tag"));
+        assert_eq!(first("1 _Ext y"), Some("lowercase letters in the tag"));
+        // Unparsable lines are reported as that, not as this.
+        assert_eq!(first("not a line"), None);
+    }
 
     fn all(input: &[u8]) -> Vec<Scanned> {
         let mut c = Cursor::new(input, 0, 1);
