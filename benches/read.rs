@@ -120,5 +120,92 @@ fn read(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, read);
+/// The same content as 5.5.1 and as 7.0: the generated file, and the file
+/// GEDCOM 7 writes of it (`VERS 7.0`, no `CHAR`, each `CONC` joined to the
+/// line it continues, a mid-text `@@` a single `@`: 7.0 doubles only a
+/// leading one). Both are given the 5.5.1 file's size as throughput, so
+/// that the two rates compare the reading of one content.
+fn versions(c: &mut Criterion) {
+    let (bytes, stats) = generate::bench_input();
+    let events = 2 * stats.structures;
+    let g7 = gedcom7_of(&bytes);
+    let mut g = c.benchmark_group("version");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    for (name, input) in [("events_5_5_1", &bytes), ("events_7_0", &g7)] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let mut reader = Reader::from_slice(black_box(input));
+                let mut n = 0u64;
+                while let Some(e) = reader.next_event().as_ref().unwrap() {
+                    black_box(e);
+                    n += 1;
+                }
+                // `CHAR` is not a structure of the 7.0 file.
+                assert_eq!(n + 2 * u64::from(name == "events_7_0"), events);
+                assert!(reader.diagnostics().is_empty());
+            })
+        });
+    }
+    g.finish();
+}
+
+/// The generated 5.5.1 file as a GEDCOM 7 file of the same content.
+fn gedcom7_of(bytes: &[u8]) -> Vec<u8> {
+    let text = std::str::from_utf8(bytes).expect("the generator writes UTF-8");
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches('\n');
+        match body.split_once(' ') {
+            Some((_, "CHAR UTF-8")) => continue,
+            Some((level, "VERS 5.5.1")) => out.push_str(&format!("{level} VERS 7.0\n")),
+            Some((_, rest)) if rest.starts_with("CONC ") => {
+                // Joined to the line before it, its newline removed.
+                out.pop();
+                out.push_str(&rest[5..]);
+                out.push('\n');
+            }
+            _ => {
+                let (head, payload) = split_payload(body);
+                out.push_str(head);
+                out.push_str(&gedcom7_payload(payload));
+                out.push('\n');
+            }
+        }
+    }
+    out.into_bytes()
+}
+
+/// A line as its level, xref and tag (with the space after them) and its
+/// payload.
+fn split_payload(line: &str) -> (&str, &str) {
+    let mut end = 0;
+    for (i, field) in line.split(' ').enumerate() {
+        end += field.len() + 1;
+        let is_xref = i == 1 && field.starts_with('@');
+        if i >= 1 && !is_xref {
+            break;
+        }
+    }
+    line.split_at(end.min(line.len()))
+}
+
+/// A 5.5.1 payload as 7.0 writes it: `@@` is one `@`, then a leading `@`
+/// is doubled (a pointer stays as it is).
+fn gedcom7_payload(payload: &str) -> String {
+    let is_pointer = payload.len() > 2
+        && payload.starts_with('@')
+        && payload.ends_with('@')
+        && !payload[1..payload.len() - 1].contains('@');
+    if is_pointer || !payload.contains('@') {
+        return payload.to_string();
+    }
+    let text = payload.replace("@@", "@");
+    match text.strip_prefix('@') {
+        Some(rest) => format!("@@{rest}"),
+        None => text,
+    }
+}
+
+criterion_group!(benches, read, versions);
 criterion_main!(benches);
