@@ -259,14 +259,16 @@ pub(super) fn inspect_into(
     let findings = &mut found.findings;
     let mut mine = findings.split_off(findings_start);
     mine.retain(|f| config.has(f.rule));
-    // Every finding here is in this record (`Finding::at` cannot say so
-    // when the node is too deep to walk up to it).
-    let own = own.map(|x| x.to_string());
-    for f in &mut mine {
-        f.record.clone_from(&own);
+    if !mine.is_empty() {
+        // Every finding here is in this record (`Finding::at` cannot say
+        // so when the node is too deep to walk up to it).
+        let own = own.map(|x| x.to_string());
+        for f in &mut mine {
+            f.record.clone_from(&own);
+        }
+        mine.sort_by_key(|f| f.line);
+        findings.append(&mut mine);
     }
-    mine.sort_by_key(|f| f.line);
-    findings.append(&mut mine);
     found.records.push(RecordFacts {
         xref,
         tag,
