@@ -22,16 +22,18 @@ use crate::report::{say, Fail, Report};
 fn json(out: &mut Output, file: &str, f: &Finding) -> io::Result<()> {
     out.write_all(b"{\"file\":")?;
     write_str(out, file)?;
-    write!(out, ",\"line\":{}", f.line)?;
+    out.write_all(b",\"line\":")?;
+    out.write_all(f.line.to_string().as_bytes())?;
+    // The keys with their quotes and colons, written as they are.
     for (key, value) in [
-        ("record", f.record.as_deref()),
-        ("path", Some(f.path.as_str())),
-        ("rule", Some(f.rule.id)),
-        ("severity", Some(f.severity().as_str())),
-        ("message", Some(f.message.as_str())),
-        ("text", f.text.as_deref()),
+        (&b",\"record\":"[..], f.record.as_deref()),
+        (b",\"path\":", Some(f.path.as_str())),
+        (b",\"rule\":", Some(f.rule.id)),
+        (b",\"severity\":", Some(f.severity().as_str())),
+        (b",\"message\":", Some(f.message.as_str())),
+        (b",\"text\":", f.text.as_deref()),
     ] {
-        write!(out, ",\"{key}\":")?;
+        out.write_all(key)?;
         match value {
             Some(v) => write_str(out, v)?,
             None => out.write_all(b"null")?,
