@@ -108,6 +108,12 @@ pub(super) fn prepare(seg: &str, preserve: EscapeSet, enc: &Encoder, out: &mut S
     }
 }
 
+/// GEDCOM 7's form of `seg` (one segment, no line breaks): a leading `@` doubled
+/// (the `@` rule's one home: [`escape_leading_at_line`](crate::escape::escape_leading_at_line)).
+pub(super) fn prepare7(seg: &str, out: &mut String) {
+    crate::escape::escape_leading_at_line(seg, out);
+}
+
 /// The payloads of the lines [`Writer`](super::Writer) writes a text on, without `CONC`
 /// splits: one per line of `text` (each LF starts a `CONT` line; a CR is a character), with
 /// the writer's `@` rule (seed §5): every `@` doubled except those of an escape whose type
