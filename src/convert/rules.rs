@@ -196,12 +196,28 @@ impl Ctx {
         let me = if parent == Parent::Ext {
             Parent::Ext
         } else {
+            let before = n.tag.clone();
             self.to7_rule(n, parent, ptag, report);
+            if n.tag.strip_prefix('_') == Some(before.as_str()) {
+                // A rule made it an extension: declared like the others.
+                self.made.insert(before);
+            }
             self.judge(n, parent, Version::Gedcom7, report, path)
         };
         let tag = n.tag.clone();
         for c in &mut n.children {
             self.walk7(c, me, &tag, path, report);
+        }
+        if me != Parent::Ext {
+            // 7.0 has no structure with neither a payload nor substructures
+            // below level 0: one says nothing.
+            let before = n.children.len();
+            n.children.retain(|c| {
+                !(c.children.is_empty() && c.value.as_deref().is_none_or(str::is_empty))
+            });
+            for _ in n.children.len()..before {
+                report.changed("empty structure left out (7.0 has none)");
+            }
         }
         path.truncate(len);
     }
@@ -407,7 +423,7 @@ impl Ctx {
                     }
                 }
             }
-            "FORM" if ptag == "FILE" || (ptag == "OBJE" && !record) => {
+            "FORM" if ptag == "FILE" => {
                 if let Some(t) = media_type(n.text_value()) {
                     if t != n.text_value() {
                         n.value = Some(t);
