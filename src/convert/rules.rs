@@ -60,6 +60,7 @@ const LDS: &[&str] = &["BAPL", "CONL", "ENDL", "SLGC", "SLGS", "TEMP", "STAT"];
 const EXT551: &str = "not a 5.5.1 structure where it stands: kept as a _ extension";
 const VOID: &str = "a pointer to @VOID@ (5.5.1 has none): left out with its substructures";
 const NO_RECORD: &str = "a pointer to no record: written as @VOID@";
+const ENUM551: &str = "a value 5.5.1's enumeration lacks: kept as a _ extension";
 const RESN_MORE: &str = "a restriction after the first (5.5.1 has one): left out";
 const ROLE_OTHER: &str = "ROLE OTHER with no phrase (5.5.1 RELA needs a text): left out";
 const SCHMA7: &str = "7.0 extension declarations (5.5.1 has none): kept as _SCHMA";
@@ -849,7 +850,7 @@ fn enum551(
         // A value of no enumeration: as it was (the target's check says so).
         None if !has_phrase => {}
         _ => {
-            report.not_carried.add(path, EXT551, n.line);
+            report.not_carried.add(path, ENUM551, n.line);
             n.tag = format!("_{}", n.tag);
         }
     }
