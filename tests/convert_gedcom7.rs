@@ -382,6 +382,20 @@ fn text_with_at_signs_is_carried() {
     assert_eq!(i.value_at("NOTE"), Some("@home and me@there\n@xy"));
 }
 
+#[test]
+fn a_gedc_with_a_payload_is_kept_as_an_extension_beside_the_conversions_own() {
+    // Found by the fuzz target: the version went under an extension.
+    let input = "0 HEAD\n1 SOUR x\n1 GEDC junk\n2 VERS 5.5.1\n0 TRLR\n";
+    let (out, _) = to(Version::Gedcom7, input);
+    let prepared = Input::new(out.as_bytes()).unwrap();
+    assert_eq!(prepared.reader().version(), Version::Gedcom7);
+    let recs = records(out.as_bytes());
+    let head = record(&recs, "HEAD");
+    assert_eq!(head.value_at("GEDC.VERS"), Some("7.0"));
+    assert_eq!(head.value_at("_GEDC"), Some("junk"));
+    assert_eq!(head.value_at("_GEDC.VERS"), Some("5.5.1"));
+}
+
 // ---- 7.0 to 5.5.1, rule by rule ----
 
 #[test]

@@ -133,13 +133,15 @@ impl Ctx {
         while head.take_child("CHAR").is_some() {
             report.changed("HEAD.CHAR left out");
         }
-        if head.child("GEDC").is_none() {
-            head.children.insert(0, CNode::text("GEDC", ""));
-            head.children[0].value = None;
+        // A GEDC with a payload or an xref is not 7.0's: an extension (made
+        // by `judge`), and a GEDC of the conversion's own says the version.
+        let clean = |c: &CNode| c.value.as_deref().is_none_or(str::is_empty) && c.xref.is_none();
+        if !head.children.iter().any(|c| c.tag == "GEDC" && clean(c)) {
+            head.children.insert(0, bare("GEDC"));
         }
         for c in &mut head.children {
             match c.tag.as_str() {
-                "GEDC" => {
+                "GEDC" if clean(c) => {
                     while c.take_child("FORM").is_some() {
                         report.changed("HEAD.GEDC.FORM left out");
                     }
@@ -469,14 +471,15 @@ impl Ctx {
     /// LINEAGE-LINKED`, the 7.0 `SCHMA` read (extensions this conversion
     /// made get their tags back) and kept as `_SCHMA` for what is left.
     fn head551(&mut self, head: &mut CNode, report: &mut ConvertReport) {
-        if head.child("GEDC").is_none() {
+        let clean = |c: &CNode| c.value.as_deref().is_none_or(str::is_empty) && c.xref.is_none();
+        if !head.children.iter().any(|c| c.tag == "GEDC" && clean(c)) {
             head.children.insert(0, bare("GEDC"));
         }
         let mut i = 0;
         while i < head.children.len() {
             let c = &mut head.children[i];
             match c.tag.as_str() {
-                "GEDC" => {
+                "GEDC" if clean(c) => {
                     match c.children.iter_mut().find(|v| v.tag == "VERS") {
                         Some(v) => v.value = Some("5.5.1".into()),
                         None => c.children.insert(0, CNode::text("VERS", "5.5.1")),
