@@ -136,3 +136,20 @@ fn fmt_of_a_7_0_file_keeps_its_at_signs() {
     let same = run(&["convert", arg(&path), "--to-version", "7"], None);
     assert_eq!(String::from_utf8(same.stdout).unwrap(), INPUT7);
 }
+
+#[test]
+fn get_writes_a_7_0_record_by_its_at_rule() {
+    let path = temp_file("cli_convert7", "get7.ged", INPUT7.as_bytes());
+    let out = run(&["get", arg(&path), "@I1@"], None);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The record's lines as the file has them.
+    let want: String = INPUT7
+        .lines()
+        .skip_while(|l| !l.starts_with("0 @I1@"))
+        .take_while(|l| *l != "0 TRLR")
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(text, want);
+    assert!(text.contains("1 NOTE @@lead a@b\n"));
+}

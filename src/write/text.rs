@@ -142,6 +142,36 @@ pub fn payload_lines(
     })
 }
 
+/// [`payload_lines`] by the `@` rule of `version`: for GEDCOM 7, only a
+/// line's leading `@` doubled and nothing else changed (7.0 has no escapes,
+/// and its text is UTF-8: `encoding` and `preserve` are not used).
+///
+/// ```
+/// use gedcom_elf::write::payload_lines_as;
+/// use gedcom_elf::{Encoding, EscapeSet, Version};
+///
+/// let lines: Vec<String> =
+///     payload_lines_as("@home\nme@home", EscapeSet::NONE, Encoding::Utf8, Version::Gedcom7)
+///         .collect();
+/// assert_eq!(lines, ["@@home", "me@home"]);
+/// ```
+pub fn payload_lines_as(
+    text: &str,
+    preserve: EscapeSet,
+    encoding: Encoding,
+    version: crate::version::Version,
+) -> Box<dyn Iterator<Item = String> + '_> {
+    if version.is_gedcom7() {
+        Box::new(Segments::new(text, false).map(|seg| {
+            let mut out = String::with_capacity(seg.len() + 1);
+            prepare7(seg, &mut out);
+            out
+        }))
+    } else {
+        Box::new(payload_lines(text, preserve, encoding))
+    }
+}
+
 /// `true` for the whitespace of the line grammar (space and tab).
 #[inline]
 fn is_ws(b: u8) -> bool {
