@@ -153,3 +153,49 @@ fn get_writes_a_7_0_record_by_its_at_rule() {
     assert_eq!(text, want);
     assert!(text.contains("1 NOTE @@lead a@b\n"));
 }
+
+/// The README's examples of `convert --to-version` are the binary's output
+/// (stdout, then stderr) on the project's corpus files;
+/// `UPDATE_README=1` writes them in.
+#[test]
+fn the_readme_examples_are_the_binarys_output() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme_path = std::path::Path::new(root).join("README.md");
+    let mut readme = std::fs::read_to_string(&readme_path).unwrap();
+    let mut stale = Vec::new();
+    for (file, to) in [
+        ("corpus/convert-551.ged", "7.0"),
+        ("corpus/convert-70.ged", "5.5.1"),
+    ] {
+        let out = cli_support::bin()
+            .current_dir(root)
+            .args(["convert", file, "--to-version", to])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let command = format!("$ gedcom-elf convert {file} --to-version {to}\n");
+        let start = readme
+            .find(&command)
+            .unwrap_or_else(|| panic!("README.md has no {command:?}"))
+            + command.len();
+        let end = start + readme[start..].find("```\n").expect("the block's end");
+        let want = format!(
+            "{}{}",
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap()
+        );
+        if readme[start..end] != want {
+            stale.push(file);
+            readme.replace_range(start..end, &want);
+        }
+    }
+    if std::env::var_os("UPDATE_README").is_some() {
+        std::fs::write(&readme_path, readme).unwrap();
+    } else {
+        assert!(
+            stale.is_empty(),
+            "README.md's examples of {stale:?} are not the output; run \
+             UPDATE_README=1 cargo test --test cli_convert_gedcom7"
+        );
+    }
+}

@@ -396,6 +396,36 @@ fn a_gedc_with_a_payload_is_kept_as_an_extension_beside_the_conversions_own() {
     assert_eq!(head.value_at("_GEDC.VERS"), Some("5.5.1"));
 }
 
+#[test]
+fn record_numbers_become_exid_and_come_back() {
+    // The migration guide's example.
+    let input = "0 HEAD\n1 SOUR My System\n1 GEDC\n2 VERS 5.5.1\n1 CHAR UTF-8\n\
+        0 @5@ INDI\n1 AFN 123456789\n1 RIN 9876\n1 RFN Resource:5431\n0 TRLR\n";
+    let (out, report) = to(Version::Gedcom7, input);
+    let recs = records(out.as_bytes());
+    let exid: Vec<(&str, &str)> = record(&recs, "INDI")
+        .children
+        .iter()
+        .map(|c| (c.value.as_deref().unwrap(), c.value_at("TYPE").unwrap()))
+        .collect();
+    assert_eq!(
+        exid,
+        [
+            ("123456789", "https://gedcom.io/terms/v7/AFN"),
+            ("9876", "https://gedcom.io/terms/v7/RIN#My%20System"),
+            ("5431", "https://gedcom.io/terms/v7/RFN#Resource"),
+        ]
+    );
+    assert_eq!(report.changes["AFN, RFN, RIN to EXID"], 3);
+    let (back, report) = to(Version::Gedcom551, &out);
+    let recs = records(back.as_bytes());
+    let i = record(&recs, "INDI");
+    assert_eq!(i.value_at("AFN"), Some("123456789"));
+    assert_eq!(i.value_at("RIN"), Some("9876"));
+    assert_eq!(i.value_at("RFN"), Some("Resource:5431"));
+    assert!(report.not_carried.is_empty());
+}
+
 // ---- 7.0 to 5.5.1, rule by rule ----
 
 #[test]

@@ -50,11 +50,21 @@ pub(super) struct Ctx {
     /// 5.5.1 output: extension tags the input declared with a 5.5.1 URI, and
     /// the tag they get back.
     restore: HashMap<String, String>,
+    /// 7.0 output: the `HEAD.SOUR` system id, the fragment of a `RIN`'s
+    /// `EXID.TYPE`.
+    system: String,
 }
 
-/// GEDCOM 5.5.1's LDS ordinances and what only they hold, which ELF's data
-/// model leaves out (7.0 has them).
-const LDS: &[&str] = &["BAPL", "CONL", "ENDL", "SLGC", "SLGS", "TEMP", "STAT"];
+/// The base of the `EXID.TYPE` URIs the migration guide gives `AFN`, `RFN`
+/// and `RIN`.
+const EXID_TYPES: &str = "https://gedcom.io/terms/v7/";
+
+/// GEDCOM 5.5.1's structures ELF's data model leaves out: the LDS
+/// ordinances and what only they hold (7.0 has them), and the Ancestral
+/// File and record file numbers.
+const NOT_ELF: &[&str] = &[
+    "BAPL", "CONL", "ENDL", "SLGC", "SLGS", "TEMP", "STAT", "AFN", "RFN",
+];
 
 /// What the reason of a report names.
 const EXT551: &str = "not a 5.5.1 structure where it stands: kept as a _ extension";
@@ -74,6 +84,7 @@ impl Ctx {
             ids: None,
             made: BTreeSet::new(),
             restore: HashMap::new(),
+            system: String::new(),
         }
     }
 
@@ -130,6 +141,10 @@ impl Ctx {
     /// The `HEAD`'s own changes: no `CHAR`, `GEDC.VERS 7.0` and no `FORM`, an
     /// ELF schema kept as `_SCHMA`.
     fn head7(&mut self, head: &mut CNode, report: &mut ConvertReport) {
+        self.system = head
+            .child("SOUR")
+            .map(|s| s.text_value().trim().to_string())
+            .unwrap_or_default();
         while head.take_child("CHAR").is_some() {
             report.changed("HEAD.CHAR left out");
         }
@@ -260,7 +275,7 @@ impl Ctx {
             self.made.insert(n.tag.clone());
             report.changed("structure 7.0 lacks kept as a _ extension");
         } else {
-            if known_tag(version, &n.tag) || LDS.contains(&n.tag.as_str()) {
+            if known_tag(version, &n.tag) || NOT_ELF.contains(&n.tag.as_str()) {
                 // A tag 5.5.1 has (ELF's data model is narrower than 5.5.1):
                 // kept, and what is under it converted.
                 return Parent::Loose;
@@ -331,6 +346,27 @@ impl Ctx {
                     n.children.insert(0, CNode::text("ROLE", "OTHER"));
                     report.changed("ASSO without RELA given ROLE OTHER");
                 }
+            }
+            "AFN" | "RFN" | "RIN" if !record && !n.text_value().trim().is_empty() => {
+                // The migration guide's EXID, its TYPE naming what it was.
+                let v = n.text_value().trim().to_string();
+                let (id, ty) = match (n.tag.as_str(), v.split_once(':')) {
+                    ("AFN", _) => (v.clone(), format!("{EXID_TYPES}AFN")),
+                    ("RIN", _) if self.system.is_empty() => (v.clone(), format!("{EXID_TYPES}RIN")),
+                    ("RIN", _) => (
+                        v.clone(),
+                        format!("{EXID_TYPES}RIN#{}", percent_encode(&self.system)),
+                    ),
+                    (_, Some((r, id))) if !id.is_empty() => (
+                        id.to_string(),
+                        format!("{EXID_TYPES}RFN#{}", percent_encode(r)),
+                    ),
+                    _ => (v.clone(), format!("{EXID_TYPES}RFN")),
+                };
+                n.tag = "EXID".into();
+                n.value = Some(id);
+                n.children.insert(0, CNode::text("TYPE", ty));
+                report.changed("AFN, RFN, RIN to EXID");
             }
             "DATE" => self.date7(n, parent, report),
             "AGE" => {
@@ -613,6 +649,28 @@ impl Ctx {
                     report.changed("enumeration to its 5.5.1 value");
                 }
             }
+            "EXID" => {
+                // An EXID the conversion to 7.0 made (the guide's TYPE URIs).
+                let ty = n.child("TYPE").map(|t| t.text_value().trim().to_string());
+                let Some(kind) = ty.as_deref().and_then(|t| t.strip_prefix(EXID_TYPES)) else {
+                    return;
+                };
+                let (tag, fragment) = match kind.split_once('#') {
+                    Some((k, f)) => (k, Some(percent_decode(f))),
+                    None => (kind, None),
+                };
+                if !matches!(tag, "AFN" | "RFN" | "RIN") || n.children.len() != 1 {
+                    return;
+                }
+                let id = n.text_value().to_string();
+                n.value = Some(match (tag, fragment) {
+                    ("RFN", Some(r)) => format!("{r}:{id}"),
+                    _ => id,
+                });
+                n.tag = tag.to_string();
+                n.children.clear();
+                report.changed("EXID to AFN, RFN, RIN");
+            }
             "DATE" => date551(n, path, report),
             "AGE" => {
                 let phrase = n.take_child("PHRASE");
@@ -743,6 +801,42 @@ fn void_citation(c: &mut CNode) -> bool {
         c.children.extend(texts);
     }
     true
+}
+
+/// `s` with every octet but URI's unreserved characters percent-encoded.
+fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The reverse of [`percent_encode`] (an escape that is not one is kept).
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = b
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match (b[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(v)) => {
+                out.push(v);
+                i += 3;
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `true` where a 7.0 `SOUR` is a source citation (a pointer).
