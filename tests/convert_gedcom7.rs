@@ -426,6 +426,30 @@ fn record_numbers_become_exid_and_come_back() {
     assert!(report.not_carried.is_empty());
 }
 
+#[test]
+fn romanised_and_phonetic_names_become_translations_and_come_back() {
+    // The migration guide's example.
+    let (i, _) = indi7(
+        "1 NAME /橘/ 逸勢\n2 ROMN /Tachibana/ no Hayanari\n3 TYPE romaji\n\
+         2 FONE /たちばな/ の はやなり\n3 TYPE kana\n2 ROMN Other\n3 TYPE my own\n",
+    );
+    let name = i.child("NAME").unwrap();
+    assert_eq!(name.children[0].tag, "TRAN");
+    assert_eq!(name.children[0].value_at("LANG"), Some("ja-Latn"));
+    assert_eq!(name.children[1].value_at("LANG"), Some("ja-hrkt"));
+    // A type with no language tag: an extension.
+    assert_eq!(name.children[2].tag, "_ROMN");
+    let (i, report) = indi551(
+        "1 NAME /橘/ 逸勢\n2 TRAN /Tachibana/ no Hayanari\n3 LANG ja-Latn\n\
+         2 TRAN Tachibana\n3 LANG en\n",
+    );
+    let name = i.child("NAME").unwrap();
+    assert_eq!(name.children[0].tag, "ROMN");
+    assert_eq!(name.children[0].value_at("TYPE"), Some("romaji"));
+    assert_eq!(name.children[1].tag, "_TRAN");
+    assert_eq!(report.not_carried.total(), 1);
+}
+
 // ---- 7.0 to 5.5.1, rule by rule ----
 
 #[test]

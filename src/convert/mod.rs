@@ -21,8 +21,9 @@
 //! | `NOTE @N1@`, `0 @N1@ NOTE` | `SNOTE @N1@`, `0 @N1@ SNOTE` |
 //! | `CONC` lines, `@@` everywhere | joined; only a leading `@` doubled, no line limit |
 //! | xref ids (`@i-1@`) | upper case, `[A-Z0-9_]` only, unique; pointers renamed alike; a pointer to no record `@VOID@` (reported) |
+//! | `ROMN`, `FONE` with the guide's `TYPE`s | `TRAN` with a `LANG` |
 //! | `AFN`, `RIN`, `RFN` | `EXID` with the migration guide's `TYPE` URIs |
-//! | a structure 7.0 does not have where it stands (`HEAD.FILE`, `SUBN`, an embedded `OBJE`, text `ALIA`, `ROMN`, ...) | `_TAG`, declared `HEAD.SCHMA.TAG _TAG https://gedcom.io/terms/v5.5.1/TAG` |
+//! | a structure 7.0 does not have where it stands (`HEAD.FILE`, `SUBN`, an embedded `OBJE`, text `ALIA`, ...) | `_TAG`, declared `HEAD.SCHMA.TAG _TAG https://gedcom.io/terms/v5.5.1/TAG` |
 //!
 //! Back to 5.5.1 everything in the table is reversed where 5.5.1 can say it
 //! (a `PHRASE` holding a dual date's 5.5.1 form gives it back; an extension

@@ -55,6 +55,16 @@ pub(super) struct Ctx {
     system: String,
 }
 
+/// The migration guide's `ROMN` and `FONE` types and the `TRAN.LANG` tags
+/// they become.
+const TRANSLATIONS: &[(&str, &str, &str)] = &[
+    ("FONE", "hangul", "ko-hang"),
+    ("FONE", "kana", "ja-hrkt"),
+    ("ROMN", "pinyin", "und-Latn-pinyin"),
+    ("ROMN", "romaji", "ja-Latn"),
+    ("ROMN", "wadegiles", "zh-Latn-wadegile"),
+];
+
 /// The base of the `EXID.TYPE` URIs the migration guide gives `AFN`, `RFN`
 /// and `RIN`.
 const EXID_TYPES: &str = "https://gedcom.io/terms/v7/";
@@ -368,6 +378,22 @@ impl Ctx {
                 n.children.insert(0, CNode::text("TYPE", ty));
                 report.changed("AFN, RFN, RIN to EXID");
             }
+            "ROMN" | "FONE" if ptag == "NAME" || ptag == "PLAC" => {
+                let ty = n
+                    .child("TYPE")
+                    .map(|t| t.text_value().trim().to_ascii_lowercase());
+                let lang = TRANSLATIONS
+                    .iter()
+                    .find(|(tag, t, _)| *tag == n.tag && Some(*t) == ty.as_deref())
+                    .map(|(_, _, lang)| *lang);
+                // Another type says what no language tag does: an extension.
+                if let Some(lang) = lang {
+                    n.take_child("TYPE");
+                    n.children.insert(0, CNode::text("LANG", lang));
+                    n.tag = "TRAN".into();
+                    report.changed("ROMN, FONE to TRAN");
+                }
+            }
             "DATE" => self.date7(n, parent, report),
             "AGE" => {
                 let v = n.text_value().to_string();
@@ -670,6 +696,21 @@ impl Ctx {
                 n.tag = tag.to_string();
                 n.children.clear();
                 report.changed("EXID to AFN, RFN, RIN");
+            }
+            "TRAN" if ptag == "NAME" || ptag == "PLAC" => {
+                let lang = n
+                    .child("LANG")
+                    .map(|l| l.text_value().trim().to_ascii_lowercase());
+                let Some((tag, ty, _)) = TRANSLATIONS
+                    .iter()
+                    .find(|(_, _, l)| Some(l.to_ascii_lowercase()) == lang)
+                else {
+                    return;
+                };
+                n.take_child("LANG");
+                n.children.insert(0, CNode::text("TYPE", *ty));
+                n.tag = (*tag).to_string();
+                report.changed("TRAN to ROMN, FONE");
             }
             "DATE" => date551(n, path, report),
             "AGE" => {
