@@ -138,6 +138,32 @@ fn fmt_of_a_7_0_file_keeps_its_at_signs() {
 }
 
 #[test]
+fn fmt_of_every_7_0_sample_is_byte_for_byte_from_a_file_and_stdin() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus7");
+    if !dir.is_dir() {
+        eprintln!("skipping: ../shared/corpus7 is absent");
+        return;
+    }
+    let mut n = 0;
+    for sub in ["gedcom70", "gedcom71"] {
+        for entry in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "ged") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let file = run(&["fmt", arg(&path)], None);
+            assert!(file.status.success(), "{}", path.display());
+            assert!(file.stdout == bytes, "{}", path.display());
+            let stdin = run(&["fmt", "-"], Some(&bytes));
+            assert!(stdin.stdout == bytes, "{} from stdin", path.display());
+            n += 1;
+        }
+    }
+    assert!(n >= 20, "{n} files");
+}
+
+#[test]
 fn get_writes_a_7_0_record_by_its_at_rule() {
     let path = temp_file("cli_convert7", "get7.ged", INPUT7.as_bytes());
     let out = run(&["get", arg(&path), "@I1@"], None);

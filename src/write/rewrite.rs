@@ -110,7 +110,8 @@ pub fn rewrite<W: Write>(
 /// ([`WriterConfig::cr_is_line_break`] off), in the input's GEDCOM version
 /// ([`Reader::version`](crate::Reader::version)) unless the configuration sets one
 /// ([`WriterConfig::version`]): `fmt` of a 7.0 file writes 7.0 (its `@` signs as
-/// they were); xref ids are decoded from the reader's
+/// they were, and its byte-order mark or its absence, when the output's encoding
+/// is the input's and [`WriterConfig::bom`] was not set); xref ids are decoded from the reader's
 /// encoding ([`decode_xref`](super::decode_xref)).
 ///
 /// ```
@@ -156,10 +157,17 @@ impl<W: Write> Rewriter<W> {
             (Some(w), _) => w,
             (None, out) => {
                 let version = self.config.version_set().unwrap_or(reader.version());
-                let config = (self.config.clone())
+                let mut config = (self.config.clone())
                     .escapes(reader.escape_table().clone())
                     .cr_is_line_break(false)
                     .version(version);
+                if config.bom.is_none()
+                    && version.is_gedcom7()
+                    && config.encoding == reader.encoding()
+                {
+                    // 7.0 output keeps the input's byte-order mark, or its absence.
+                    config.bom = Some(reader.encoding_info().bom_len > 0);
+                }
                 let out = out.ok_or_else(|| WriteError::new(WriteErrorKind::Io, "no output"))?;
                 self.writer
                     .insert((Writer::with_config(out, config), reader.encoding()))
