@@ -270,19 +270,10 @@ impl CNode {
 /// Reads `input` record by record, calling `each` with each record; counts
 /// the reader's error and warning diagnostics into `counts`.
 fn records(
-    input: &[u8],
-    input_encoding: Option<Encoding>,
+    prepared: &crate::Input<'_>,
     counts: &mut (u64, u64),
     mut each: impl FnMut(CNode) -> Result<(), WriteError>,
 ) -> Result<(), WriteError> {
-    let read_error = |e: crate::Error| {
-        let error = WriteError::new(WriteErrorKind::Read, e.message());
-        match e.position() {
-            Some(p) => error.at_line(p.line),
-            None => error,
-        }
-    };
-    let prepared = crate::Input::with_encoding(input, input_encoding).map_err(read_error)?;
     let mut reader = prepared.reader();
     let mut stack: Vec<CNode> = Vec::new();
     loop {
@@ -364,15 +355,13 @@ fn write_node<W: Write>(w: &mut Writer<W>, node: &CNode) -> Result<(), WriteErro
     Ok(())
 }
 
-/// The version `input`'s `HEAD` says it is (the reader's rule), without
-/// reading further than the `HEAD`.
-fn input_version(input: &[u8], input_encoding: Option<Encoding>) -> Result<Version, WriteError> {
-    let prepared = crate::Input::with_encoding(input, input_encoding)
-        .map_err(|e| WriteError::new(WriteErrorKind::Read, e.message()))?;
-    let mut reader = prepared.reader();
-    // The version is decided before the first event.
-    let _ = reader.next_event();
-    Ok(reader.version())
+/// A reading error as the conversion's error, at its line.
+fn read_error(e: crate::Error) -> WriteError {
+    let error = WriteError::new(WriteErrorKind::Read, e.message());
+    match e.position() {
+        Some(p) => error.at_line(p.line),
+        None => error,
+    }
 }
 
 /// Converts `input` (GEDCOM 5.5.1 or 7.0, as its `HEAD` says) to the
@@ -393,7 +382,10 @@ pub fn convert<W: Write>(
     config: &ConvertConfig,
     out: W,
 ) -> Result<ConvertReport, WriteError> {
-    let from = input_version(input, config.input_encoding)?;
+    // One input (its encoding decided, UTF-16 transcoded, once) for every pass;
+    // its version is decided before the first event.
+    let prepared = crate::Input::with_encoding(input, config.input_encoding).map_err(read_error)?;
+    let from = prepared.reader().version();
     let to = config.to;
     let mut report = ConvertReport {
         from,
@@ -418,7 +410,7 @@ pub fn convert<W: Write>(
         let mut ids = Vec::new();
         let mut seen = HashSet::new();
         let mut scratch = ConvertReport::default();
-        records(input, config.input_encoding, &mut counts, |mut record| {
+        records(&prepared, &mut counts, |mut record| {
             if let Some(x) = &record.xref {
                 if seen.insert(x.clone()) {
                     ids.push(x.clone());
@@ -432,7 +424,7 @@ pub fn convert<W: Write>(
         counts = (0, 0);
     }
     let mut writer = Writer::with_config(out, wconfig);
-    records(input, config.input_encoding, &mut counts, |mut record| {
+    records(&prepared, &mut counts, |mut record| {
         if from != to {
             ctx.convert(&mut record, &mut report);
         }
