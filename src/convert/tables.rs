@@ -110,7 +110,8 @@ pub(super) fn extension_uri(tag: &str) -> String {
     format!("{TERMS_551}{tag}")
 }
 
-/// The prefix of the URIs of [`extension_uri`]; a 7.0 file's `SCHMA.TAG`
+/// The prefix of the URIs the conversion to 7.0 declares its `_TAG`
+/// extensions with (the 5.5.1 tag follows it); a 7.0 file's `SCHMA.TAG`
 /// under it turns its extension back into the 5.5.1 tag.
 pub const TERMS_551: &str = "https://gedcom.io/terms/v5.5.1/";
 
