@@ -311,11 +311,56 @@ pub fn unescape_leading_at(text: Cow<'_, str>) -> Cow<'_, str> {
     }
 }
 
+/// GEDCOM 7's `@` rule for writing, the reverse of [`unescape_leading_at`]:
+/// appends one line of a payload (no line break in it) to `out` with a
+/// leading `@` doubled. Every other `@` is written as it is: 7.0 has no
+/// escapes, and `@@` in mid-line is two `@` signs.
+///
+/// ```
+/// let mut out = String::new();
+/// gedcom_elf::escape::escape_leading_at_line("@me and a@b", &mut out);
+/// assert_eq!(out, "@@me and a@b");
+/// ```
+pub fn escape_leading_at_line(line: &str, out: &mut String) {
+    if line.starts_with('@') {
+        out.push('@');
+    }
+    out.push_str(line);
+}
+
+/// [`escape_leading_at_line`] for a whole text whose line breaks are LF
+/// (each line after one is a `CONT` line): borrows when no line begins with
+/// `@`. `unescape_leading_at` gives the text back.
+pub fn escape_leading_at(text: &str) -> Cow<'_, str> {
+    let b = text.as_bytes();
+    if !b.starts_with(b"@") && memchr::memmem::find(b, b"\n@").is_none() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 2);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        escape_leading_at_line(line, &mut out);
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// The spec's and `escapes.ged`'s examples: only a line's leading `@@`.
+    #[test]
+    fn gedcom7_escaping_is_undone_by_unescaping() {
+        for text in ["", "@", "@@", "a@b", "@x\n@@y\nz@", "\n@", "@#DJULIAN@ 1"] {
+            let e = escape_leading_at(text);
+            assert!(!e.starts_with('@') || e.starts_with("@@"), "{text:?}");
+            assert_eq!(unescape_leading_at(Cow::Borrowed(&e)), text, "{text:?}");
+        }
+        assert!(matches!(escape_leading_at("a@b"), Cow::Borrowed(_)));
+    }
+
     #[test]
     fn gedcom7_unescapes_only_a_leading_double_at() {
         let u = |s: &str| unescape_leading_at(Cow::Borrowed(s)).into_owned();

@@ -41,9 +41,10 @@
 //!    document's schema ([`tree`]);
 //! 8. `write`: a push-style writer (escaping, `CONT`/`CONC` splitting, every
 //!    output encoding; [`write`](mod@write));
-//! 9. `edit`, `bridge`, `check`, `table`: a byte-exact editor ([`edit`]),
+//! 9. `edit`, `bridge`, `check`, `table`, `convert`: a byte-exact editor ([`edit`]),
 //!    writing trees ([`bridge`]), validating a document record by record
-//!    ([`check`]), and flat tables of documents for SQL engines ([`table`]:
+//!    ([`check`]), conversion between GEDCOM 5.5.1 and 7.0 record by record
+//!    ([`convert`]), and flat tables of documents for SQL engines ([`table`]:
 //!    rows of structures and of individuals, families, edges, events and
 //!    citations, chunk by chunk, as CSV or JSON Lines);
 //! 10. `gedcomx`: GEDCOM X export and import (feature `gedcomx`): records
@@ -153,6 +154,7 @@
 
 pub mod bridge;
 pub mod check;
+pub mod convert;
 pub mod diag;
 pub mod edit;
 pub mod encoding;

@@ -32,8 +32,11 @@ fn corpus_trees_written_back_read_the_same() {
             source
         };
         let tree = Tree::from_input(&input).unwrap();
-        // Tree texts hold LF as their only line break: a CR in one is a character.
-        let config = gedcom_elf::WriterConfig::new().cr_is_line_break(false);
+        // Tree texts hold LF as their only line break: a CR in one is a character;
+        // written in the input's GEDCOM version (its `@` rule).
+        let config = gedcom_elf::WriterConfig::new()
+            .cr_is_line_break(false)
+            .version(input.reader().version());
         let mut w = Writer::with_config(Vec::new(), config);
         write_tree(&mut w, &tree, source).unwrap_or_else(|e| panic!("{name}: {e}"));
         // What the CHAR rule leaves out (a second CHAR ...) is reported with its line.

@@ -48,6 +48,7 @@ mod plausible;
 mod read;
 mod run;
 mod structure;
+pub(crate) use structure::{known_tag, standard_sub, Shape};
 mod values;
 
 use std::sync::OnceLock;

@@ -4,8 +4,8 @@
 //! under it, the type each such substructure has there, how many of it may
 //! or must appear, and what kind of payload the type takes. The tables are
 //! data files derived from the specs by `scripts/derive_structure_tables.py`
-//! (see its header for how): `tables/elf551.tsv` from the ELF data model and
-//! default schema for 5.5.1 files, `tables/gedcom70.tsv` from GEDCOM 7.0's
+//! (see its header for how): `src/tables/elf551.tsv` from the ELF data model and
+//! default schema for 5.5.1 files, `src/tables/gedcom70.tsv` from GEDCOM 7.0's
 //! substructure, cardinality and payload tables. They are parsed once per
 //! process.
 //!
@@ -402,6 +402,59 @@ fn parse_payload(s: &str) -> (PayloadKind, Option<&'static [&'static str]>) {
             }
         }
     }
+}
+
+/// The payload a standard structure takes, as the converter needs it
+/// ([`standard_sub`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// No payload.
+    Nothing,
+    /// A string.
+    Text,
+    /// `Y` or nothing (an event).
+    YOrNothing,
+    /// A pointer.
+    Pointer,
+    /// A pointer or a string.
+    PointerOrText,
+    /// A pointer or nothing.
+    PointerOrNothing,
+    /// Anything (nothing under it is a standard structure either).
+    Any,
+}
+
+/// The standard structure `tag` is under a structure of type `parent`
+/// (`None`: a record) in `version`'s data model: its type and the payload it
+/// takes; `None` when `tag` is not a standard substructure there (or the
+/// parent is one whose substructures are not checked).
+pub(crate) fn standard_sub(
+    version: Version,
+    parent: Option<u16>,
+    tag: &str,
+) -> Option<(u16, Shape)> {
+    let t = Table::of(version);
+    let p = parent.unwrap_or(t.document);
+    if t.types.get(p as usize)?.payload == PayloadKind::Unchecked {
+        return None;
+    }
+    let child = t.subs[t.lookup_index(p, tag)?].child;
+    let shape = match t.types[child as usize].payload {
+        PayloadKind::Nothing => Shape::Nothing,
+        PayloadKind::Text | PayloadKind::NonEmpty => Shape::Text,
+        PayloadKind::YOrNothing => Shape::YOrNothing,
+        PayloadKind::Pointer => Shape::Pointer,
+        PayloadKind::PointerOrText => Shape::PointerOrText,
+        PayloadKind::PointerOrNothing => Shape::PointerOrNothing,
+        PayloadKind::Unchecked => Shape::Any,
+    };
+    Some((child, shape))
+}
+
+/// Whether `tag` is a standard structure's tag anywhere in `version`'s data
+/// model.
+pub(crate) fn known_tag(version: Version, tag: &str) -> bool {
+    Table::of(version).subs.iter().any(|s| s.tag == tag)
 }
 
 /// Whether a tag is never checked: custom tags, and the reader's `ERROR`

@@ -2,6 +2,7 @@
 
 use crate::encoding::{Encoder, Encoding};
 use crate::escape::EscapeTable;
+use crate::version::Version;
 
 /// The line terminator written after every line (seed §3.5: one form for the whole file).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -64,6 +65,7 @@ pub struct WriterConfig {
     pub(super) headless: bool,
     pub(super) base_level: usize,
     pub(super) cr_is_line_break: bool,
+    pub(super) version: Option<Version>,
 }
 
 impl Default for WriterConfig {
@@ -78,7 +80,9 @@ impl Default for WriterConfig {
     /// * the `HEAD`'s `CHAR` line is the writer's, naming the output encoding: on;
     /// * headless output (no `HEAD` first): refused;
     /// * base level: 0 (records);
-    /// * a CR in text is a line break (as are LF and CRLF).
+    /// * a CR in text is a line break (as are LF and CRLF);
+    /// * version: GEDCOM 5.5.1 ([`Version::Gedcom551`]), except that a
+    ///   [`Rewriter`](crate::write::Rewriter) given no version writes the input's.
     fn default() -> Self {
         WriterConfig {
             encoding: Encoding::Utf8,
@@ -90,6 +94,7 @@ impl Default for WriterConfig {
             headless: false,
             base_level: 0,
             cr_is_line_break: true,
+            version: None,
         }
     }
 }
@@ -234,6 +239,56 @@ impl WriterConfig {
     pub fn cr_is_line_break(mut self, yes: bool) -> Self {
         self.cr_is_line_break = yes;
         self
+    }
+
+    /// The GEDCOM version the output follows. Default [`Version::Gedcom551`] (a
+    /// [`Rewriter`](crate::write::Rewriter) given none writes its input's version).
+    /// [`Version::Gedcom7`] output (GEDCOM 7.0 §1.3 and §2):
+    ///
+    /// * is UTF-8 only: any other [`encoding`](Self::encoding) is refused at the first
+    ///   structure ([`WriteErrorKind::UnsupportedEncoding`](crate::write::WriteErrorKind::UnsupportedEncoding));
+    /// * has no line limit and no `CONC` lines ([`max_line_bytes`](Self::max_line_bytes)
+    ///   is ignored); line breaks in text still become `CONT` lines, and a CR is always
+    ///   one (7.0 cannot hold a CR otherwise);
+    /// * doubles only an `@` that begins a line's payload (`escape::escape_leading_at_line`):
+    ///   no escapes are preserved or written, and mid-text `@` signs stay single;
+    /// * has no `CHAR` line: a `CHAR` directly under the `HEAD` is left out and reported
+    ///   ([`DropReason::Gedcom7Char`](crate::write::DropReason::Gedcom7Char)), and
+    ///   [`Writer::begin_head`](crate::write::Writer::begin_head) writes `GEDC.VERS 7.0`.
+    ///
+    /// ```
+    /// use gedcom_elf::Version;
+    /// use gedcom_elf::write::{WriteValue, Writer, WriterConfig};
+    ///
+    /// let mut w = Writer::with_config(Vec::new(), WriterConfig::new().version(Version::Gedcom7));
+    /// w.begin("HEAD", None, None)?;
+    /// w.end()?;
+    /// w.begin("INDI", Some("@I1@"), None)?;
+    /// w.leaf("EMAIL", Some(WriteValue::Text("ada@example.org")))?;
+    /// w.leaf("NOTE", Some(WriteValue::Text("@home\nline two")))?;
+    /// w.end()?;
+    /// w.trailer()?;
+    /// assert_eq!(
+    ///     String::from_utf8(w.finish()?).unwrap(),
+    ///     "0 HEAD\n0 @I1@ INDI\n1 EMAIL ada@example.org\n1 NOTE @@home\n2 CONT line two\n0 TRLR\n"
+    /// );
+    /// # Ok::<(), gedcom_elf::write::WriteError>(())
+    /// ```
+    #[must_use]
+    pub fn version(mut self, version: Version) -> Self {
+        self.version = Some(version);
+        self
+    }
+
+    /// The GEDCOM version of the output (see [`version`](Self::version)).
+    #[must_use]
+    pub fn output_version(&self) -> Version {
+        self.version.unwrap_or_default()
+    }
+
+    /// The version set with [`version`](Self::version), if one was.
+    pub(super) fn version_set(&self) -> Option<Version> {
+        self.version
     }
 
     /// The output encoding.

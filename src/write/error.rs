@@ -43,6 +43,9 @@ pub enum WriteErrorKind {
     InvalidType,
     /// A structure type no tag can be given in its context (see [`typed`](crate::write::typed)).
     Untaggable,
+    /// GEDCOM 7 output in an encoding other than UTF-8 (7.0 files are UTF-8 only), or
+    /// something else GEDCOM 7 cannot hold (a payload on the `HEAD`).
+    UnsupportedEncoding,
 }
 
 /// An error from a [`Writer`](crate::write::Writer). Nothing of the refused structure was written.
@@ -176,6 +179,9 @@ pub enum DropReason {
     /// The payload of a `HEAD` or `TRLR`, which a
     /// [`TypedDocument`](crate::write::typed::TypedDocument) has no place for.
     UntypedPayload,
+    /// A `CHAR` (with its substructures) directly under the `HEAD` of GEDCOM 7 output,
+    /// which is UTF-8 and names no encoding.
+    Gedcom7Char,
 }
 
 impl fmt::Display for DropReason {
@@ -196,6 +202,7 @@ impl fmt::Display for DropReason {
             }
             DropReason::Untyped => "serialisation metadata with no structure type",
             DropReason::UntypedPayload => "the payload of serialisation metadata",
+            DropReason::Gedcom7Char => "a char under the head of GEDCOM 7 output (UTF-8, no char line)",
         })
     }
 }

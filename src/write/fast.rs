@@ -155,7 +155,8 @@ impl<W: Write> Writer<W> {
         value: RawPayload<'_>,
         utf8: bool,
     ) -> bool {
-        if !self.fast_state() {
+        // A text's `@` signs were checked against the 5.5.1 rule.
+        if !self.fast_state() || (AT_OK && self.g7) {
             return false;
         }
         let mut len = 2 + t.len() + self.term_width;
@@ -211,7 +212,11 @@ impl<W: Write> Writer<W> {
         let preserve = self.config.escapes.lookup(t);
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
-        text::prepare(text, preserve, &self.enc, &mut scratch);
+        if self.g7 {
+            text::prepare7(text, &mut scratch);
+        } else {
+            text::prepare(text, preserve, &self.enc, &mut scratch);
+        }
         let fits = self.put_fast_line_within(t, xref.map(str::as_bytes), scratch.as_bytes(), len);
         self.scratch = scratch;
         fits

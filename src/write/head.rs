@@ -237,6 +237,7 @@ impl<W: Write> Writer<W> {
             self.converge();
         } else if depth == 0 {
             self.head_open = false;
+            self.head7_open = false;
             self.head_char = HeadChar::default();
         }
         self.update_gates();
@@ -246,7 +247,9 @@ impl<W: Write> Writer<W> {
     /// `0 HEAD`, `1 CHAR` naming the output encoding (see
     /// [`WriterConfig::set_head_char`](crate::write::WriterConfig::set_head_char)),
     /// `1 GEDC` (with `2 VERS 5.5.1`, `2 FORM LINEAGE-LINKED`, `2 ELF`), and the schema as
-    /// `1 SCHMA`, whose `ESC` lines become the writer's escape table.
+    /// `1 SCHMA`, whose `ESC` lines become the writer's escape table. For GEDCOM 7
+    /// output ([`WriterConfig::version`](crate::write::WriterConfig::version)): `0 HEAD`,
+    /// `1 GEDC`, `2 VERS 7.0` only (the schema, an ELF one, is not written).
     ///
     /// ```
     /// use gedcom_elf::write::{HeadOptions, HeadSchema, Writer};
@@ -274,6 +277,16 @@ impl<W: Write> Writer<W> {
             ));
         }
         self.begin("HEAD", None, None)?;
+        if self.g7 {
+            // GEDCOM 7: the version only (no FORM, no ELF, no CHAR); an ELF schema has
+            // no 7.0 form (7.0's SCHMA holds TAG lines only).
+            if opts.gedc {
+                self.begin("GEDC", None, None)?;
+                self.leaf("VERS", Some(WriteValue::Text("7.0")))?;
+                self.end()?;
+            }
+            return Ok(());
+        }
         if opts.gedc {
             self.begin("GEDC", None, None)?;
             self.leaf("VERS", Some(WriteValue::Text("5.5.1")))?;

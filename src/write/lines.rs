@@ -18,6 +18,10 @@ impl<W: Write> Writer<W> {
         text: &str,
         bare_first: bool,
     ) {
+        if self.g7 {
+            self.write_text7(level, xref, tag, text);
+            return;
+        }
         let term = self.term_width;
         let max = self.config.max_line_bytes;
         // Fast path: a short single-line text with no `@`, in an encoding that takes it
@@ -75,6 +79,26 @@ impl<W: Write> Writer<W> {
         }
         self.scratch = scratch;
         self.lines = lines;
+    }
+
+    /// [`Writer::write_text`] for GEDCOM 7 output: a line per line of `text` (LF, CRLF
+    /// and CR each a break; `CONT` lines after the first), a leading `@` of each doubled,
+    /// nothing else changed, no split.
+    fn write_text7(&mut self, level: u32, xref: Option<&str>, tag: &str, text: &str) {
+        let sub = level.saturating_add(1);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        for (i, seg) in text::Segments::new(text, true).enumerate() {
+            let (l, x, t) = if i == 0 {
+                (level, xref, tag)
+            } else {
+                (sub, None, "CONT")
+            };
+            scratch.clear();
+            text::prepare7(seg, &mut scratch);
+            let payload = (!scratch.is_empty()).then_some(scratch.as_str());
+            self.emit_line(l, x, t, payload);
+        }
+        self.scratch = scratch;
     }
 
     /// `true` when `text` can be the payload of line `LEVEL [XREF ]TAG` as it is: it

@@ -69,6 +69,6 @@ pub use error::{DropReason, Dropped, WriteError, WriteErrorKind};
 pub(crate) use fast::RawPayload;
 pub(crate) use octets::{keeps_previous_level, raw_tag_ok};
 pub use rewrite::{rewrite, RewriteStats, Rewriter};
-pub use text::payload_lines;
+pub use text::{payload_lines, payload_lines_as};
 pub use value::{HeadOptions, HeadSchema, IriDefinition, Node, Structure, WriteStep, WriteValue};
 pub use writer::{decode_xref, Writer};

@@ -107,7 +107,11 @@ pub fn rewrite<W: Write>(
 /// bounded memory), or one reader of a whole input. Its one [`Writer`] is made at the
 /// first event, with the input's escape table (complete once a reader returned an
 /// event) and with a CR in a text kept a character
-/// ([`WriterConfig::cr_is_line_break`] off); xref ids are decoded from the reader's
+/// ([`WriterConfig::cr_is_line_break`] off), in the input's GEDCOM version
+/// ([`Reader::version`](crate::Reader::version)) unless the configuration sets one
+/// ([`WriterConfig::version`]): `fmt` of a 7.0 file writes 7.0 (its `@` signs as
+/// they were, and its byte-order mark or its absence, when the output's encoding
+/// is the input's and [`WriterConfig::bom`] was not set); xref ids are decoded from the reader's
 /// encoding ([`decode_xref`](super::decode_xref)).
 ///
 /// ```
@@ -152,9 +156,18 @@ impl<W: Write> Rewriter<W> {
         let (writer, source) = match (self.writer.as_mut(), self.out.take()) {
             (Some(w), _) => w,
             (None, out) => {
-                let config = (self.config.clone())
+                let version = self.config.version_set().unwrap_or(reader.version());
+                let mut config = (self.config.clone())
                     .escapes(reader.escape_table().clone())
-                    .cr_is_line_break(false);
+                    .cr_is_line_break(false)
+                    .version(version);
+                if config.bom.is_none()
+                    && version.is_gedcom7()
+                    && config.encoding == reader.encoding()
+                {
+                    // 7.0 output keeps the input's byte-order mark, or its absence.
+                    config.bom = Some(reader.encoding_info().bom_len > 0);
+                }
                 let out = out.ok_or_else(|| WriteError::new(WriteErrorKind::Io, "no output"))?;
                 self.writer
                     .insert((Writer::with_config(out, config), reader.encoding()))

@@ -108,6 +108,12 @@ pub(super) fn prepare(seg: &str, preserve: EscapeSet, enc: &Encoder, out: &mut S
     }
 }
 
+/// GEDCOM 7's form of `seg` (one segment, no line breaks): a leading `@` doubled
+/// (the `@` rule's one home: [`escape_leading_at_line`](crate::escape::escape_leading_at_line)).
+pub(super) fn prepare7(seg: &str, out: &mut String) {
+    crate::escape::escape_leading_at_line(seg, out);
+}
+
 /// The payloads of the lines [`Writer`](super::Writer) writes a text on, without `CONC`
 /// splits: one per line of `text` (each LF starts a `CONT` line; a CR is a character), with
 /// the writer's `@` rule (seed §5): every `@` doubled except those of an escape whose type
@@ -134,6 +140,36 @@ pub fn payload_lines(
         prepare(seg, preserve, &enc, &mut out);
         out
     })
+}
+
+/// [`payload_lines`] by the `@` rule of `version`: for GEDCOM 7, only a
+/// line's leading `@` doubled and nothing else changed (7.0 has no escapes,
+/// and its text is UTF-8: `encoding` and `preserve` are not used).
+///
+/// ```
+/// use gedcom_elf::write::payload_lines_as;
+/// use gedcom_elf::{Encoding, EscapeSet, Version};
+///
+/// let lines: Vec<String> =
+///     payload_lines_as("@home\nme@home", EscapeSet::NONE, Encoding::Utf8, Version::Gedcom7)
+///         .collect();
+/// assert_eq!(lines, ["@@home", "me@home"]);
+/// ```
+pub fn payload_lines_as(
+    text: &str,
+    preserve: EscapeSet,
+    encoding: Encoding,
+    version: crate::version::Version,
+) -> Box<dyn Iterator<Item = String> + '_> {
+    if version.is_gedcom7() {
+        Box::new(Segments::new(text, false).map(|seg| {
+            let mut out = String::with_capacity(seg.len() + 1);
+            prepare7(seg, &mut out);
+            out
+        }))
+    } else {
+        Box::new(payload_lines(text, preserve, encoding))
+    }
 }
 
 /// `true` for the whitespace of the line grammar (space and tab).

@@ -160,6 +160,10 @@ pub struct Writer<W: Write> {
     pub(super) term: &'static str,
     pub(super) term_width: usize,
     pub(super) term2: [u8; 2],
+    /// The output is GEDCOM 7 ([`WriterConfig::version`]).
+    pub(super) g7: bool,
+    /// GEDCOM 7 output, and the open record is a level-0 `HEAD` (whose `CHAR` is left out).
+    pub(super) head7_open: bool,
 }
 
 impl<W: Write> fmt::Debug for Writer<W> {
@@ -178,7 +182,12 @@ impl<W: Write> Writer<W> {
     }
 
     /// A writer with `config`.
-    pub fn with_config(out: W, config: WriterConfig) -> Self {
+    pub fn with_config(out: W, mut config: WriterConfig) -> Self {
+        let g7 = config.output_version().is_gedcom7();
+        if g7 {
+            // No line limit, no CONC.
+            config.max_line_bytes = usize::MAX;
+        }
         let encoding = config.encoding;
         let (utf8, utf16) = (encoding == Encoding::Utf8, encoding.is_utf16());
         let base = config.base_level;
@@ -224,6 +233,8 @@ impl<W: Write> Writer<W> {
             term,
             term_width: t.len() * if utf16 { 2 } else { 1 },
             term2: [t[0], t.get(1).copied().unwrap_or(0)],
+            g7,
+            head7_open: false,
         };
         w.update_gates();
         w
@@ -256,7 +267,7 @@ impl<W: Write> Writer<W> {
         };
         self.watch = if self.skip_from != usize::MAX {
             self.skip_from
-        } else if !self.head_open {
+        } else if !self.head_open && !self.head7_open {
             usize::MAX
         } else if self.head_char.in_vers {
             2
@@ -366,6 +377,15 @@ impl<W: Write> Writer<W> {
                 format!("invalid tag {tag:?}: tags are [0-9A-Za-z_]+"),
             ));
         }
+        if self.g7 && !self.utf8 {
+            return Err(WriteError::new(
+                WriteErrorKind::UnsupportedEncoding,
+                format!(
+                    "GEDCOM 7 output is UTF-8 only, not {}",
+                    self.config.encoding
+                ),
+            ));
+        }
         if self.pos >= self.flush_at {
             if self.collect || self.holding() {
                 // Keep room for a fast line after the new threshold.
@@ -395,6 +415,11 @@ impl<W: Write> Writer<W> {
                 self.caller_line(depth, tag);
                 return Ok(());
             }
+            if self.head7_open && depth == 1 && tag.eq_ignore_ascii_case("CHAR") {
+                self.drop_structure(depth, tag, line, DropReason::Gedcom7Char);
+                self.caller_line(depth, tag);
+                return Ok(());
+            }
         }
         let level = u32::try_from(depth).map_err(|_| {
             WriteError::new(WriteErrorKind::TooDeep, "more than 2^32 levels of nesting")
@@ -413,8 +438,15 @@ impl<W: Write> Writer<W> {
                     ),
                 ));
             }
+            if self.g7 && matches!(value, Some(WriteValue::Text(t)) if !t.is_empty()) {
+                return Err(WriteError::new(
+                    WriteErrorKind::UnsupportedEncoding,
+                    "GEDCOM 7 has no place for a payload of the HEAD",
+                ));
+            }
         }
-        let continuation = tag == "CONT" || tag == "CONC";
+        // GEDCOM 7 reads a CONC as a structure of its own.
+        let continuation = tag == "CONT" || (tag == "CONC" && !self.g7);
         if continuation && depth > 0 && self.fresh {
             return Err(WriteError::new(
                 WriteErrorKind::ContinuationTag,
@@ -454,7 +486,11 @@ impl<W: Write> Writer<W> {
         if !keeps_previous_level(tag) {
             self.previous_level = depth;
         }
-        let head = self.config.set_head_char && depth == 0 && tag.eq_ignore_ascii_case("HEAD");
+        let is_head = depth == 0 && tag.eq_ignore_ascii_case("HEAD");
+        let head = self.config.set_head_char && !self.g7 && is_head;
+        if depth == 0 {
+            self.head7_open = self.g7 && is_head;
+        }
         self.depth = depth + 1;
         // A HEAD with the writer's CHAR line has a substructure.
         self.fresh = !head;

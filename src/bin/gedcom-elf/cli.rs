@@ -135,12 +135,19 @@ pub enum Command {
         #[command(flatten)]
         w: Rewriting,
     },
-    /// Write FILE again in another encoding (unicode escapes for characters it lacks)
+    /// Write FILE again in another encoding (unicode escapes for characters it lacks), or
+    /// convert it to another GEDCOM version (--to-version)
     Convert {
-        /// The output's encoding (required)
-        #[arg(long, value_name = "NAME", value_parser = to_encoding, long_help = format!(
-            "The output's encoding (required): {ENCODINGS}; UNICODE (or utf-16): utf-16le"))]
-        to_encoding: Encoding,
+        /// The output's encoding (required unless --to-version is given)
+        #[arg(long, value_name = "NAME", value_parser = to_encoding,
+            required_unless_present = "to_version", long_help = format!(
+            "The output's encoding (required unless --to-version is given): {ENCODINGS}; \
+             UNICODE (or utf-16): utf-16le. GEDCOM 7 output is UTF-8 only"))]
+        to_encoding: Option<Encoding>,
+        /// Convert to this GEDCOM version: 7.0 or 5.5.1 (dates, enumerations, notes,
+        /// xref ids, extensions; what cannot be carried is reported)
+        #[arg(long, value_name = "7.0|5.5.1", value_parser = to_version)]
+        to_version: Option<gedcom_elf::Version>,
         /// The output's line breaks
         #[arg(long, value_name = "lf|crlf|cr", default_value = "lf", value_parser = line_ending)]
         line_ending: LineEnding,
@@ -408,6 +415,10 @@ fn to_encoding(s: &str) -> Result<Encoding, String> {
         "unicode" | "utf-16" | "utf16" => Ok(Encoding::Utf16Le),
         _ => encoding(s),
     }
+}
+
+fn to_version(s: &str) -> Result<gedcom_elf::Version, String> {
+    gedcom_elf::Version::from_name(s).ok_or_else(|| "7.0 or 5.5.1".into())
 }
 
 fn line_ending(s: &str) -> Result<LineEnding, String> {

@@ -118,6 +118,33 @@ impl Source {
         }
     }
 
+    /// [`Source::load`], but standard input is copied to an anonymous
+    /// temporary file and mapped rather than read into memory (a GEDZIP on
+    /// it unpacked first): for a command that reads its input twice.
+    pub fn load_spooled(&self) -> Result<Bytes, Fail> {
+        if !matches!(self, Source::Stdin) {
+            return self.load();
+        }
+        let io_fail = |e: io::Error| Fail::Input(Error::from(e));
+        let mut spool = tempfile::tempfile().map_err(io_fail)?;
+        let mut input = Progress::new(None).wrap(stdin()?);
+        io::copy(&mut input, &mut spool).map_err(io_fail)?;
+        drop(input);
+        // SAFETY: as in `load_raw`: the map is only read, and the anonymous
+        // file is ours alone (no other process can name it).
+        match unsafe { memmap2::Mmap::map(&spool) } {
+            Ok(m) if !m.is_empty() => Ok(Box::new(m)),
+            Ok(_) => Ok(Box::new(Vec::new())),
+            Err(_) => {
+                use std::io::Seek;
+                let mut v = Vec::new();
+                spool.seek(io::SeekFrom::Start(0)).map_err(io_fail)?;
+                spool.read_to_end(&mut v).map_err(io_fail)?;
+                Ok(Box::new(v))
+            }
+        }
+    }
+
     /// The media entries of a GEDZIP file; `None` for any other input.
     pub fn media(&self) -> Result<Option<Vec<gedzip::Entry>>, Fail> {
         let Source::File(path) = self else {

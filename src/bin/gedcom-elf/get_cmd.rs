@@ -4,7 +4,8 @@
 //! The text is written in UTF-8 with LF line breaks and single spaces,
 //! each line at its level in the document: payload line breaks become
 //! `CONT` lines, `@` signs are written by the writer's rule
-//! ([`payload_lines`]), and no line is split with `CONC`.
+//! ([`payload_lines_as`], in the document's version), and no line is split
+//! with `CONC`.
 //!
 //! Nothing here needs another record: the output is the structures whose
 //! xref_id is XREF (every one of them, when it is duplicated, so the whole
@@ -16,7 +17,7 @@
 use std::io::{self, Write};
 
 use gedcom_elf::tree::Schema;
-use gedcom_elf::write::payload_lines;
+use gedcom_elf::write::payload_lines_as;
 use gedcom_elf::{Begin, Encoding, Error, Event, Reader, Value};
 
 use crate::cli::Settings;
@@ -41,7 +42,9 @@ fn write_line<W: Write>(out: &mut W, b: &Begin<'_>, schema: &Schema) -> io::Resu
         }
         Some(Value::Text(t)) => {
             let preserve = schema.escapes().lookup(b.tag.as_bytes());
-            for (k, line) in payload_lines(&t.text(), preserve, Encoding::Utf8).enumerate() {
+            let text = t.text();
+            let lines = payload_lines_as(&text, preserve, Encoding::Utf8, schema.version());
+            for (k, line) in lines.enumerate() {
                 if k > 0 {
                     write!(out, "\n{} CONT", level + 1)?;
                 }

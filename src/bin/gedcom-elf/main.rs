@@ -10,6 +10,7 @@
 
 mod check_cmd;
 mod cli;
+mod convert_cmd;
 mod count_cmd;
 mod drive;
 mod edit_cmd;
@@ -140,10 +141,21 @@ fn run(command: Option<Command>) -> ExitCode {
         Command::Fmt { w } => rewrite_cmd::run(s, &source, WriterConfig::new(), &w.output, r),
         Command::Convert {
             to_encoding: e,
+            to_version: Some(v),
             line_ending: l,
             w,
+        } => convert_cmd::run(s, &source, (v, e, l), &w.output, r),
+        Command::Convert {
+            to_encoding: e,
+            line_ending: l,
+            w,
+            ..
         } => {
-            let config = WriterConfig::new().encoding(e).line_ending(l);
+            let config = WriterConfig::new().line_ending(l);
+            let config = match e {
+                Some(e) => config.encoding(e),
+                None => config,
+            };
             rewrite_cmd::run(s, &source, config, &w.output, r)
         }
         Command::Completions { .. } | Command::Check(_) | Command::Table(_) => Ok(()),
