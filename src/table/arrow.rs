@@ -110,18 +110,23 @@ impl<R: Row> Default for BatchBuilder<R> {
 impl<R: Row> BatchBuilder<R> {
     /// An empty batch of `R`'s table.
     pub fn new() -> Self {
-        Self::with_capacity(0, 0)
+        Self::with_capacity(0, &[])
     }
 
-    /// An empty batch of `R`'s table with room for `rows` rows and `text`
-    /// bytes in each text column (room not used costs address space, not
-    /// memory: the pages are never touched).
-    pub fn with_capacity(rows: usize, text: usize) -> Self {
+    /// An empty batch of `R`'s table with room for `rows` rows and, in
+    /// each text column `i`, `text[i]` bytes (0 past `text`'s end): what
+    /// [`BatchBuilder::text_bytes`] said of a batch like it, so that the
+    /// columns are not copied as they grow, nor hold twice what they need.
+    pub fn with_capacity(rows: usize, text: &[usize]) -> Self {
         let columns = R::COLUMNS
             .iter()
-            .map(|c| match c.ty {
+            .enumerate()
+            .map(|(i, c)| match c.ty {
                 ColumnType::Int64 => Builder::Int(Int64Builder::with_capacity(rows)),
-                ColumnType::Text => Builder::Text(StringBuilder::with_capacity(rows, text)),
+                ColumnType::Text => {
+                    let bytes = text.get(i).copied().unwrap_or(0);
+                    Builder::Text(StringBuilder::with_capacity(rows, bytes))
+                }
             })
             .collect();
         BatchBuilder {
@@ -156,6 +161,15 @@ impl<R: Row> BatchBuilder<R> {
         self.sizes.len()
     }
 
+    /// The bytes of text in each column so far (0 for an integer column).
+    pub fn text_bytes(&self) -> Vec<usize> {
+        let bytes = |c: &Builder| match c {
+            Builder::Int(_) => 0,
+            Builder::Text(b) => b.values_slice().len(),
+        };
+        self.columns.iter().map(bytes).collect()
+    }
+
     /// Whether no row was appended.
     pub fn is_empty(&self) -> bool {
         self.sizes.is_empty()
@@ -185,18 +199,9 @@ impl<R: Row> BatchBuilder<R> {
     }
 }
 
-/// The rows `start..start + len` of `pieces` (batches of one schema, end
-/// to end) as one batch: a slice of a piece when they lie in one and not
-/// `copy`, else a new batch of their values (as [`record_batch`] makes it
-/// from rows, whatever the pieces' bounds).
-fn window(
-    pieces: &[RecordBatch],
-    start: usize,
-    len: usize,
-    copy: bool,
-) -> Result<RecordBatch, ArrowError> {
-    let schema = pieces[0].schema();
-    // The pieces' parts the window covers.
+/// Where the rows `start..start + len` of `pieces` (batches of one schema,
+/// end to end) lie: each piece's share, as (piece, offset, rows).
+fn parts(pieces: &[RecordBatch], start: usize, len: usize) -> Vec<(&RecordBatch, usize, usize)> {
     let mut parts = Vec::new();
     let (mut at, mut want) = (0, start..start + len);
     for p in pieces {
@@ -208,46 +213,57 @@ fn window(
             want.start = to;
         }
     }
-    if let ([(p, offset, n)], false) = (parts.as_slice(), copy) {
-        return Ok(p.slice(*offset, *n));
-    }
-    let columns = (0..schema.fields().len())
-        .map(|c| -> ArrayRef {
-            match schema.field(c).data_type() {
-                DataType::Int64 => {
-                    let mut b = Int64Builder::with_capacity(len);
-                    for (p, offset, n) in &parts {
-                        let a = p.column(c).as_primitive::<Int64Type>();
-                        for i in *offset..offset + n {
-                            match a.is_null(i) {
-                                true => b.append_null(),
-                                false => b.append_value(a.value(i)),
-                            }
-                        }
-                    }
-                    std::sync::Arc::new(b.finish())
-                }
-                _ => {
-                    let mut b = StringBuilder::with_capacity(len, 0);
-                    for (p, offset, n) in &parts {
-                        let a = p.column(c).as_string::<i32>();
-                        for i in *offset..offset + n {
-                            match a.is_null(i) {
-                                true => b.append_null(),
-                                false => b.append_value(a.value(i)),
-                            }
-                        }
-                    }
-                    std::sync::Arc::new(b.finish())
-                }
-            }
-        })
-        .collect();
-    RecordBatch::try_new(schema, columns)
+    parts
 }
 
-/// The rows of `pieces` (batches of one schema, end to end, at least one)
-/// cut again into batches of `rows` rows (the last one what is left), so
+/// Column `c` of `parts` (see [`parts`]) as one array: a slice when they
+/// are one piece's and not `copy`, else a new array of their values (as
+/// [`record_batch`] makes it from rows, whatever the pieces' bounds).
+fn column(parts: &[(&RecordBatch, usize, usize)], c: usize, copy: bool) -> ArrayRef {
+    if let ([(p, offset, n)], false) = (parts, copy) {
+        return p.column(c).slice(*offset, *n);
+    }
+    let len = parts.iter().map(|p| p.2).sum();
+    match parts.first().map(|p| p.0.column(c).data_type()) {
+        Some(DataType::Int64) => {
+            let mut b = Int64Builder::with_capacity(len);
+            for (p, offset, n) in parts {
+                let a = p.column(c).as_primitive::<Int64Type>();
+                for i in *offset..offset + n {
+                    match a.is_null(i) {
+                        true => b.append_null(),
+                        false => b.append_value(a.value(i)),
+                    }
+                }
+            }
+            std::sync::Arc::new(b.finish())
+        }
+        _ => {
+            let mut b = StringBuilder::with_capacity(len, 0);
+            for (p, offset, n) in parts {
+                let a = p.column(c).as_string::<i32>();
+                for i in *offset..offset + n {
+                    match a.is_null(i) {
+                        true => b.append_null(),
+                        false => b.append_value(a.value(i)),
+                    }
+                }
+            }
+            std::sync::Arc::new(b.finish())
+        }
+    }
+}
+
+/// The bounds of the batches of `rows` rows (the last one what is left)
+/// that `total` rows are cut into.
+fn bounds(total: usize, rows: usize) -> impl Iterator<Item = (usize, usize)> {
+    let rows = rows.max(1);
+    (0..total)
+        .step_by(rows)
+        .map(move |start| (start, rows.min(total - start)))
+}
+
+/// The rows of `pieces` (batches of one schema, end to end) cut again into batches of `rows` rows (the last one what is left), so
 /// that the batches depend only on the rows, not on the pieces' bounds. A
 /// batch within one piece is a slice of it unless `copy`; every other is
 /// new, as [`record_batch`] would make it (Arrow IPC writes a slice's
@@ -260,11 +276,18 @@ pub fn windows(
     rows: usize,
     copy: bool,
 ) -> Result<Vec<RecordBatch>, ArrowError> {
-    let total: usize = pieces.iter().map(RecordBatch::num_rows).sum();
-    let rows = rows.max(1);
-    (0..total)
-        .step_by(rows)
-        .map(|start| window(pieces, start, rows.min(total - start), copy))
+    let Some(schema) = pieces.first().map(RecordBatch::schema) else {
+        return Ok(Vec::new());
+    };
+    let total = pieces.iter().map(RecordBatch::num_rows).sum();
+    bounds(total, rows)
+        .map(|(start, len)| {
+            let parts = parts(pieces, start, len);
+            let columns = (0..schema.fields().len())
+                .map(|c| column(&parts, c, copy))
+                .collect();
+            RecordBatch::try_new(schema.clone(), columns)
+        })
         .collect()
 }
 
@@ -285,28 +308,36 @@ fn column_bytes(batches: &[RecordBatch], c: usize) -> usize {
         .sum()
 }
 
-/// Encodes one Parquet row group's columns: `windows`' column `c` through
+/// Encodes one Parquet row group's columns: column `c` of `pieces`
+/// (batches of one schema, end to end: the row group's rows) through
 /// `writers[c]` (the writers of one row group, as
-/// `ArrowRowGroupWriterFactory::create_column_writers` gives them for
-/// `windows`' schema), on up to `jobs` threads, the largest columns first,
-/// each thread a share of the columns of about equal size. The chunks come
-/// back in column order, to be appended to the row group; the bytes depend
-/// only on the windows, never on `jobs`.
+/// `ArrowRowGroupWriterFactory::create_column_writers` gives them for the
+/// pieces' schema), on up to `jobs` threads, the largest columns first, each
+/// thread a share of the columns of about equal size. Each column is
+/// written `rows` rows at a time counted from the row group's start (as
+/// [`windows`] cuts them; a window that spans pieces is copied on the
+/// column's thread), so the bytes depend only on the rows, never on the
+/// pieces' bounds or `jobs`. The chunks come back in column order, to be
+/// appended to the row group.
 ///
 /// # Errors
 /// Parquet's, from a writer.
 pub fn encode_columns(
     writers: Vec<ArrowColumnWriter>,
-    windows: &[RecordBatch],
+    pieces: &[RecordBatch],
+    rows: usize,
     jobs: usize,
 ) -> Result<Vec<ArrowColumnChunk>, ParquetError> {
-    let Some(first) = windows.first() else {
+    let Some(schema) = pieces.first().map(RecordBatch::schema) else {
         return writers.into_iter().map(ArrowColumnWriter::close).collect();
     };
-    let schema = first.schema();
+    let total = pieces.iter().map(RecordBatch::num_rows).sum();
+    let windows: Vec<_> = bounds(total, rows)
+        .map(|(start, len)| parts(pieces, start, len))
+        .collect();
     let n = writers.len();
     // Columns to threads: each, largest first, to the least loaded.
-    let mut order: Vec<(usize, usize)> = (0..n).map(|c| (column_bytes(windows, c), c)).collect();
+    let mut order: Vec<(usize, usize)> = (0..n).map(|c| (column_bytes(pieces, c), c)).collect();
     order.sort_by(|a, b| b.cmp(a));
     let jobs = jobs.clamp(1, n.max(1));
     let mut shares: Vec<(usize, Vec<(usize, ArrowColumnWriter)>)> =
@@ -321,8 +352,8 @@ pub fn encode_columns(
     }
     let encode = |(c, mut w): (usize, ArrowColumnWriter)| {
         let field = schema.field(c);
-        for batch in windows {
-            for leaf in compute_leaves(field, batch.column(c))? {
+        for parts in &windows {
+            for leaf in compute_leaves(field, &column(parts, c, false))? {
                 w.write(&leaf)?;
             }
         }

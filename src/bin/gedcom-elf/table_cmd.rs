@@ -19,6 +19,9 @@ use std::process::ExitCode;
 #[cfg(feature = "parquet")]
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+#[cfg(feature = "parquet")]
+use gedcom_elf::table::{arrow::BatchBuilder, NodeRow};
+
 use gedcom_elf::table::{
     write_csv, write_csv_header, write_jsonl, Collector, DiagnosticRow, FileRow, Row, Rows, Table,
     Tables,
@@ -100,9 +103,10 @@ struct Tabulate {
     collector: Collector,
     tables: Tables,
     format: Format,
-    /// The most `nodes` rows a chunk had so far.
+    /// The most `nodes` rows a chunk had so far, then the most bytes of
+    /// text each column had.
     #[cfg(feature = "parquet")]
-    room: AtomicUsize,
+    room: Vec<AtomicUsize>,
 }
 
 impl Work for Tabulate {
@@ -118,15 +122,22 @@ impl Work for Tabulate {
         #[cfg(feature = "parquet")]
         if let Format::Columnar(_) = f {
             // The nodes go straight into their columns.
-            // Room for as many rows as the largest chunk had, 48 bytes of
-            // each text column a row (a type's IRI is about 40): the
-            // columns are seldom copied as they grow.
-            let room = self.room.load(Ordering::Relaxed);
-            let mut nodes = gedcom_elf::table::arrow::BatchBuilder::with_capacity(room, 48 * room);
+            // Room for what the largest chunk so far had in each column:
+            // the columns are seldom copied as they grow.
+            let room: Vec<usize> = self
+                .room
+                .iter()
+                .map(|r| r.load(Ordering::Relaxed))
+                .collect();
+            let (rows_room, text_room) = room.split_first().unwrap_or((&0, &[]));
+            let mut nodes = BatchBuilder::<NodeRow>::with_capacity(*rows_room, text_room);
             let error = self
                 .collector
                 .collect_with(reader, &mut rows, |n| nodes.push(n));
-            self.room.fetch_max(nodes.len(), Ordering::Relaxed);
+            let used = std::iter::once(nodes.len()).chain(nodes.text_bytes());
+            for (r, n) in self.room.iter().zip(used) {
+                r.fetch_max(n, Ordering::Relaxed);
+            }
             let chunk = Chunk {
                 tables: Vec::new(),
                 batches: columnar::batches(self.tables, nodes, &rows),
@@ -419,7 +430,9 @@ fn tabulate(
         tables,
         format: sink.format,
         #[cfg(feature = "parquet")]
-        room: AtomicUsize::new(0),
+        room: (0..=NodeRow::COLUMNS.len())
+            .map(|_| AtomicUsize::new(0))
+            .collect(),
     };
     let out_fail = |e: io::Error| Fail::Output(args.output.clone(), e);
     let (mut records, mut structures, mut diagnostics) = (0, 0, 0u64);

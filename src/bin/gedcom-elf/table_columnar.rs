@@ -195,8 +195,29 @@ impl Out {
         if self.pieces.is_empty() {
             return Ok(());
         }
-        let parquet = self.kind == Kind::Parquet;
-        let mut batches = windows(&self.pieces, BATCH_ROWS, !parquet).map_err(other)?;
+        if self.kind == Kind::Parquet {
+            let pieces = std::mem::take(&mut self.pieces);
+            self.rows = 0;
+            let jobs = self.limits.jobs;
+            let Writer::Parquet {
+                file,
+                factory,
+                groups,
+            } = self.open()?
+            else {
+                return Err(io::Error::other("no Parquet writer"));
+            };
+            let writers = factory.create_column_writers(*groups).map_err(other)?;
+            let chunks = encode_columns(writers, &pieces, BATCH_ROWS, jobs).map_err(other)?;
+            let mut group = file.next_row_group().map_err(other)?;
+            for chunk in chunks {
+                chunk.append_to_row_group(&mut group).map_err(other)?;
+            }
+            group.close().map_err(other)?;
+            *groups += 1;
+            return Ok(());
+        }
+        let mut batches = windows(&self.pieces, BATCH_ROWS, true).map_err(other)?;
         self.pieces.clear();
         self.rows = 0;
         if !end {
@@ -205,23 +226,8 @@ impl Out {
                 self.pieces.push(last);
             }
         }
-        let jobs = self.limits.jobs;
         match self.open()? {
-            Writer::Parquet {
-                file,
-                factory,
-                groups,
-            } => {
-                let writers = factory.create_column_writers(*groups).map_err(other)?;
-                let chunks = encode_columns(writers, &batches, jobs).map_err(other)?;
-                let mut group = file.next_row_group().map_err(other)?;
-                for chunk in chunks {
-                    chunk.append_to_row_group(&mut group).map_err(other)?;
-                }
-                group.close().map_err(other)?;
-                *groups += 1;
-                Ok(())
-            }
+            Writer::Parquet { .. } => Err(io::Error::other("a Parquet writer")),
             Writer::Ipc(w) => batches.iter().try_for_each(|b| w.write(b).map_err(other)),
             Writer::Stream(w) => batches.iter().try_for_each(|b| w.write(b).map_err(other)),
         }
