@@ -101,14 +101,18 @@ pub fn file_batches(tables: Tables, rows: &Rows) -> Vec<SizedBatch> {
 /// which they would only fill.
 const ASCENDING: [&str; 4] = ["node_id", "parent_id", "line", "byte"];
 
-/// Free text: no minimum and maximum kept (they select no row group).
-const FREE_TEXT: [&str; 3] = ["text", "type", "message"];
+/// Free text, and xrefs (in no useful order): no minimum and maximum kept
+/// (they would select no row group).
+const FREE_TEXT: [&str; 6] = ["text", "type", "message", "xref", "pointer", "record_xref"];
 
 /// `table`'s Parquet properties: zstd, row groups cut by the caller,
-/// [`ASCENDING`] and [`FREE_TEXT`] columns as they say.
+/// values handed to the encoder [`BATCH_ROWS`] at a time (the windows'
+/// size: fewer checks of the page's size), [`ASCENDING`] and
+/// [`FREE_TEXT`] columns as they say.
 fn properties(table: Table) -> WriterProperties {
     let mut props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_write_batch_size(BATCH_ROWS)
         .set_max_row_group_row_count(None)
         .set_max_row_group_bytes(None);
     for c in table.columns() {
