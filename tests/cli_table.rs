@@ -1,7 +1,8 @@
 //! `gedcom-elf table` through the built binary: the same directory at every
 //! `--jobs` and `--chunk-bytes`, one `nodes` row per structure `count`
 //! counts, standard input and GEDZIP archives read as files are, a bad file
-//! among good ones reported and skipped, and DIR written whole or not at all.
+//! among good ones reported and skipped, DIR written whole or not at all,
+//! and Parquet and Arrow files that read back as the library's rows.
 
 #[path = "../benches/support/generate.rs"]
 mod generate;
@@ -315,4 +316,96 @@ fn parquet_needs_the_feature() {
     let stderr = table(&["--format", "parquet"], &[sample], &dir.join("out"), 2);
     assert!(stderr.contains("--features parquet"), "{stderr}");
     assert!(!dir.join("out").exists());
+}
+
+/// The record batches of one table of an output directory, its parts in
+/// order, read back with the Parquet or Arrow IPC reader; and how many row
+/// groups each Parquet part has.
+#[cfg(feature = "parquet")]
+fn read_back(dir: &Path, table: &str, format: &str) -> (Vec<arrow_array::RecordBatch>, Vec<usize>) {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let (mut batches, mut groups) = (Vec::new(), Vec::new());
+    // BTreeMap: the parts in name order, which is their order.
+    for name in contents(&dir.join(table)).keys() {
+        let file = std::fs::File::open(dir.join(table).join(name)).unwrap();
+        match format {
+            "parquet" => {
+                let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+                groups.push(builder.metadata().num_row_groups());
+                batches.extend(builder.build().unwrap().map(Result::unwrap));
+            }
+            _ => {
+                let reader = arrow_ipc::reader::FileReader::try_new(file, None).unwrap();
+                batches.extend(reader.map(Result::unwrap));
+            }
+        }
+    }
+    (batches, groups)
+}
+
+/// Whether `got` (batches end to end) holds exactly the rows of `want`,
+/// column by column.
+#[cfg(feature = "parquet")]
+fn same_rows(got: &[arrow_array::RecordBatch], want: &arrow_array::RecordBatch) -> bool {
+    let mut at = 0;
+    for batch in got {
+        let n = batch.num_rows();
+        if at + n > want.num_rows() || batch.num_columns() != want.num_columns() {
+            return false;
+        }
+        let expected = want.slice(at, n);
+        let equal = (0..batch.num_columns())
+            .all(|c| batch.column(c).to_data() == expected.column(c).to_data());
+        if !equal {
+            return false;
+        }
+        at += n;
+    }
+    at == want.num_rows()
+}
+
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_and_arrow_read_back_as_the_library_s_rows() {
+    use gedcom_elf::table::arrow::record_batch;
+    use gedcom_elf::table::{collect_input, Tables};
+    use gedcom_elf::{Input, ReaderConfig};
+
+    let dir = scratch("read_back");
+    let file = dir.join("generated.ged");
+    let mut bytes = Vec::new();
+    generate::generate(6000, 5, &mut bytes).unwrap();
+    std::fs::write(&file, &bytes).unwrap();
+    let input = Input::new(&bytes).unwrap();
+    let (rows, _, _) =
+        collect_input(&input, ReaderConfig::new(), 0, Tables::ALL, 1, 1 << 20).unwrap();
+    let nodes = record_batch(&rows.nodes).unwrap();
+    let events = record_batch(&rows.events).unwrap();
+    assert!(nodes.num_rows() > 10_000 && events.num_rows() > 1000);
+    for format in ["parquet", "arrow"] {
+        let out = dir.join(format);
+        // Small chunks, row groups and parts: a row group holds more than
+        // one window of 8192 rows, windows span chunks, and `nodes` has
+        // several row groups and parts.
+        let args = [
+            "--format",
+            format,
+            "--jobs",
+            "2",
+            "--chunk-bytes",
+            "5000",
+            "--row-group-bytes",
+            "1500000",
+            "--part-bytes",
+            "4000000",
+        ];
+        table(&args, &[s(&file)], &out, 0);
+        let (got, groups) = read_back(&out, "nodes", format);
+        assert!(same_rows(&got, &nodes), "{format}: nodes");
+        if format == "parquet" {
+            assert!(groups.len() > 1 && groups[0] > 1, "{groups:?}");
+        }
+        let (got, _) = read_back(&out, "events", format);
+        assert!(same_rows(&got, &events), "{format}: events");
+    }
 }

@@ -87,73 +87,128 @@ impl Collector {
     /// its end and gives its rows; a reading error ends it, without the
     /// rows of the record it interrupts, and is returned beside them.
     pub fn collect(&self, reader: &mut Reader<'_>) -> (Rows, Option<Error>) {
+        let mut rows = Rows::default();
+        let keep = self.tables.contains(Table::Nodes);
+        let mut nodes = Vec::new();
+        let error = self.collect_with(reader, &mut rows, |row| {
+            if keep {
+                nodes.push(row.clone());
+            }
+        });
+        rows.nodes = nodes;
+        (rows, error)
+    }
+
+    /// [`Collector::collect`] that hands each row of `nodes` to `node`
+    /// (borrowed: the collector reuses its strings from one record to the
+    /// next, so a node costs no allocation once a record of its shape has
+    /// been read) instead of keeping it in `rows`, whose other tables and
+    /// counts it fills. The rows of a record are handed over at its end,
+    /// in document order; a reading error ends it, without the rows of the
+    /// record it interrupts, and is returned.
+    pub fn collect_with(
+        &self,
+        reader: &mut Reader<'_>,
+        rows: &mut Rows,
+        mut node: impl FnMut(&NodeRow),
+    ) -> Option<Error> {
         let base = reader.base_offset();
         let mut types = TypeResolver::new(self.schema.clone()).document_starts_at(self.first_line);
-        let mut rows = Rows::default();
-        // The record being read, and the structures open in it: their
+        // The record being read (its first `len` rows; those past it are
+        // kept for their strings), and the structures open in it: their
         // index in `record` and how many substructures they have so far.
         let mut record: Vec<NodeRow> = Vec::new();
+        let mut len = 0;
         let mut open: Vec<(usize, u32)> = Vec::new();
         loop {
             match reader.next_event() {
                 Ok(Some(Event::Begin(b))) => {
                     rows.structures += 1;
+                    if len == record.len() {
+                        record.push(NodeRow::default());
+                    }
+                    let (before, after) = record.split_at_mut(len);
+                    let row = &mut after[0];
                     let node_id = base + b.span.start as u64;
-                    let ty = types.begin(&b).map(|t| t.iri().into_owned());
-                    let xref = b.xref.as_ref().map(|x| x.to_str_lossy().into_owned());
-                    let mut row = NodeRow {
-                        file_id: self.file_id,
-                        node_id,
-                        record_id: node_id,
-                        parent_id: None,
-                        ordinal: None,
-                        level: b.level,
-                        tag: b.tag.to_string(),
-                        path: String::new(),
-                        record_tag: String::new(),
-                        record_xref: None,
-                        xref,
-                        pointer: b.pointer().map(|p| p.to_str_lossy().into_owned()),
-                        text: b.text().map(|t| t.into_owned()),
-                        ty,
-                        line: b.line,
-                    };
+                    row.file_id = self.file_id;
+                    row.node_id = node_id;
+                    row.level = b.level;
+                    row.line = b.line;
+                    set(&mut row.tag, &b.tag);
+                    set_opt(
+                        &mut row.xref,
+                        b.xref.as_ref().map(|x| x.to_str_lossy()).as_deref(),
+                    );
+                    set_opt(
+                        &mut row.pointer,
+                        b.pointer().map(|p| p.to_str_lossy()).as_deref(),
+                    );
+                    set_opt(&mut row.text, b.text().as_deref());
+                    match types.begin(&b).map(|t| t.parts()) {
+                        Some((base, suffix)) => {
+                            let ty = row.ty.get_or_insert_with(String::new);
+                            set(ty, base);
+                            ty.push_str(suffix);
+                        }
+                        None => row.ty = None,
+                    }
                     match open.last_mut() {
                         None => {
+                            row.record_id = node_id;
+                            row.parent_id = None;
+                            row.ordinal = None;
                             row.path.clone_from(&row.tag);
                             row.record_tag.clone_from(&row.tag);
                             row.record_xref.clone_from(&row.xref);
                         }
                         Some((at, children)) => {
-                            let parent = &record[*at];
+                            let parent = &before[*at];
                             row.ordinal = Some(*children);
                             *children += 1;
                             row.parent_id = Some(parent.node_id);
                             row.record_id = parent.record_id;
-                            row.path = format!("{}.{}", parent.path, row.tag);
+                            row.path.clone_from(&parent.path);
+                            row.path.push('.');
+                            row.path.push_str(&row.tag);
                             row.record_tag.clone_from(&parent.record_tag);
                             row.record_xref.clone_from(&parent.record_xref);
                         }
                     }
-                    record.push(row);
-                    open.push((record.len() - 1, 0));
+                    open.push((len, 0));
+                    len += 1;
                 }
                 Ok(Some(Event::End(_))) => {
                     types.end();
                     open.pop();
                     if open.is_empty() {
                         rows.records += 1;
-                        derive::record(&record, self.tables, &mut rows);
-                        match self.tables.contains(Table::Nodes) {
-                            true => rows.nodes.append(&mut record),
-                            false => record.clear(),
+                        let nodes = &record[..len];
+                        derive::record(nodes, self.tables, rows);
+                        if self.tables.contains(Table::Nodes) {
+                            nodes.iter().for_each(&mut node);
                         }
+                        len = 0;
                     }
                 }
-                Ok(None) => return (rows, None),
-                Err(e) => return (rows, Some(e)),
+                Ok(None) => return None,
+                Err(e) => return Some(e),
             }
         }
+    }
+}
+
+/// `to` made `from`, its buffer kept.
+fn set(to: &mut String, from: &str) {
+    to.clear();
+    to.push_str(from);
+}
+
+/// `to` made `from`, its buffer kept when it has one.
+fn set_opt(to: &mut Option<String>, from: Option<&str>) {
+    match (to.as_mut(), from) {
+        (Some(s), Some(from)) => set(s, from),
+        (None, Some(from)) => *to = Some(from.to_string()),
+        (_, None) => *to = None,
     }
 }
 

@@ -16,6 +16,11 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+#[cfg(feature = "parquet")]
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[cfg(feature = "parquet")]
+use gedcom_elf::table::{arrow::BatchBuilder, NodeRow};
 
 use gedcom_elf::table::{
     write_csv, write_csv_header, write_jsonl, Collector, DiagnosticRow, FileRow, Row, Rows, Table,
@@ -66,24 +71,29 @@ struct Encoded {
     ends: Vec<usize>,
 }
 
-fn encode<R: Row>(rows: &[R], format: Format) -> Encoded {
-    let mut e = Encoded::default();
-    for row in rows {
+impl Encoded {
+    fn push<R: Row>(&mut self, row: &R, format: Format) {
         // Writing to a Vec cannot fail.
         let _ = match format {
-            Format::Jsonl => write_jsonl(&mut e.bytes, std::slice::from_ref(row)),
-            _ => write_csv(&mut e.bytes, std::slice::from_ref(row), false),
+            Format::Jsonl => write_jsonl(&mut self.bytes, std::slice::from_ref(row)),
+            _ => write_csv(&mut self.bytes, std::slice::from_ref(row), false),
         };
-        e.ends.push(e.bytes.len());
+        self.ends.push(self.bytes.len());
     }
+}
+
+fn encode<R: Row>(rows: &[R], format: Format) -> Encoded {
+    let mut e = Encoded::default();
+    rows.iter().for_each(|row| e.push(row, format));
     e
 }
 
 /// A chunk's output: its tables' rows encoded, and its counts.
 struct Chunk {
     tables: Vec<(Table, Encoded)>,
-    /// The rows themselves, for a columnar format.
-    rows: Option<Rows>,
+    /// Its tables' record batches, for a columnar format.
+    #[cfg(feature = "parquet")]
+    batches: Vec<gedcom_elf::table::arrow::SizedBatch>,
     records: u64,
     structures: u64,
 }
@@ -93,6 +103,10 @@ struct Tabulate {
     collector: Collector,
     tables: Tables,
     format: Format,
+    /// The most `nodes` rows a chunk had so far, then the most bytes of
+    /// text each column had.
+    #[cfg(feature = "parquet")]
+    room: Vec<AtomicUsize>,
 }
 
 impl Work for Tabulate {
@@ -103,41 +117,52 @@ impl Work for Tabulate {
     }
 
     fn run(&self, reader: &mut Reader<'_>) -> (Chunk, Option<Error>) {
-        let (rows, error) = self.collector.collect(reader);
+        let mut rows = Rows::default();
+        let f = self.format;
         #[cfg(feature = "parquet")]
-        if let Format::Columnar(_) = self.format {
-            let (records, structures) = (rows.records, rows.structures);
+        if let Format::Columnar(_) = f {
+            // The nodes go straight into their columns.
+            // Room for what the largest chunk so far had in each column:
+            // the columns are seldom copied as they grow.
+            let room: Vec<usize> = self
+                .room
+                .iter()
+                .map(|r| r.load(Ordering::Relaxed))
+                .collect();
+            let (rows_room, text_room) = room.split_first().unwrap_or((&0, &[]));
+            let mut nodes = BatchBuilder::<NodeRow>::with_capacity(*rows_room, text_room);
+            let error = self
+                .collector
+                .collect_with(reader, &mut rows, |n| nodes.push(n));
+            let used = std::iter::once(nodes.len()).chain(nodes.text_bytes());
+            for (r, n) in self.room.iter().zip(used) {
+                r.fetch_max(n, Ordering::Relaxed);
+            }
             let chunk = Chunk {
                 tables: Vec::new(),
-                rows: Some(rows),
-                records,
-                structures,
+                batches: columnar::batches(self.tables, nodes, &rows),
+                records: rows.records,
+                structures: rows.structures,
             };
             return (chunk, error);
         }
-        let Rows {
-            nodes,
-            individuals,
-            families,
-            edges,
-            events,
-            citations,
-            records,
-            structures,
-            ..
-        } = &rows;
-        let f = self.format;
+        // The nodes encoded as they come.
+        let mut nodes = Encoded::default();
+        let error = self
+            .collector
+            .collect_with(reader, &mut rows, |n| nodes.push(n, f));
+        let mut nodes = Some(nodes);
         let tables = self
             .tables
             .iter()
             .filter_map(|t| {
                 let e = match t {
-                    Table::Nodes => encode(nodes, f),
-                    Table::Individuals => encode(individuals, f),
-                    Table::Families => encode(families, f),
-                    Table::Edges => encode(edges, f),
-                    Table::Events => encode(events, f),
-                    Table::Citations => encode(citations, f),
+                    Table::Nodes => nodes.take()?,
+                    Table::Individuals => encode(&rows.individuals, f),
+                    Table::Families => encode(&rows.families, f),
+                    Table::Edges => encode(&rows.edges, f),
+                    Table::Events => encode(&rows.events, f),
+                    Table::Citations => encode(&rows.citations, f),
                     Table::Files | Table::Diagnostics => return None,
                 };
                 Some((t, e))
@@ -145,9 +170,10 @@ impl Work for Tabulate {
             .collect();
         let chunk = Chunk {
             tables,
-            rows: None,
-            records: *records,
-            structures: *structures,
+            #[cfg(feature = "parquet")]
+            batches: Vec::new(),
+            records: rows.records,
+            structures: rows.structures,
         };
         (chunk, error)
     }
@@ -312,7 +338,10 @@ struct Sink {
     parts: Vec<Parts>,
     format: Format,
     #[cfg(feature = "parquet")]
-    columnar: Vec<Box<dyn columnar::Out>>,
+    columnar: Vec<columnar::Out>,
+    /// The tables asked for.
+    #[cfg(feature = "parquet")]
+    tables: Tables,
 }
 
 impl Sink {
@@ -327,16 +356,16 @@ impl Sink {
                 p.write(e)?;
             }
         }
-        match chunk.rows {
-            Some(rows) => self.columnar(rows),
-            None => Ok(()),
-        }
+        #[cfg(feature = "parquet")]
+        self.columnar(chunk.batches)?;
+        Ok(())
     }
 
     /// Writes rows of `files` and `diagnostics`.
     fn file_rows(&mut self, rows: Rows) -> io::Result<()> {
-        if !matches!(self.format, Format::Csv | Format::Jsonl) {
-            return self.columnar(rows);
+        #[cfg(feature = "parquet")]
+        if let Format::Columnar(_) = self.format {
+            return self.columnar(columnar::file_batches(self.tables, &rows));
         }
         let (files, diagnostics) = (
             encode(&rows.files, self.format),
@@ -359,16 +388,15 @@ impl Sink {
         })
     }
 
+    /// Writes batches, each to its table's output.
     #[cfg(feature = "parquet")]
-    fn columnar(&mut self, mut rows: Rows) -> io::Result<()> {
-        for out in &mut self.columnar {
-            out.take(&mut rows)?;
+    fn columnar(&mut self, batches: Vec<gedcom_elf::table::arrow::SizedBatch>) -> io::Result<()> {
+        for batch in batches {
+            let table = batch.table;
+            if let Some(out) = self.columnar.iter_mut().find(|o| o.table() == table) {
+                out.take(batch)?;
+            }
         }
-        Ok(())
-    }
-
-    #[cfg(not(feature = "parquet"))]
-    fn columnar(&mut self, _: Rows) -> io::Result<()> {
         Ok(())
     }
 
@@ -401,6 +429,10 @@ fn tabulate(
         collector: Collector::new(file_id, tables),
         tables,
         format: sink.format,
+        #[cfg(feature = "parquet")]
+        room: (0..=NodeRow::COLUMNS.len())
+            .map(|_| AtomicUsize::new(0))
+            .collect(),
     };
     let out_fail = |e: io::Error| Fail::Output(args.output.clone(), e);
     let (mut records, mut structures, mut diagnostics) = (0, 0, 0u64);
@@ -523,6 +555,8 @@ pub fn run(args: &TableArgs) -> ExitCode {
             format,
             #[cfg(feature = "parquet")]
             columnar: Vec::new(),
+            #[cfg(feature = "parquet")]
+            tables,
         };
         match (format, root) {
             #[cfg(feature = "parquet")]
@@ -530,6 +564,7 @@ pub fn run(args: &TableArgs) -> ExitCode {
                 let limits = columnar::Limits {
                     part: limit,
                     row_group: args.row_group_bytes.unwrap_or(ROW_GROUP_BYTES),
+                    jobs: settings.jobs(),
                 };
                 sink.columnar = columnar::outs(root, tables, kind, limits).map_err(out_fail)?;
             }

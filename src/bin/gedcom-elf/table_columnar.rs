@@ -1,23 +1,32 @@
-//! `table --format parquet|arrow` (feature `parquet`): rows gathered into
-//! record batches of [`BATCH_ROWS`] rows in document order, written as
-//! Parquet (zstd; a row group closed once its rows' estimated size reaches
-//! `--row-group-bytes`) or as Arrow IPC files, a new part once one holds
-//! `--part-bytes` (estimated), or as one Arrow IPC stream to standard
-//! output. The batches and cuts depend only on the rows, so the files do
-//! not depend on `--jobs` or `--chunk-bytes`.
+//! `table --format parquet|arrow` (feature `parquet`): each chunk's rows
+//! become one record batch per table on the chunk's thread (the library's
+//! `BatchBuilder`, with each row's estimated size); here, in document
+//! order, a table's batches are cut into row groups once their rows'
+//! estimated size reaches `--row-group-bytes` and into parts once it
+//! reaches `--part-bytes`. A Parquet row group's columns are encoded on
+//! `--jobs` threads (`encode_columns`, zstd) and written in column order;
+//! Arrow IPC files, or one Arrow IPC stream on standard output, get the
+//! rows in record batches of [`BATCH_ROWS`]. Within a row group, batches
+//! (and the writes to a Parquet column) are [`BATCH_ROWS`] rows counted
+//! from its start, whatever the chunks' bounds: the cuts depend only on the
+//! rows, so the files do not depend on `--jobs` or `--chunk-bytes`.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use arrow_array::RecordBatch;
 use arrow_ipc::writer::{FileWriter, StreamWriter};
-use gedcom_elf::table::arrow::{estimated_bytes, record_batch, schema};
-use gedcom_elf::table::{Row, Rows, Table, Tables};
+use gedcom_elf::table::arrow::{encode_columns, schema, windows, BatchBuilder, SizedBatch};
+use gedcom_elf::table::{NodeRow, Row, Rows, Table, Tables};
+use parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory;
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
+use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::ColumnPath;
 
-/// Rows per record batch.
+/// Rows per record batch, and per write to a Parquet column.
 const BATCH_ROWS: usize = 8192;
 
 /// Where a table goes.
@@ -31,7 +40,11 @@ pub enum Kind {
 }
 
 enum Writer {
-    Parquet(Box<ArrowWriter<BufWriter<File>>>),
+    Parquet {
+        file: Box<SerializedFileWriter<BufWriter<File>>>,
+        factory: ArrowRowGroupWriterFactory,
+        groups: usize,
+    },
     Ipc(FileWriter<BufWriter<File>>),
     Stream(StreamWriter<BufWriter<io::Stdout>>),
 }
@@ -40,38 +53,107 @@ fn other<E: std::error::Error + Send + Sync + 'static>(e: E) -> io::Error {
     io::Error::other(e)
 }
 
-/// One table's output.
-pub trait Out {
-    /// Takes the rows of its table out of `rows` and writes them.
-    fn take(&mut self, rows: &mut Rows) -> io::Result<()>;
-    /// Writes what is pending and closes the last part (a table with no
-    /// rows gets one part all the same, its schema in it).
-    fn finish(&mut self) -> io::Result<()>;
-}
-
-/// The sizes parts and row groups are cut at.
+/// The sizes parts and row groups are cut at, and the threads a row
+/// group's columns are encoded on.
 #[derive(Clone, Copy)]
 pub struct Limits {
     pub part: usize,
     pub row_group: usize,
+    pub jobs: usize,
 }
 
-struct Columnar<R: Row> {
+/// A chunk's rows of `tables` as record batches: `nodes` (already in its
+/// builder: the collector hands its rows over one by one) and the derived
+/// tables of `rows`. Made on the chunk's thread.
+pub fn batches(tables: Tables, nodes: BatchBuilder<NodeRow>, rows: &Rows) -> Vec<SizedBatch> {
+    fn batch<R: Row>(rows: &[R]) -> Option<SizedBatch> {
+        let mut b = BatchBuilder::<R>::new();
+        rows.iter().for_each(|r| b.push(r));
+        // The cells follow the columns' types: finish does not fail.
+        b.finish().ok()
+    }
+    let mut nodes = Some(nodes);
+    tables
+        .iter()
+        .filter_map(|t| match t {
+            Table::Nodes => nodes.take()?.finish().ok(),
+            Table::Files => batch(&rows.files),
+            Table::Diagnostics => batch(&rows.diagnostics),
+            Table::Individuals => batch(&rows.individuals),
+            Table::Families => batch(&rows.families),
+            Table::Edges => batch(&rows.edges),
+            Table::Events => batch(&rows.events),
+            Table::Citations => batch(&rows.citations),
+        })
+        .collect()
+}
+
+/// `files` and `diagnostics` rows as batches of their tables (those of
+/// `tables`).
+pub fn file_batches(tables: Tables, rows: &Rows) -> Vec<SizedBatch> {
+    let only = [Table::Files, Table::Diagnostics];
+    let tables = tables.iter().filter(|t| only.contains(t)).collect();
+    batches(tables, BatchBuilder::new(), rows)
+}
+
+/// Columns whose values are all different and grow with the rows
+/// (offsets, line numbers): delta-encoded rather than through a dictionary,
+/// which they would only fill.
+const ASCENDING: [&str; 4] = ["node_id", "parent_id", "line", "byte"];
+
+/// Free text, and xrefs (in no useful order): no minimum and maximum kept
+/// (they would select no row group).
+const FREE_TEXT: [&str; 6] = ["text", "type", "message", "xref", "pointer", "record_xref"];
+
+/// `table`'s Parquet properties: zstd, row groups cut by the caller,
+/// values handed to the encoder [`BATCH_ROWS`] at a time (the windows'
+/// size: fewer checks of the page's size), [`ASCENDING`] and
+/// [`FREE_TEXT`] columns as they say.
+fn properties(table: Table) -> WriterProperties {
+    let mut props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_write_batch_size(BATCH_ROWS)
+        .set_max_row_group_row_count(None)
+        .set_max_row_group_bytes(None);
+    for c in table.columns() {
+        let path = || ColumnPath::from(c.name);
+        if ASCENDING.contains(&c.name) {
+            props = props
+                .set_column_dictionary_enabled(path(), false)
+                .set_column_encoding(path(), Encoding::DELTA_BINARY_PACKED);
+        }
+        if FREE_TEXT.contains(&c.name) {
+            props = props.set_column_statistics_enabled(path(), EnabledStatistics::None);
+        }
+    }
+    props.build()
+}
+
+/// One table's output.
+pub struct Out {
+    table: Table,
     dir: Option<PathBuf>,
     kind: Kind,
     limits: Limits,
-    pick: fn(&mut Rows) -> &mut Vec<R>,
-    pending: Vec<R>,
+    /// The rows of the row group being gathered (for Arrow IPC, of the
+    /// record batch being gathered), end to end.
+    pieces: Vec<RecordBatch>,
+    rows: usize,
     group: usize,
     part: usize,
     next: usize,
     writer: Option<Writer>,
 }
 
-impl<R: Row> Columnar<R> {
+impl Out {
+    /// The table it writes.
+    pub fn table(&self) -> Table {
+        self.table
+    }
+
     fn open(&mut self) -> io::Result<&mut Writer> {
         if self.writer.is_none() {
-            let schema = schema(R::TABLE);
+            let schema = schema(self.table);
             let writer = match (self.kind, &self.dir) {
                 (Kind::ArrowStdout, _) | (_, None) => {
                     let out = BufWriter::with_capacity(1 << 20, io::stdout());
@@ -87,13 +169,15 @@ impl<R: Row> Columnar<R> {
                     let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
                     match kind {
                         Kind::Parquet => {
-                            let props = WriterProperties::builder()
-                                .set_compression(Compression::ZSTD(ZstdLevel::default()))
-                                .set_max_row_group_row_count(None)
-                                .set_max_row_group_bytes(None)
-                                .build();
+                            let props = properties(self.table);
                             let w = ArrowWriter::try_new(file, schema, Some(props));
-                            Writer::Parquet(Box::new(w.map_err(other)?))
+                            let (file, factory) =
+                                w.map_err(other)?.into_serialized_writer().map_err(other)?;
+                            Writer::Parquet {
+                                file: Box::new(file),
+                                factory,
+                                groups: 0,
+                            }
                         }
                         _ => Writer::Ipc(FileWriter::try_new(file, &schema).map_err(other)?),
                     }
@@ -108,24 +192,56 @@ impl<R: Row> Columnar<R> {
         }
     }
 
-    fn write_pending(&mut self) -> io::Result<()> {
-        if self.pending.is_empty() {
+    /// Writes the rows gathered: a Parquet row group (the group ends
+    /// here), or Arrow IPC batches (all of them when `end`, the group's
+    /// whole batches only otherwise).
+    fn write_pending(&mut self, end: bool) -> io::Result<()> {
+        if self.pieces.is_empty() {
             return Ok(());
         }
-        let batch = record_batch(&self.pending).map_err(other)?;
-        self.pending.clear();
+        if self.kind == Kind::Parquet {
+            let pieces = std::mem::take(&mut self.pieces);
+            self.rows = 0;
+            let jobs = self.limits.jobs;
+            let Writer::Parquet {
+                file,
+                factory,
+                groups,
+            } = self.open()?
+            else {
+                return Err(io::Error::other("no Parquet writer"));
+            };
+            let writers = factory.create_column_writers(*groups).map_err(other)?;
+            let chunks = encode_columns(writers, &pieces, BATCH_ROWS, jobs).map_err(other)?;
+            let mut group = file.next_row_group().map_err(other)?;
+            for chunk in chunks {
+                chunk.append_to_row_group(&mut group).map_err(other)?;
+            }
+            group.close().map_err(other)?;
+            *groups += 1;
+            return Ok(());
+        }
+        let mut batches = windows(&self.pieces, BATCH_ROWS, true).map_err(other)?;
+        self.pieces.clear();
+        self.rows = 0;
+        if !end {
+            if let Some(last) = batches.pop_if(|b| b.num_rows() < BATCH_ROWS) {
+                self.rows = last.num_rows();
+                self.pieces.push(last);
+            }
+        }
         match self.open()? {
-            Writer::Parquet(w) => w.write(&batch).map_err(other),
-            Writer::Ipc(w) => w.write(&batch).map_err(other),
-            Writer::Stream(w) => w.write(&batch).map_err(other),
+            Writer::Parquet { .. } => Err(io::Error::other("a Parquet writer")),
+            Writer::Ipc(w) => batches.iter().try_for_each(|b| w.write(b).map_err(other)),
+            Writer::Stream(w) => batches.iter().try_for_each(|b| w.write(b).map_err(other)),
         }
     }
 
     fn close(&mut self) -> io::Result<()> {
-        self.write_pending()?;
+        self.write_pending(true)?;
         match self.writer.take() {
-            Some(Writer::Parquet(w)) => {
-                let file = w.into_inner().map_err(other)?;
+            Some(Writer::Parquet { file, .. }) => {
+                let file = file.into_inner().map_err(other)?;
                 file.into_inner().map_err(|e| e.into_error())?.sync_all()
             }
             Some(Writer::Ipc(w)) => {
@@ -137,38 +253,40 @@ impl<R: Row> Columnar<R> {
         }
     }
 
-    fn push(&mut self, row: R) -> io::Result<()> {
-        let n = estimated_bytes(&row);
-        self.pending.push(row);
-        self.group += n;
-        self.part += n;
-        if self.pending.len() >= BATCH_ROWS || self.group >= self.limits.row_group {
-            self.write_pending()?;
-        }
-        if self.group >= self.limits.row_group {
+    /// Writes a batch of its table's rows, cutting row groups and parts
+    /// after the rows that fill them.
+    pub fn take(&mut self, b: SizedBatch) -> io::Result<()> {
+        let mut start = 0;
+        for (i, &size) in b.sizes.iter().enumerate() {
+            self.group += size as usize;
+            self.part += size as usize;
+            let part_full = self.part >= self.limits.part && self.kind != Kind::ArrowStdout;
+            if self.group < self.limits.row_group && !part_full {
+                continue;
+            }
+            self.pieces.push(b.batch.slice(start, i + 1 - start));
+            start = i + 1;
+            self.write_pending(true)?;
             self.group = 0;
-            if let Some(Writer::Parquet(w)) = &mut self.writer {
-                w.flush().map_err(other)?;
+            if part_full {
+                self.part = 0;
+                self.close()?;
             }
         }
-        if self.part >= self.limits.part && self.kind != Kind::ArrowStdout {
-            self.part = 0;
-            self.group = 0;
-            self.close()?;
+        let rest = b.batch.num_rows() - start;
+        if rest > 0 {
+            self.pieces.push(b.batch.slice(start, rest));
+            self.rows += rest;
         }
-        Ok(())
-    }
-}
-
-impl<R: Row> Out for Columnar<R> {
-    fn take(&mut self, rows: &mut Rows) -> io::Result<()> {
-        for row in std::mem::take((self.pick)(rows)) {
-            self.push(row)?;
+        if self.kind != Kind::Parquet && self.rows >= BATCH_ROWS {
+            self.write_pending(false)?;
         }
         Ok(())
     }
 
-    fn finish(&mut self) -> io::Result<()> {
+    /// Writes what is pending and closes the last part (a table with no
+    /// rows gets one part all the same, its schema in it).
+    pub fn finish(&mut self) -> io::Result<()> {
         if self.next == 0 {
             self.open()?;
         }
@@ -183,41 +301,26 @@ pub fn outs(
     tables: Tables,
     kind: Kind,
     limits: Limits,
-) -> io::Result<Vec<Box<dyn Out>>> {
-    fn out<R: Row + 'static>(
-        root: Option<&Path>,
-        kind: Kind,
-        limits: Limits,
-        pick: fn(&mut Rows) -> &mut Vec<R>,
-    ) -> io::Result<Box<dyn Out>> {
-        let dir = root.map(|r| r.join(R::TABLE.name()));
-        if let Some(dir) = &dir {
-            std::fs::create_dir(dir)?;
-        }
-        Ok(Box::new(Columnar {
-            dir,
-            kind,
-            limits,
-            pick,
-            pending: Vec::new(),
-            group: 0,
-            part: 0,
-            next: 0,
-            writer: None,
-        }))
-    }
-    let (r, k, l) = (root, kind, limits);
+) -> io::Result<Vec<Out>> {
     tables
         .iter()
-        .map(|t| match t {
-            Table::Nodes => out(r, k, l, |rows| &mut rows.nodes),
-            Table::Files => out(r, k, l, |rows| &mut rows.files),
-            Table::Diagnostics => out(r, k, l, |rows| &mut rows.diagnostics),
-            Table::Individuals => out(r, k, l, |rows| &mut rows.individuals),
-            Table::Families => out(r, k, l, |rows| &mut rows.families),
-            Table::Edges => out(r, k, l, |rows| &mut rows.edges),
-            Table::Events => out(r, k, l, |rows| &mut rows.events),
-            Table::Citations => out(r, k, l, |rows| &mut rows.citations),
+        .map(|table| {
+            let dir = root.map(|r| r.join(table.name()));
+            if let Some(dir) = &dir {
+                std::fs::create_dir(dir)?;
+            }
+            Ok(Out {
+                table,
+                dir,
+                kind,
+                limits,
+                pieces: Vec::new(),
+                rows: 0,
+                group: 0,
+                part: 0,
+                next: 0,
+                writer: None,
+            })
         })
         .collect()
 }
