@@ -346,6 +346,42 @@ pub fn escape_leading_at(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `s` for a URI: every octet but URI's unreserved characters (letters,
+/// digits, `-._~`) as `%XX`.
+pub(crate) fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// `s` with its `%XX` escapes decoded (a `%` that begins none is kept);
+/// `s` as it is when the octets decoded are not UTF-8.
+pub(crate) fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |k: usize| b.get(k).and_then(|&c| char::from(c).to_digit(16));
+        match (b[i], hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,5 +568,19 @@ mod tests {
         assert!(s.contains(b'Q') && s.contains(b'G') && s.contains(b'X') && !s.contains(b'D'));
         assert!(t.lookup(b"DATE").is_empty());
         assert!(EscapeTable::default().lookup(b"DATE").contains(b'D'));
+    }
+
+    #[test]
+    fn percent_escapes_round_trip() {
+        for s in ["me 1.jpg", "a/b?c=d&e", "Ærø ~ 100%", ""] {
+            assert_eq!(percent_decode(&percent_encode(s)), s);
+        }
+        assert_eq!(percent_encode("a b/c~"), "a%20b%2Fc~");
+        assert_eq!(percent_decode("me%201.jpg"), "me 1.jpg");
+        // Not escapes: kept.
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz%4"), "%zz%4");
+        // Octets that are not UTF-8: the value as given.
+        assert_eq!(percent_decode("%FF"), "%FF");
     }
 }

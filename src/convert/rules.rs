@@ -5,6 +5,7 @@
 //! (`check::standard_sub`) and, when it is not standard where it stands,
 //! kept as a `_` extension.
 
+use crate::escape::{percent_decode, percent_encode};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::check::{known_tag, standard_sub, Shape};
@@ -842,42 +843,6 @@ fn void_citation(c: &mut CNode) -> bool {
         c.children.extend(texts);
     }
     true
-}
-
-/// `s` with every octet but URI's unreserved characters percent-encoded.
-fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// The reverse of [`percent_encode`] (an escape that is not one is kept).
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = b
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok());
-        match (b[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(v)) => {
-                out.push(v);
-                i += 3;
-            }
-            (c, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `true` where a 7.0 `SOUR` is a source citation (a pointer).

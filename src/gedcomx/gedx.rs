@@ -58,6 +58,7 @@
 //! # Ok::<(), gedcom_elf::gedcomx::gedx::GedxError>(())
 //! ```
 
+use crate::escape::percent_decode;
 use std::collections::HashSet;
 use std::fmt;
 use std::fs::File;
@@ -643,32 +644,6 @@ fn has_scheme(s: &str) -> bool {
     let mut bytes = scheme.bytes();
     bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
         && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
-}
-
-/// `%XX` escapes decoded (an `about` is a URI reference; zip names and file
-/// names are not escaped); the value as it is when that is not UTF-8.
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        match (
-            b[i],
-            b.get(i + 1).copied().and_then(hex),
-            b.get(i + 2).copied().and_then(hex),
-        ) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (c, _, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
 }
 
 /// The zip entry name an `about` value names, or why it names none: a

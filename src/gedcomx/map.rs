@@ -12,6 +12,7 @@
 //! ids of the places described, so groups of records map alike on any
 //! thread.
 
+use crate::escape::percent_encode;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -312,23 +313,10 @@ fn text(node: NodeRef<'_>) -> Option<String> {
     value_text(node.text())
 }
 
-/// `s` percent-encoded for a URI, every byte but the unreserved ones.
-fn percent(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// The fact type of an `EVEN`, `FACT` (or unknown event) with `TYPE`: a
 /// `data:` URI holding the type's text (the tag's, when no `TYPE`).
 fn data_uri(kind: &str) -> String {
-    format!("data:,{}", percent(kind))
+    format!("data:,{}", percent_encode(kind))
 }
 
 /// A GEDCOM X `Date` from a `DATE` node: the payload verbatim, and the

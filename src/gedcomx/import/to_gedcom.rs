@@ -8,6 +8,7 @@
 //! built as a [`Node`] and written at once. Issues name the item by its
 //! JSON path (`persons[3].facts[0]`), whichever syntax was read.
 
+use crate::escape::percent_decode;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 
@@ -100,26 +101,6 @@ fn local(uri: &str) -> Option<&str> {
 
 fn gx(name: &str) -> String {
     format!("{GX}{name}")
-}
-
-/// `%XX` escapes decoded (when they make UTF-8; else as given).
-fn percent_decoded(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| char::from(c).to_digit(16);
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
 }
 
 /// An id's xref content: `~XX` escapes (the export's) decoded.
@@ -496,7 +477,7 @@ impl<'d> Cx<'d> {
             Some(tag) => node = Node::new(tag),
             None => {
                 let kind = match f.kind.strip_prefix("data:,") {
-                    Some(text) => percent_decoded(text),
+                    Some(text) => percent_decode(text),
                     None => f.kind.clone(),
                 };
                 let tag = if f.value.is_some() { "FACT" } else { "EVEN" };
@@ -728,7 +709,7 @@ impl<'d> Cx<'d> {
     fn media_node(&mut self, sd: &SourceDescription, at: &str, mut node: Node) -> Node {
         let mut file = Node::new("FILE");
         if let Some(a) = &sd.about {
-            file = file.text(percent_decoded(a));
+            file = file.text(percent_decode(a));
         }
         if let Some(t) = &sd.media_type {
             match MEDIA_TYPES
@@ -914,10 +895,8 @@ impl<'d> Cx<'d> {
             match p.split_once(':') {
                 Some(("tel", n)) => node
                     .children
-                    .push(Node::new("PHON").text(percent_decoded(n))),
-                Some(("fax", n)) => node
-                    .children
-                    .push(Node::new("FAX").text(percent_decoded(n))),
+                    .push(Node::new("PHON").text(percent_decode(n))),
+                Some(("fax", n)) => node.children.push(Node::new("FAX").text(percent_decode(n))),
                 _ => self.not_imported(&format!("{at}.phones[{i}]"), "a phone that is not tel:"),
             }
         }
@@ -925,7 +904,7 @@ impl<'d> Cx<'d> {
             match e.strip_prefix("mailto:") {
                 Some(m) => node
                     .children
-                    .push(Node::new("EMAIL").text(percent_decoded(m))),
+                    .push(Node::new("EMAIL").text(percent_decode(m))),
                 None => self.not_imported(&format!("{at}.emails[{i}]"), "an email not mailto:"),
             }
         }
@@ -1580,8 +1559,8 @@ mod tests {
         assert_eq!(derived_from("I1.s12", 's'), Some("I1"));
         assert_eq!(derived_from("I1.s", 's'), None);
         assert_eq!(derived_from("I1.m1", 's'), None);
-        assert_eq!(percent_decoded("me%201.jpg"), "me 1.jpg");
-        assert_eq!(percent_decoded("100%"), "100%");
+        assert_eq!(percent_decode("me%201.jpg"), "me 1.jpg");
+        assert_eq!(percent_decode("100%"), "100%");
     }
 
     #[test]
