@@ -1,5 +1,6 @@
 //! Positions, diagnostics (recovered problems) and errors (reading stopped).
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Where something is in the input.
@@ -321,6 +322,104 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         self.source.as_deref().map(|e| e as _)
+    }
+}
+
+/// Structures an output could not carry as they were, per path of tags
+/// (`INDI.SEX`) and reason: how many, and their first input lines. The
+/// report of the GEDCOM X export (`gedcomx::NotConverted`) and of the
+/// conversion between GEDCOM versions (`convert::NotCarried`).
+///
+/// ```
+/// use gedcom_elf::diag::NotCarried;
+///
+/// let mut report = NotCarried::default();
+/// report.add("INDI.SEX", "a value the target lacks", 12);
+/// report.add("INDI.SEX", "a value the target lacks", 40);
+/// let mut later = NotCarried::default();
+/// later.add("FAM._X", "an extension", 90);
+/// report.merge(later);
+/// let entries: Vec<_> = report.entries().map(|e| (e.path, e.count, e.lines.to_vec())).collect();
+/// assert_eq!(entries, [("FAM._X", 1, vec![90]), ("INDI.SEX", 2, vec![12, 40])]);
+/// assert_eq!(report.total(), 3);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NotCarried {
+    entries: BTreeMap<(String, &'static str), (u64, Vec<u64>)>,
+    total: u64,
+}
+
+/// One path and reason of [`NotCarried`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotCarriedEntry<'a> {
+    /// The tags from the record down (`INDI.SEX`), as in the input.
+    pub path: &'a str,
+    /// Why, and what became of it.
+    pub reason: &'static str,
+    /// How many structures.
+    pub count: u64,
+    /// Their first input lines (at most [`NotCarried::LINES`]).
+    pub lines: &'a [u64],
+}
+
+impl NotCarried {
+    /// Lines kept per path and reason.
+    pub const LINES: usize = 5;
+    /// Paths kept; beyond them, structures are only counted in the total.
+    pub const PATHS: usize = 10_000;
+
+    /// Counts one structure (with its substructures) at `path`, input
+    /// line `line` (0: none, not kept).
+    pub fn add(&mut self, path: impl Into<String>, reason: &'static str, line: u64) {
+        self.total += 1;
+        let key = (path.into(), reason);
+        if self.entries.len() >= Self::PATHS && !self.entries.contains_key(&key) {
+            return;
+        }
+        let (n, lines) = self.entries.entry(key).or_default();
+        *n += 1;
+        if lines.len() < Self::LINES && line > 0 {
+            lines.push(line);
+        }
+    }
+
+    /// Adds `later`'s counts (of the structures after these), as if each
+    /// had been [`add`](NotCarried::add)ed here in turn.
+    pub fn merge(&mut self, later: NotCarried) {
+        self.total += later.total;
+        for (key, (count, mut lines)) in later.entries {
+            if self.entries.len() >= Self::PATHS && !self.entries.contains_key(&key) {
+                continue;
+            }
+            let (n, kept) = self.entries.entry(key).or_default();
+            *n += count;
+            lines.truncate(Self::LINES - kept.len().min(Self::LINES));
+            kept.append(&mut lines);
+        }
+    }
+
+    /// Every structure counted.
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// `true` when everything was carried.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// The paths, sorted, with their reasons.
+    pub fn entries(&self) -> impl Iterator<Item = NotCarriedEntry<'_>> {
+        self.entries
+            .iter()
+            .map(|((path, reason), (count, lines))| NotCarriedEntry {
+                path,
+                reason,
+                count: *count,
+                lines,
+            })
     }
 }
 

@@ -76,6 +76,7 @@ use crate::event::{Event, Value};
 use crate::version::Version;
 use crate::write::{decode_xref, LineEnding, WriteError, WriteErrorKind, Writer, WriterConfig};
 
+pub use crate::diag::{NotCarried, NotCarriedEntry};
 pub use tables::TERMS_551;
 
 /// Records nested deeper than this are refused
@@ -129,73 +130,6 @@ impl ConvertConfig {
     #[must_use]
     pub fn target(&self) -> Version {
         self.to
-    }
-}
-
-/// Structures the target version cannot carry as they were, per path of
-/// tags (`INDI.SEX`) and reason: how many and their first input lines (as
-/// the GEDCOM X export's `NotConverted`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NotCarried {
-    entries: BTreeMap<(String, &'static str), (u64, Vec<u64>)>,
-    total: u64,
-}
-
-/// One path and reason of [`NotCarried`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NotCarriedEntry<'a> {
-    /// The tags from the record down (`INDI.SEX`), as in the input.
-    pub path: &'a str,
-    /// Why, and what became of it.
-    pub reason: &'static str,
-    /// How many structures.
-    pub count: u64,
-    /// Their first input lines (at most [`NotCarried::LINES`]).
-    pub lines: &'a [u64],
-}
-
-impl NotCarried {
-    /// Lines kept per path and reason.
-    pub const LINES: usize = 5;
-    /// Paths kept; beyond them, structures are only counted in the total.
-    pub const PATHS: usize = 10_000;
-
-    /// Counts one structure at `path`, `line`.
-    pub(crate) fn add(&mut self, path: &str, reason: &'static str, line: u64) {
-        self.total += 1;
-        let key = (path.to_string(), reason);
-        if self.entries.len() >= Self::PATHS && !self.entries.contains_key(&key) {
-            return;
-        }
-        let (n, lines) = self.entries.entry(key).or_default();
-        *n += 1;
-        if lines.len() < Self::LINES && line > 0 {
-            lines.push(line);
-        }
-    }
-
-    /// Every structure counted.
-    #[must_use]
-    pub fn total(&self) -> u64 {
-        self.total
-    }
-
-    /// `true` when everything was carried.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.total == 0
-    }
-
-    /// The paths, sorted, with their reasons.
-    pub fn entries(&self) -> impl Iterator<Item = NotCarriedEntry<'_>> {
-        self.entries
-            .iter()
-            .map(|((path, reason), (count, lines))| NotCarriedEntry {
-                path,
-                reason,
-                count: *count,
-                lines,
-            })
     }
 }
 

@@ -741,7 +741,7 @@ impl Ctx {
                         if let Some(mut p) = phrase {
                             report
                                 .not_carried
-                                .add(&format!("{path}.PHRASE"), NO_PHRASE, p.line);
+                                .add(format!("{path}.PHRASE"), NO_PHRASE, p.line);
                             p.tag = "_PHRASE".into();
                             n.children.insert(0, p);
                         }
@@ -992,7 +992,7 @@ fn date551(n: &mut CNode, path: &str, report: &mut ConvertReport) {
             if let Some(mut p) = phrase {
                 report
                     .not_carried
-                    .add(&format!("{path}.PHRASE"), NO_PHRASE, p.line);
+                    .add(format!("{path}.PHRASE"), NO_PHRASE, p.line);
                 p.tag = "_PHRASE".into();
                 n.children.insert(0, p);
             }

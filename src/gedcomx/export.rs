@@ -544,8 +544,7 @@ impl<W: Write, S: Spool> Export<W, S> {
         // The `FAMC.PEDI` facts no family took.
         for (key, _, line) in self.mapping.index.pedigrees() {
             if !self.used.contains(key) {
-                self.report
-                    .add("INDI.FAMC.PEDI".into(), reason::PEDIGREE, line);
+                self.report.add("INDI.FAMC.PEDI", reason::PEDIGREE, line);
             }
         }
         Ok(self.report)

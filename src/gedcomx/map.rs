@@ -14,7 +14,7 @@
 
 use crate::escape::percent_encode;
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::gedx::extension_media_type;
@@ -170,83 +170,11 @@ pub mod reason {
 }
 
 /// What was not converted: per path of tags (`INDI.BIRT.FAMC`) and
-/// reason, how many and the first lines.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NotConverted {
-    entries: BTreeMap<(String, &'static str), (u64, Vec<u64>)>,
-    total: u64,
-}
+/// reason (one of [`reason`]'s), how many and the first lines.
+pub type NotConverted = crate::diag::NotCarried;
 
 /// One path of [`NotConverted`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Skipped<'a> {
-    /// The tags from the record down (`INDI.BIRT.FAMC`).
-    pub path: &'a str,
-    /// Why (one of [`reason`]'s).
-    pub reason: &'static str,
-    /// How many structures.
-    pub count: u64,
-    /// The first lines (at most [`NotConverted::LINES`]).
-    pub lines: &'a [u64],
-}
-
-impl NotConverted {
-    /// Lines kept per path.
-    pub const LINES: usize = 5;
-    /// Paths kept; beyond them, structures are only counted in the total.
-    pub const PATHS: usize = 10_000;
-
-    /// Counts one structure (and its substructures) at `path`, `line`.
-    pub fn add(&mut self, path: String, reason: &'static str, line: u64) {
-        self.total += 1;
-        if self.entries.len() >= Self::PATHS && !self.entries.contains_key(&(path.clone(), reason))
-        {
-            return;
-        }
-        let (n, lines) = self.entries.entry((path, reason)).or_default();
-        *n += 1;
-        if lines.len() < Self::LINES {
-            lines.push(line);
-        }
-    }
-
-    /// Adds `later`'s counts (of the structures after these), as if each
-    /// had been [`add`](NotConverted::add)ed here in turn.
-    pub fn merge(&mut self, later: NotConverted) {
-        self.total += later.total;
-        for (key, (count, mut lines)) in later.entries {
-            if self.entries.len() >= Self::PATHS && !self.entries.contains_key(&key) {
-                continue;
-            }
-            let (n, kept) = self.entries.entry(key).or_default();
-            *n += count;
-            lines.truncate(Self::LINES - kept.len().min(Self::LINES));
-            kept.append(&mut lines);
-        }
-    }
-
-    /// Structures not converted (each counts with its substructures).
-    pub fn total(&self) -> u64 {
-        self.total
-    }
-
-    /// `true` when everything was converted.
-    pub fn is_empty(&self) -> bool {
-        self.total == 0
-    }
-
-    /// The paths, sorted.
-    pub fn entries(&self) -> impl Iterator<Item = Skipped<'_>> {
-        self.entries
-            .iter()
-            .map(|((path, reason), (count, lines))| Skipped {
-                path,
-                reason,
-                count: *count,
-                lines,
-            })
-    }
-}
+pub type Skipped<'a> = crate::diag::NotCarriedEntry<'a>;
 
 /// Maps records one at a time (see [the module docs](super)).
 #[derive(Debug, Default)]
