@@ -43,8 +43,40 @@ impl Scanned {
     /// space, no whitespace before the level, tags of upper-case letters,
     /// digits and underscores): a description, or `None` for a line
     /// GEDCOM 7 allows (or an unparsable one, reported as that).
-    #[inline]
+    #[inline(always)]
     pub fn gedcom7_departure(&self, input: &[u8]) -> Option<&'static str> {
+        // The usual line, settled by a few comparisons: a one-digit level
+        // and one space (`tag_start` right after it, the byte between a
+        // space), the xref and one space, the tag, then the end or a space;
+        // nothing before the level; and (the one loop) no lowercase letter
+        // in the tag, whose octets are `[0-9A-Z_a-z]`: lowercase is `a` up.
+        let s = self.start;
+        let tag_after = match self.has_xref() {
+            true => {
+                self.xref_start == s + 2
+                    && input.get(self.xref_end) == Some(&b' ')
+                    && self.tag_start == self.xref_end + 1
+            }
+            false => self.tag_start == s + 2,
+        };
+        let usual = self.error.is_none()
+            && tag_after
+            && input.get(s + 1) == Some(&b' ')
+            && (s == 0 || input.get(s - 1).is_some_and(|&b| !is_ws(b)))
+            && (self.tag_end == self.end || input.get(self.tag_end) == Some(&b' '))
+            && input
+                .get(self.tag_start..self.tag_end)
+                .is_some_and(|t| t.iter().all(|&b| b < b'a'));
+        if usual {
+            return None;
+        }
+        self.gedcom7_departure_slow(input)
+    }
+
+    /// [`Scanned::gedcom7_departure`] for a line that is not the usual one.
+    #[cold]
+    #[inline(never)]
+    fn gedcom7_departure_slow(&self, input: &[u8]) -> Option<&'static str> {
         if self.error.is_some() {
             return None;
         }
