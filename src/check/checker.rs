@@ -310,7 +310,7 @@ impl Checker {
             &self.config,
             self.groups,
             self.version,
-            (first, false),
+            first,
             record,
             &mut found,
         );

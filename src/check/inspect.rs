@@ -1,12 +1,23 @@
-//! Inspecting a record: its own findings and its facts as plain data, on
-//! any thread (see [`Checker::inspect`](super::Checker::inspect)(super::Checker::inspect)).
+//! Inspecting records: their own findings and their facts as plain data,
+//! on any thread (see [`Checker::inspect`](super::Checker::inspect)).
+//!
+//! One walk does it, over the structures of records as they begin and end:
+//! a reader's events (a chunk of a file: [`Walk`] straight over the reader,
+//! no tree built) or a record tree's walk ([`inspect_into`]). Each rule's
+//! own module judges what the walk hands it (a payload, a structure that
+//! begins or ends, a record's dated events).
+
+use std::borrow::Cow;
 
 use super::config::Groups;
 use super::links::Role;
-use super::{plausible, push_path, structure, values, CheckConfig, Finding, Version};
+use super::plausible::{DateFact, Dated};
+use super::structure::{self, Structures};
+use super::{plausible, push_path, values, CheckConfig, Finding, Rule, Version};
+use crate::event::{Value, Xref};
 use crate::tree::hash::{hash_bytes, FastMap};
 use crate::tree::{NodeRef, Step};
-use crate::value::Date;
+use crate::value::{Date, Pedigree};
 
 /// A range of a string buffer.
 pub(super) type Span = (u32, u32);
@@ -61,17 +72,8 @@ pub struct Inspection {
     pub(super) path_ids: FastMap<Box<str>, u32>,
     /// A path being written.
     pub(super) scratch: String,
-    /// The spans of the dates of a record's events (`INDI.BIRT.DATE`), by
-    /// node, worked out once for the value and the plausibility rules.
-    pub(super) dates: Vec<(u32, Option<(i64, i64)>)>,
-    /// The structure rules' memory of the kinds of the tree being
-    /// inspected.
-    pub(super) kinds: structure::Kinds,
-    /// Per kind of the tree being inspected: the id of its path in
-    /// `paths` (`u32::MAX`: not seen) and its pointers' target code
-    /// ([`structure::target_code`]), both fixed by the kind's tags from its
-    /// record down ([`NodeRef::kind_index`]).
-    pub(super) kind_paths: Vec<(u32, u8)>,
+    /// The kinds of structure seen, and what is known of each.
+    pub(super) kinds: Kinds,
 }
 
 impl Inspection {
@@ -100,11 +102,477 @@ impl Inspection {
     }
 }
 
+/// A kind of structure: its tags from its record down (`INDI.BIRT.DATE`),
+/// numbered as first seen. What the rules make of a structure's place
+/// (its class among its superstructure's substructures, a pointer's path
+/// and target) depends on its kind alone, so it is worked out once per
+/// kind: a few hundred, where the structures are millions.
+#[derive(Debug, Default)]
+pub(super) struct Kinds {
+    /// The version the kinds were worked out for.
+    version: Option<Version>,
+    /// Per superstructure kind ([`ROOT`] for records) and tag
+    /// ([`tag_key`](super::tag_key)):
+    /// the kind.
+    ids: FastMap<(u32, u64), u32>,
+    info: Vec<KindInfo>,
+}
+
+/// What is known of a kind.
+#[derive(Clone, Copy, Debug)]
+struct KindInfo {
+    /// Its class ([`structure::classify`]), or [`UNKNOWN`].
+    class: u32,
+    /// Its pointers' path id in the inspection's `paths`, or [`UNKNOWN`].
+    path: u32,
+    /// Its pointers' target ([`structure::target_code`]), once `path` is
+    /// known.
+    target: u8,
+}
+
+/// Not worked out yet.
+const UNKNOWN: u32 = u32::MAX;
+/// No kind: a tag too long for a [`tag_key`](super::tag_key), or under
+/// one.
+const NO_KIND: u32 = u32::MAX;
+/// The superstructure kind of records.
+const ROOT: u32 = u32::MAX - 1;
+/// No pointer.
+const NO_POINTER: u32 = u32::MAX;
+/// How deep a pointer's structure may be to have a target: no standard
+/// structure is deeper.
+const MAX_TARGET_DEPTH: usize = 16;
+
+impl Kinds {
+    /// Starts the kinds of a document of `version`.
+    fn version(&mut self, version: Version) {
+        if self.version != Some(version) {
+            self.ids.clear();
+            self.info.clear();
+            self.version = Some(version);
+        }
+    }
+
+    /// The kind of a structure tagged `tag` under one of kind `parent`.
+    fn id(&mut self, parent: u32, key: Option<u64>) -> u32 {
+        let Some(key) = key else {
+            return NO_KIND;
+        };
+        if parent == NO_KIND {
+            return NO_KIND;
+        }
+        let next = self.info.len() as u32;
+        let id = *self.ids.entry((parent, key)).or_insert(next);
+        if id == next {
+            self.info.push(KindInfo {
+                class: UNKNOWN,
+                path: UNKNOWN,
+                target: 0,
+            });
+        }
+        id
+    }
+
+    fn get(&self, kind: u32) -> Option<&KindInfo> {
+        self.info.get(kind as usize)
+    }
+}
+
+/// An open structure, as the walk keeps it. (The walk's frames are
+/// slots, written field by field where they lie: a frame made whole and
+/// then moved into place would be written in parts and read back whole,
+/// which stalls the processor's store forwarding on every line.)
+#[derive(Debug, Default)]
+struct Frame<'a> {
+    kind: u32,
+    /// [`SKIP`], [`SEEN_PEDI`].
+    flags: u32,
+    tag: Cow<'a, str>,
+    line: u64,
+    value: Option<Value<'a>>,
+    /// An `INDI.FAMC`'s pointer, to be marked adopted or foster by its
+    /// first `PEDI`.
+    famc: u32,
+    /// A record's substructure whose first `DATE` the plausibility rules
+    /// read: its index in [`Walk::events`].
+    event: u32,
+}
+
+/// [`Frame::flags`]: under (or itself) an extension, not judged by the
+/// value, link or plausibility rules.
+const SKIP: u32 = 1;
+/// [`Frame::flags`]: its first `PEDI` was seen.
+const SEEN_PEDI: u32 = 2;
+
+/// A record's substructure kept for the plausibility rules: its tag and
+/// its first `DATE` (spans of [`Walk::texts`]).
+type EventEntry = (Span, Option<(Option<(i64, i64)>, u64, Option<Span>)>);
+
+/// The rules over the structures of records as they begin and end, into
+/// an [`Inspection`]: [`Walk::begin`] and [`Walk::end`] in document order,
+/// records whole.
+pub(super) struct Walk<'a, 'c> {
+    config: &'c CheckConfig,
+    g: Groups,
+    version: Version,
+    /// The version the HEAD says, if the first record to come may be the
+    /// HEAD: its `head_version` if it is.
+    head: Option<Version>,
+    structures: Structures,
+    /// The open structures are `frames[..depth]`.
+    frames: Vec<Frame<'a>>,
+    depth: usize,
+    /// The current record's structure findings, then its others (the
+    /// structure rules' first, as a record is judged).
+    structure_found: Vec<Finding>,
+    other_found: Vec<Finding>,
+    /// The current record's xref_id and tag in the inspection's strings,
+    /// its line, and whether its dates are read for the plausibility rules.
+    record: (Option<(Span, u64)>, Span, u64, bool),
+    head_version: Option<Version>,
+    events: Vec<EventEntry>,
+    /// The texts of `events`.
+    texts: String,
+}
+
 /// Appends `s` to `strings`, giving its span there.
 fn put(strings: &mut String, s: &str) -> Span {
     let start = strings.len() as u32;
     strings.push_str(s);
     (start, strings.len() as u32)
+}
+
+impl<'a, 'c> Walk<'a, 'c> {
+    /// A walk of the records of a document of `version`; `head`: the
+    /// version a HEAD that is the first record says (the caller read it
+    /// first), `None` when the first record to come is not the document's.
+    pub(super) fn new(
+        config: &'c CheckConfig,
+        g: Groups,
+        version: Version,
+        head: Option<Version>,
+    ) -> Walk<'a, 'c> {
+        Walk {
+            config,
+            g,
+            version,
+            head,
+            structures: Structures::default(),
+            frames: Vec::new(),
+            depth: 0,
+            structure_found: Vec::new(),
+            other_found: Vec::new(),
+            record: (None, (0, 0), 0, false),
+            head_version: None,
+            events: Vec::new(),
+            texts: String::new(),
+        }
+    }
+
+    /// The tag of the `i`th open structure.
+    fn tag(&self, i: usize) -> &str {
+        self.frames.get(i).map_or("", |f| &f.tag)
+    }
+
+    /// The open structures.
+    fn open(&self) -> &[Frame<'a>] {
+        self.frames.get(..self.depth).unwrap_or(&[])
+    }
+
+    /// A structure begins: at level 0 a record, else a substructure of the
+    /// innermost open one. `value`: its payload. (`tag` is a `Cow` to keep
+    /// it borrowed from the input, as it comes.)
+    #[allow(clippy::ptr_arg)]
+    pub(super) fn begin(
+        &mut self,
+        found: &mut Inspection,
+        tag: &Cow<'a, str>,
+        xref: Option<&Xref<'a>>,
+        value: Option<&Value<'a>>,
+        line: u64,
+    ) {
+        let level = self.depth;
+        if level == 0 {
+            self.start_record(found, tag, xref, line);
+        }
+        let version = self.version;
+        let parent = level.checked_sub(1).and_then(|i| self.frames.get(i));
+        let parent_kind = parent.map_or(ROOT, |f| f.kind);
+        let key = super::tag_key(tag.as_bytes());
+        let kind = found.kinds.id(parent_kind, key);
+        let class = match found.kinds.get(kind) {
+            Some(k) if k.class != UNKNOWN => k.class,
+            _ => {
+                let c = self.structures.classify_next(version, tag);
+                if let Some(k) = found.kinds.info.get_mut(kind as usize) {
+                    k.class = c;
+                }
+                c
+            }
+        };
+        let pointer = value.and_then(Value::as_pointer);
+        let text = structure::has_text(value.and_then(Value::as_text));
+        let skip = parent.is_some_and(|f| f.flags & SKIP != 0) || tag.starts_with('_');
+        if self.frames.len() == level {
+            self.frames.push(Frame::default());
+        }
+        let f = &mut self.frames[level];
+        f.kind = kind;
+        f.flags = if skip { SKIP } else { 0 };
+        f.tag.clone_from(tag);
+        f.line = line;
+        f.value = value.cloned();
+        f.famc = NO_POINTER;
+        f.event = NO_POINTER;
+        self.depth = level + 1;
+        let tag: &str = tag;
+        {
+            let frames = self.frames.get(..self.depth).unwrap_or(&[]);
+            self.structures.begin(
+                version,
+                (tag, key, class),
+                (pointer.is_some(), text),
+                &mut self.structure_found,
+                |rule, message| finding(frames, rule, message),
+            );
+        }
+        if skip {
+            return;
+        }
+        let g = self.g;
+        let dated = self.record.3;
+        if dated
+            && level == 1
+            && (matches!(tag, "BIRT" | "DEAT" | "BURI" | "CREM" | "MARR")
+                || plausible::life_event(tag))
+        {
+            let t = put(&mut self.texts, tag);
+            self.frames[level].event = self.events.len() as u32;
+            self.events.push((t, None));
+        }
+        if level == 2
+            && tag == "PEDI"
+            && self.frames[1].famc != NO_POINTER
+            && self.frames[1].flags & SEEN_PEDI == 0
+        {
+            self.frames[1].flags |= SEEN_PEDI;
+            let adopted = value
+                .and_then(Value::as_text)
+                .map(|p| Pedigree::parse(&p.text()))
+                .is_some_and(|p| matches!(p, Ok(Pedigree::Adopted | Pedigree::Foster)));
+            if adopted {
+                if let Some(p) = found.pointers.get_mut(self.frames[1].famc as usize) {
+                    p.role = Role::Child(true);
+                }
+            }
+        }
+        if dated && level == 2 && tag == "DATE" {
+            // Parsed once for both groups of rules.
+            let text = value.and_then(Value::as_text).map(|p| p.text());
+            let date = text.as_deref().map(Date::parse);
+            if let (true, Some(Err(e))) = (g.value, &date) {
+                let (rule, message) = values::not_a_date(e);
+                self.other(rule, message);
+            }
+            let span = date.and_then(|d| d.ok()?.jdn_range());
+            let event = self.frames[1].event;
+            if let Some((_, first @ None)) = self.events.get_mut(event as usize) {
+                let t = text.as_deref().map(|t| put(&mut self.texts, t));
+                *first = Some((span, line, t));
+            }
+        } else if g.value && values::judged(tag) {
+            if let Some(text) = value.and_then(Value::as_text).map(|p| p.text()) {
+                let parent = level.checked_sub(1).map(|i| self.tag(i));
+                if let Some((rule, message)) = values::problem(tag, parent, version, &text) {
+                    self.other(rule, message);
+                }
+            }
+        }
+        if g.plausible && tag == "AGE" {
+            if let Some(text) = value.and_then(Value::as_text).map(|p| p.text()) {
+                if let Some((rule, message)) = plausible::age(&text, self.config.limits()) {
+                    self.other(rule, message);
+                }
+            }
+        }
+        if !(g.link || g.plausible) {
+            return;
+        }
+        if let Some(p) = pointer {
+            // GEDCOM 7's null pointer points nowhere on purpose.
+            if version == Version::Gedcom7 && p.as_bytes() == b"@VOID@" {
+                return;
+            }
+            let role = match level {
+                1 => Role::of(self.tag(0), tag),
+                _ => Role::Other,
+            };
+            let p = p.to_str_lossy();
+            let target = put(&mut found.strings, &p);
+            let (path, expected) = match found.kinds.get(kind) {
+                Some(k) if k.path != UNKNOWN => (k.path, k.target),
+                _ => {
+                    let known = self.pointer_kind(found, level);
+                    if let Some(k) = found.kinds.info.get_mut(kind as usize) {
+                        (k.path, k.target) = known;
+                    }
+                    known
+                }
+            };
+            if role == Role::Child(false) {
+                self.frames[level].famc = found.pointers.len() as u32;
+            }
+            found.pointers.push(PointerFact {
+                target,
+                hash: hash_bytes(p.as_bytes()),
+                line,
+                path,
+                expected,
+                role,
+            });
+        }
+    }
+
+    /// The path id and target code of the pointers of the innermost open
+    /// structure (at `level`).
+    fn pointer_kind(&self, found: &mut Inspection, level: usize) -> (u32, u8) {
+        let tags: Vec<&str> = (0..self.depth).map(|i| self.tag(i)).collect();
+        let path = path_id(found, &tags);
+        let target = match level <= MAX_TARGET_DEPTH {
+            true => structure::target_of_type(self.version, self.structures.ty()),
+            false => None,
+        };
+        (path, structure::target_code(target))
+    }
+
+    /// A finding other than the structure rules' about the innermost open
+    /// structure.
+    fn other(&mut self, rule: &'static Rule, message: String) {
+        let f = finding(self.open(), rule, message);
+        self.other_found.push(f);
+    }
+
+    /// The innermost open structure ends.
+    pub(super) fn end(&mut self, found: &mut Inspection) {
+        if self.depth == 0 {
+            return;
+        }
+        {
+            let frames = self.frames.get(..self.depth).unwrap_or(&[]);
+            self.structures
+                .end(self.version, &mut self.structure_found, |rule, message| {
+                    finding(frames, rule, message)
+                });
+        }
+        self.depth -= 1;
+        if self.depth == 0 {
+            self.end_record(found);
+        }
+    }
+
+    fn start_record(
+        &mut self,
+        found: &mut Inspection,
+        tag: &str,
+        xref: Option<&Xref<'a>>,
+        line: u64,
+    ) {
+        let head = self.head.take();
+        self.head_version = head.filter(|_| tag == "HEAD");
+        if let Some(v) = self.head_version {
+            self.version = v;
+        }
+        found.kinds.version(self.version);
+        let xref = xref.map(|x| {
+            let x = x.to_str_lossy();
+            (put(&mut found.strings, &x), hash_bytes(x.as_bytes()))
+        });
+        let t = put(&mut found.strings, tag);
+        let dated = self.g.plausible && matches!(tag, "INDI" | "FAM");
+        self.record = (xref, t, line, dated);
+        self.events.clear();
+        self.texts.clear();
+        self.structure_found.clear();
+        self.other_found.clear();
+        self.structures.clear();
+    }
+
+    fn end_record(&mut self, found: &mut Inspection) {
+        let (xref, tag, line, _) = self.record;
+        let mut mine = std::mem::take(&mut self.structure_found);
+        if !self.g.structure {
+            mine.clear();
+        }
+        mine.append(&mut self.other_found);
+        let texts = &self.texts;
+        let text = |(a, b): Span| texts.get(a as usize..b as usize).unwrap_or("");
+        let dated: Vec<Dated<'_>> = self
+            .events
+            .iter()
+            .map(|&(t, date)| Dated {
+                tag: text(t),
+                date: date.map(|(span, line, t)| DateFact {
+                    span,
+                    line,
+                    text: t.map(text),
+                }),
+            })
+            .collect();
+        let limits = self.config.limits();
+        let mut birth = None;
+        let mut marriage = None;
+        if self.g.plausible && found.text(tag) == "INDI" {
+            birth = plausible::person("INDI", &dated, limits, &mut mine);
+        }
+        if self.g.plausible && found.text(tag) == "FAM" {
+            marriage = plausible::marriage(&dated)
+                .map(|(s, line, text)| (s, line, put(&mut found.strings, text)));
+        }
+        mine.retain(|f| self.config.has(f.rule));
+        if !mine.is_empty() {
+            // Every finding here is in this record (a path too deep to
+            // name it does not say so).
+            let own = xref.map(|(x, _)| found.text(x).to_string());
+            for f in &mut mine {
+                f.record.clone_from(&own);
+            }
+            mine.sort_by_key(|f| f.line);
+            found.findings.append(&mut mine);
+        }
+        self.structure_found = mine;
+        found.records.push(RecordFacts {
+            xref,
+            tag,
+            line,
+            pointers_end: found.pointers.len(),
+            findings_end: found.findings.len(),
+            birth,
+            marriage,
+            head_version: self.head_version,
+        });
+    }
+}
+
+/// A finding about the innermost of the open structures `frames`: its
+/// line, path and payload. The record is the caller's to fill in.
+fn finding(frames: &[Frame<'_>], rule: &'static Rule, message: String) -> Finding {
+    let names: Vec<&str> = frames.iter().map(|f| &*f.tag).collect();
+    let mut path = String::new();
+    push_path(&mut path, &names);
+    let node = frames.last();
+    let text = match node.and_then(|f| f.value.as_ref()) {
+        Some(Value::Pointer(p)) => Some(p.to_string()),
+        Some(Value::Text(p)) => Some(p.text().into_owned()),
+        None => None,
+    };
+    Finding {
+        rule,
+        line: node.map_or(0, |f| f.line),
+        record: None,
+        path,
+        message,
+        text,
+    }
 }
 
 /// The id of the path `path` in `found`'s paths.
@@ -121,162 +589,30 @@ fn path_id(found: &mut Inspection, path: &[&str]) -> u32 {
     id
 }
 
-/// Inspects one record into `found`: see [`Checker::inspect`](super::Checker::inspect). `first`:
-/// the first record of the document (a HEAD there decides the version);
-/// `same_tree`: the record is of the tree of the record inspected into
-/// `found` before (what was learnt of its kinds holds).
+/// Inspects one record of a tree into `found`: see
+/// [`Checker::inspect`](super::Checker::inspect). `first`: the first
+/// record of the document (a HEAD there decides the version).
 pub(super) fn inspect_into(
     config: &CheckConfig,
     g: Groups,
     version: Version,
-    (first, same_tree): (bool, bool),
+    first: bool,
     record: NodeRef<'_>,
     found: &mut Inspection,
 ) {
-    if !same_tree {
-        found.kinds.clear();
-        found.kind_paths.clear();
-    }
-    let record_tag = record.tag();
-    let head_version = (first && record_tag == "HEAD").then(|| structure::version_of(record));
-    let version = head_version.unwrap_or(version);
-    let findings_start = found.findings.len();
-    if g.structure {
-        structure::check(record, version, &mut found.kinds, &mut found.findings);
-    }
-    let limits = config.limits();
-    let own = record.xref();
-    let xref = own.as_ref().map(|x| {
-        let x = x.to_str_lossy();
-        (put(&mut found.strings, &x), hash_bytes(x.as_bytes()))
-    });
-    let tag = put(&mut found.strings, record_tag);
-    // The dates of the events that the plausibility rules read.
-    let dated = g.plausible && matches!(record_tag, "INDI" | "FAM");
-    found.dates.clear();
-    // The tags from the record down.
-    let mut path: Vec<&str> = Vec::new();
-    // The depth of an extension's structure being skipped.
-    let mut skip: Option<usize> = None;
+    let head = (first && record.tag() == "HEAD").then(|| structure::version_of(record));
+    let mut walk = Walk::new(config, g, head.unwrap_or(version), head);
     for step in record.walk() {
-        let node = match step {
-            Step::Enter(n) => n,
-            Step::Leave(_) => {
-                path.pop();
-                if skip.is_some_and(|d| path.len() < d) {
-                    skip = None;
-                }
-                continue;
+        match step {
+            Step::Enter(n) => {
+                let value = match n.pointer() {
+                    Some(p) => Some(Value::Pointer(p)),
+                    None => n.payload().map(Value::Text),
+                };
+                let tag = Cow::Borrowed(n.tag());
+                walk.begin(found, &tag, n.xref().as_ref(), value.as_ref(), n.line());
             }
-        };
-        let tag = node.tag();
-        path.push(tag);
-        if skip.is_some() {
-            continue;
-        }
-        if tag.starts_with('_') {
-            skip = Some(path.len());
-            continue;
-        }
-        if dated && path.len() == 3 && tag == "DATE" {
-            // Parsed once for both groups of rules.
-            let text = node.text();
-            let date = text.as_deref().map(Date::parse);
-            if let (true, Some(Err(e))) = (g.value, &date) {
-                values::not_a_date(node, e, &mut found.findings);
-            }
-            let span = date.and_then(|d| d.ok()?.jdn_range());
-            found.dates.push((node.id().index() as u32, span));
-        } else if g.value {
-            values::check(node, tag, version, &mut found.findings);
-        }
-        if g.plausible && tag == "AGE" {
-            plausible::age(node, limits, &mut found.findings);
-        }
-        if !(g.link || g.plausible) {
-            continue;
-        }
-        if let Some(p) = node.pointer() {
-            // GEDCOM 7's null pointer points nowhere on purpose.
-            if version == Version::Gedcom7 && p.as_bytes() == b"@VOID@" {
-                continue;
-            }
-            let role = match path.len() {
-                2 => Role::of(record_tag, tag, node),
-                _ => Role::Other,
-            };
-            let p = p.to_str_lossy();
-            let target = put(&mut found.strings, &p);
-            // The path and target of a pointer: worked out once per kind.
-            let of_node = |found: &mut Inspection| {
-                let target = structure::pointer_target(node, version, &mut found.kinds);
-                (path_id(found, &path), structure::target_code(target))
-            };
-            let (path, expected) = match node.kind_index() {
-                Some(k) => match found.kind_paths.get(k) {
-                    Some(&known) if known.0 != u32::MAX => known,
-                    _ => {
-                        let known = of_node(found);
-                        if found.kind_paths.len() <= k {
-                            found.kind_paths.resize(k + 1, (u32::MAX, 0));
-                        }
-                        found.kind_paths[k] = known;
-                        known
-                    }
-                },
-                None => of_node(found),
-            };
-            found.pointers.push(PointerFact {
-                target,
-                hash: hash_bytes(p.as_bytes()),
-                line: node.line(),
-                path,
-                expected,
-                role,
-            });
+            Step::Leave(_) => walk.end(found),
         }
     }
-    let dates = &found.dates;
-    // A date's span, as worked out in the walk (or now, for one it did
-    // not see).
-    let span = |d: NodeRef<'_>| match dates.binary_search_by_key(&(d.id().index() as u32), |e| e.0)
-    {
-        Ok(i) => dates[i].1,
-        Err(_) => plausible::span(d),
-    };
-    let mut birth = None;
-    let mut marriage = None;
-    if g.plausible && record_tag == "INDI" {
-        birth = plausible::person(record, limits, span, &mut found.findings);
-    }
-    if g.plausible && record_tag == "FAM" {
-        marriage = record
-            .children_with_tag("MARR")
-            .filter_map(|m| m.child("DATE"))
-            .find_map(|d| Some((span(d)?, d.line(), d.text()?)))
-            .map(|(s, line, text)| (s, line, put(&mut found.strings, &text)));
-    }
-    let findings = &mut found.findings;
-    let mut mine = findings.split_off(findings_start);
-    mine.retain(|f| config.has(f.rule));
-    if !mine.is_empty() {
-        // Every finding here is in this record (`Finding::at` cannot say
-        // so when the node is too deep to walk up to it).
-        let own = own.map(|x| x.to_string());
-        for f in &mut mine {
-            f.record.clone_from(&own);
-        }
-        mine.sort_by_key(|f| f.line);
-        findings.append(&mut mine);
-    }
-    found.records.push(RecordFacts {
-        xref,
-        tag,
-        line: record.line(),
-        pointers_end: found.pointers.len(),
-        findings_end: found.findings.len(),
-        birth,
-        marriage,
-        head_version,
-    });
 }

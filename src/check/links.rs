@@ -2,8 +2,6 @@
 //! has been seen.
 
 use super::Rule;
-use crate::tree::NodeRef;
-use crate::value::Pedigree;
 
 rules! {
     /// `link.missing-target`.
@@ -37,18 +35,13 @@ pub(crate) enum Role {
 }
 
 impl Role {
-    /// The role of `pointer`, a structure tagged `tag` at level 1 of a
-    /// record tagged `record` (a `FAMC`'s is read from its `PEDI`).
-    pub(crate) fn of(record: &str, tag: &str, pointer: NodeRef<'_>) -> Role {
+    /// The role of a pointer structure tagged `tag` at level 1 of a record
+    /// tagged `record` (a `FAMC`'s as not adopted: its `PEDI` may say
+    /// otherwise).
+    pub(crate) fn of(record: &str, tag: &str) -> Role {
         match (record, tag) {
             ("INDI", "FAMS") => Role::Spouse,
-            ("INDI", "FAMC") => {
-                let pedigree = pointer.child("PEDI").and_then(|p| p.pedigree());
-                Role::Child(matches!(
-                    pedigree,
-                    Some(Ok(Pedigree::Adopted | Pedigree::Foster))
-                ))
-            }
+            ("INDI", "FAMC") => Role::Child(false),
             ("FAM", "HUSB") => Role::Husband,
             ("FAM", "WIFE") => Role::Wife,
             ("FAM", "CHIL") => Role::HasChild,

@@ -133,13 +133,17 @@ pub(crate) const fn tag_key(tag: &[u8]) -> Option<u64> {
     if tag.len() > 8 {
         return None;
     }
-    let mut k = [0u8; 8];
+    // Shifted in register by register: no octets stored and read back.
+    let mut k = 0u64;
     let mut i = 0;
     while i < tag.len() {
-        k[i] = tag[i];
+        k = k << 8 | tag[i] as u64;
         i += 1;
     }
-    Some(u64::from_be_bytes(k))
+    match tag.len() {
+        0 => Some(0),
+        n => Some(k << (8 * (8 - n))),
+    }
 }
 
 /// Paths longer than this many tags keep only their last tags, after `…`.

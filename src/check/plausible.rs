@@ -6,8 +6,7 @@
 //! exact one, and never wrongly.
 
 use super::{tag_key, Finding, Rule, Thresholds};
-use crate::tree::NodeRef;
-use crate::value::{Age, Date};
+use crate::value::Age;
 
 /// Days in a mean Gregorian year.
 pub(crate) const YEAR: f64 = 365.2425;
@@ -53,10 +52,9 @@ const LIFE_EVENTS: [&str; 31] = [
     "ORDN", "PROP", "RELI", "RESI", "RETI", "SSN", "TITL",
 ];
 
-/// The span of days a DATE node can mean, if it is a date with one.
-pub(crate) fn span(date: NodeRef<'_>) -> Option<(i64, i64)> {
-    let text = date.text()?;
-    Date::parse(&text).ok()?.jdn_range()
+/// Whether `tag` is one of [`LIFE_EVENTS`].
+pub(crate) fn life_event(tag: &str) -> bool {
+    tag_key(tag.as_bytes()).is_some_and(|k| LIFE_KEYS.binary_search(&k).is_ok())
 }
 
 /// Whole years from `days` (rounded toward zero), for messages.
@@ -71,20 +69,53 @@ pub(crate) fn age_range(a: (i64, i64), b: (i64, i64)) -> (f64, f64) {
     (least, most)
 }
 
-/// Judges one individual record by its own dates; gives its birth's span.
-/// `span_of` gives a DATE node's span (as [`span`] does, or from what was
-/// worked out before).
-pub(crate) fn person<'t>(
-    record: NodeRef<'t>,
+/// A record's substructure (an event, say) as the plausibility rules see
+/// it: its tag and its first `DATE`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Dated<'s> {
+    pub(crate) tag: &'s str,
+    pub(crate) date: Option<DateFact<'s>>,
+}
+
+/// A `DATE`: the span of days it can mean (`None`: not a date with one),
+/// its line and its payload.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DateFact<'s> {
+    pub(crate) span: Option<(i64, i64)>,
+    pub(crate) line: u64,
+    pub(crate) text: Option<&'s str>,
+}
+
+/// A finding about the `DATE` of `event`, in a record tagged `record`.
+fn at_date(
+    rule: &'static Rule,
+    (record, event): (&str, &str),
+    date: &DateFact<'_>,
+    message: String,
+) -> Finding {
+    Finding {
+        rule,
+        line: date.line,
+        record: None,
+        path: format!("{record}.{event}.DATE"),
+        message,
+        text: date.text.map(str::to_string),
+    }
+}
+
+/// Judges one individual record (tagged `record`) by the dates of its
+/// substructures `events`, in order; gives its birth's span.
+pub(crate) fn person(
+    record: &str,
+    events: &[Dated<'_>],
     limits: &Thresholds,
-    span_of: impl Fn(NodeRef<'t>) -> Option<(i64, i64)>,
     out: &mut Vec<Finding>,
 ) -> Option<(i64, i64)> {
     // The first BIRT, DEAT, BURI and CREM with a date that has a span,
     // in one pass over the events.
-    let mut firsts: [Option<((i64, i64), NodeRef<'t>)>; 4] = [None; 4];
-    for e in record.children() {
-        let i = match e.tag() {
+    let mut firsts: [Option<((i64, i64), &Dated<'_>)>; 4] = [None; 4];
+    for e in events {
+        let i = match e.tag {
             "BIRT" => 0,
             "DEAT" => 1,
             "BURI" => 2,
@@ -92,27 +123,33 @@ pub(crate) fn person<'t>(
             _ => continue,
         };
         if firsts[i].is_none() {
-            firsts[i] = e.child("DATE").and_then(|d| Some((span_of(d)?, d)));
+            firsts[i] = e.date.and_then(|d| Some((d.span?, e)));
         }
+    }
+    fn date<'s>(e: &Dated<'s>) -> DateFact<'s> {
+        e.date.unwrap_or(DateFact {
+            span: None,
+            line: 0,
+            text: None,
+        })
     }
     let [birth, death, buri, crem] = firsts;
     let buried = buri.or(crem);
-    if let (Some((b, _)), Some((d, node))) = (birth, death) {
+    if let (Some((b, born)), Some((d, died))) = (birth, death) {
         if d.1 < b.0 {
-            out.push(Finding::at(
+            out.push(at_date(
                 &DEATH_BEFORE_BIRTH,
-                node,
-                format!(
-                    "death dated before the birth (line {})",
-                    birth.map_or(0, |b| b.1.line())
-                ),
+                (record, died.tag),
+                &date(died),
+                format!("death dated before the birth (line {})", date(born).line),
             ));
         } else {
             let (least, _) = age_range(b, d);
             if least > limits.max_age {
-                out.push(Finding::at(
+                out.push(at_date(
                     &TOO_OLD,
-                    node,
+                    (record, died.tag),
+                    &date(died),
                     format!("died at {} or older", years(least * YEAR)),
                 ));
             }
@@ -122,29 +159,28 @@ pub(crate) fn person<'t>(
         .into_iter()
         .flatten()
         .min_by_key(|(s, _)| s.1);
-    let mut oldest: Option<(f64, NodeRef<'_>)> = None;
-    for event in record.children() {
-        if !tag_key(event.tag().as_bytes()).is_some_and(|k| LIFE_KEYS.contains(&k)) {
+    let mut oldest: Option<(f64, &Dated<'_>)> = None;
+    for event in events {
+        if !life_event(event.tag) {
             continue;
         }
-        let Some(date) = event.child("DATE") else {
-            continue;
-        };
-        let Some(s) = span_of(date) else { continue };
-        if let Some((e, node)) = end {
+        let Some(d) = event.date else { continue };
+        let Some(s) = d.span else { continue };
+        if let Some((e, ended)) = end {
             if s.0 > e.1 {
-                let what = if node.parent().is_some_and(|p| p.tag() == "DEAT") {
+                let what = if ended.tag == "DEAT" {
                     "death"
                 } else {
                     "burial"
                 };
-                out.push(Finding::at(
+                out.push(at_date(
                     &AFTER_DEATH,
-                    date,
+                    (record, event.tag),
+                    &d,
                     format!(
                         "{} dated after the {what} (line {})",
-                        event.tag(),
-                        node.line()
+                        event.tag,
+                        date(ended).line
                     ),
                 ));
                 continue;
@@ -153,34 +189,45 @@ pub(crate) fn person<'t>(
         if let Some((b, _)) = birth {
             let (least, _) = age_range(b, s);
             if least > limits.max_age && oldest.is_none_or(|(o, _)| least > o) {
-                oldest = Some((least, date));
+                oldest = Some((least, event));
             }
         }
     }
     if death.is_none() {
-        if let Some((least, node)) = oldest {
-            let tag = node.parent().map_or("", |p| p.tag());
-            out.push(Finding::at(
+        if let Some((least, event)) = oldest {
+            out.push(at_date(
                 &TOO_OLD,
-                node,
-                format!("{} at the age of {} or more", tag, years(least * YEAR)),
+                (record, event.tag),
+                &date(event),
+                format!(
+                    "{} at the age of {} or more",
+                    event.tag,
+                    years(least * YEAR)
+                ),
             ));
         }
     }
     birth.map(|b| b.0)
 }
 
-/// Judges an `AGE` payload against the greatest age.
-pub(crate) fn age(node: NodeRef<'_>, limits: &Thresholds, out: &mut Vec<Finding>) {
-    let Some(text) = node.text() else { return };
-    let Some((least, _)) = Age::parse(&text).ok().and_then(|a| a.days_range()) else {
-        return;
-    };
-    if least as f64 > limits.max_age * YEAR {
-        out.push(Finding::at(
+/// The first `MARR` of `events` with a date that has a span: the span, the
+/// date's line and its payload.
+pub(crate) fn marriage<'s>(events: &[Dated<'s>]) -> Option<((i64, i64), u64, &'s str)> {
+    events
+        .iter()
+        .filter(|e| e.tag == "MARR")
+        .filter_map(|e| e.date)
+        .find_map(|d| Some((d.span?, d.line, d.text?)))
+}
+
+/// What is wrong with an `AGE` payload `text` by the greatest age, if
+/// anything.
+pub(crate) fn age(text: &str, limits: &Thresholds) -> Option<(&'static Rule, String)> {
+    let (least, _) = Age::parse(text).ok().and_then(|a| a.days_range())?;
+    (least as f64 > limits.max_age * YEAR).then(|| {
+        (
             &TOO_OLD,
-            node,
             format!("an age of {} years or more", years(least as f64)),
-        ));
-    }
+        )
+    })
 }

@@ -4,8 +4,9 @@
 use std::io::Read;
 
 use super::checker::{RunError, Summary};
-use super::inspect::{inspect_into, Inspection};
+use super::inspect::{inspect_into, Inspection, Walk};
 use super::{structure, Checker, Finding};
+use crate::event::Event;
 use crate::ordered::{grouped, map_in_order};
 use crate::par::{first_record_reader, Chunks, Numbering};
 use crate::tree::{RecordTree, Records, Schema, Tree};
@@ -74,11 +75,34 @@ impl Checker {
         let result = chunks.run(
             Numbering::Global,
             |i, reader, ds| {
-                let tree = Tree::of_chunk(reader, schema.clone(), (i == 0, ranges[i].clone()), ds)?;
                 let mut found = Inspection::with_room(ranges[i].len());
-                for r in tree.records() {
-                    let first = i == 0 && r.id().index() == 0;
-                    inspect_into(&config, groups, version, (first, true), r, &mut found);
+                let mut walk = Walk::new(&config, groups, version, (i == 0).then_some(version));
+                loop {
+                    // Matched where it lies: moving the event out of the
+                    // result would copy it through memory.
+                    let next = reader.next_event();
+                    match &next {
+                        Ok(Some(Event::Begin(b))) => {
+                            walk.begin(
+                                &mut found,
+                                &b.tag,
+                                b.xref.as_ref(),
+                                b.value.as_ref(),
+                                b.line,
+                            );
+                        }
+                        Ok(Some(Event::End(_))) => walk.end(&mut found),
+                        Ok(None) => break,
+                        Err(_) => {}
+                    }
+                    // Not `next?`: that would move the event out first.
+                    #[allow(clippy::question_mark)]
+                    if let Err(e) = next {
+                        return Err(e);
+                    }
+                    if !reader.diagnostics().is_empty() {
+                        ds.extend(reader.drain_diagnostics());
+                    }
                 }
                 Ok(found)
             },
@@ -189,14 +213,7 @@ impl Checker {
             let mut found = Inspection::default();
             let mut diagnostics = Vec::new();
             for (r, ds) in group {
-                inspect_into(
-                    &config,
-                    groups,
-                    version,
-                    (false, false),
-                    r.root(),
-                    &mut found,
-                );
+                inspect_into(&config, groups, version, false, r.root(), &mut found);
                 diagnostics.extend(ds);
             }
             (found, diagnostics)

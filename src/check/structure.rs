@@ -135,6 +135,10 @@ struct Type {
     first: u32,
     /// See `first`.
     end: u32,
+    /// The substructures it requires (at least one): indexes in `subs`
+    /// of one per counter, so that a structure's end looks at these
+    /// alone.
+    required: Vec<u32>,
 }
 
 /// A substructure a type allows.
@@ -188,6 +192,7 @@ impl Table {
                         target,
                         first: 0,
                         end: 0,
+                        required: Vec::new(),
                     });
                 }
                 ["sub", parent, tag, child, min, max] => rows.push((parent, tag, child, min, max)),
@@ -232,6 +237,10 @@ impl Table {
             }
             let t = &mut types[parent as usize];
             (t.first, t.end) = (at as u32, end as u32);
+            t.required = (at..end)
+                .filter(|&i| subs[i].1.min > 0 && subs[i].1.slot as usize == i - at)
+                .map(|i| i as u32)
+                .collect();
             at = end;
         }
         Table {
@@ -265,39 +274,21 @@ impl Table {
         let i = self.subs(ty).binary_search_by(|s| s.key.cmp(&k)).ok()?;
         Some(t.first as usize + i)
     }
-
-    /// The type of `node` (`None`: not a standard structure where it is).
-    fn type_of(&self, node: NodeRef<'_>, kinds: &mut Kinds) -> Option<u16> {
-        let parent = match node.parent() {
-            None => self.document,
-            Some(p) => self.type_of(p, kinds)?,
-        };
-        if self.types[parent as usize].payload == PayloadKind::Unchecked {
-            return None;
-        }
-        kinds.sub(self, parent, node).map(|s| s.child)
-    }
 }
 
-/// What each kind of structure of one tree is in the data model (see
-/// [`NodeRef::kind_index`]: a kind's tags from its record down are fixed,
-/// so its entry among its superstructure's substructures is too), worked
-/// out once per kind rather than once per structure.
-#[derive(Debug, Default)]
-pub(crate) struct Kinds {
-    version: Option<Version>,
-    /// Per kind: 0 not worked out yet, [`NOT_A_SUB`], or an index in the
-    /// table's `subs` plus one.
-    codes: Vec<u32>,
-}
-
+/// A class code ([`classify`]) of a tag no table has a type for where
+/// it stands: its superstructure is not a standard structure, or takes
+/// anything.
+pub(crate) const NO_CLASS: u32 = 0;
+/// A class code: not one of its superstructure's substructures.
 const NOT_A_SUB: u32 = u32::MAX;
-/// A kind whose tag is never checked ([`unchecked_tag`]).
+/// A class code: a tag that is never checked ([`unchecked_tag`]).
 const UNCHECKED: u32 = u32::MAX - 1;
 
 /// What a structure is among its superstructure's substructures.
 enum Class<'t> {
-    /// Never checked ([`unchecked_tag`]).
+    /// Never checked ([`unchecked_tag`]), or under a structure whose
+    /// substructures are not classified.
     Unchecked,
     /// Not one of them.
     NotASub,
@@ -305,69 +296,272 @@ enum Class<'t> {
     Sub(&'t Sub),
 }
 
-impl Kinds {
-    /// Forgets every kind: for the structures of another tree.
-    pub(crate) fn clear(&mut self) {
-        self.codes.clear();
+/// What a structure tagged `tag` is under one of type `parent` (`None`: a
+/// record) in `version`'s data model, as a number: a structure's class
+/// depends only on its tags from its record down, so the caller can keep
+/// it per such path rather than look it up per structure. [`NO_CLASS`]
+/// when `parent` takes anything (nothing under it is standard).
+pub(crate) fn classify(version: Version, parent: Option<u16>, tag: &str) -> u32 {
+    let table = Table::of(version);
+    let p = parent.unwrap_or(table.document);
+    if table.types[p as usize].payload == PayloadKind::Unchecked {
+        return NO_CLASS;
     }
-
-    /// The entry of `node` among the substructures of `parent`, its
-    /// superstructure's type.
-    fn sub<'t>(&mut self, table: &'t Table, parent: u16, node: NodeRef<'_>) -> Option<&'t Sub> {
-        match self.class(table, parent, node) {
-            Class::Sub(sub) => Some(sub),
-            Class::Unchecked | Class::NotASub => None,
-        }
+    if unchecked_tag(tag) {
+        return UNCHECKED;
     }
+    table
+        .lookup_index(p, tag)
+        .map_or(NOT_A_SUB, |i| i as u32 + 1)
+}
 
-    /// What `node` is among the substructures of `parent`, its
-    /// superstructure's type: its tag is read once per kind.
-    fn class<'t>(&mut self, table: &'t Table, parent: u16, node: NodeRef<'_>) -> Class<'t> {
-        let Some(k) = node.kind_index() else {
-            return Kinds::decode(table, Kinds::code(table, parent, node.tag()));
-        };
-        let code = match self.codes.get(k) {
-            Some(&c) if c != 0 => c,
-            _ => {
-                let c = Kinds::code(table, parent, node.tag());
-                if self.codes.len() <= k {
-                    self.codes.resize(k + 1, 0);
-                }
-                self.codes[k] = c;
-                c
-            }
-        };
-        Kinds::decode(table, code)
-    }
-
-    fn code(table: &Table, parent: u16, tag: &str) -> u32 {
-        if unchecked_tag(tag) {
-            return UNCHECKED;
-        }
-        table
-            .lookup_index(parent, tag)
-            .map_or(NOT_A_SUB, |i| i as u32 + 1)
-    }
-
-    fn decode(table: &Table, code: u32) -> Class<'_> {
+impl Table {
+    fn class(&self, code: u32) -> Class<'_> {
         match code {
-            UNCHECKED => Class::Unchecked,
+            NO_CLASS | UNCHECKED => Class::Unchecked,
             NOT_A_SUB => Class::NotASub,
-            c => table
+            c => self
                 .subs
                 .get(c as usize - 1)
                 .map_or(Class::NotASub, Class::Sub),
         }
     }
+}
 
-    /// Starts a record of a document of `version`.
-    fn version(&mut self, version: Version) {
-        if self.version != Some(version) {
-            self.codes.clear();
-            self.version = Some(version);
-        }
+/// The type a class code gives a structure (`None`: not a standard
+/// structure where it stands).
+#[cfg(test)]
+fn type_of_class(version: Version, code: u32) -> Option<u16> {
+    match Table::of(version).class(code) {
+        Class::Sub(sub) => Some(sub.child),
+        Class::Unchecked | Class::NotASub => None,
     }
 }
+
+/// The records a structure of type `ty` may point to (`None`: any, or no
+/// standard type).
+pub(crate) fn target_of_type(version: Version, ty: Option<u16>) -> Option<&'static [&'static str]> {
+    Table::of(version).types.get(usize::from(ty?))?.target
+}
+
+/// What the rules keep of an open structure.
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    /// Its type, if it is a standard structure where it stands.
+    ty: Option<u16>,
+    /// Whether it is checked: its payload, and its substructures' classes
+    /// and numbers (a standard structure under a checked one, or a
+    /// standard record).
+    checked: bool,
+    /// Where its counters start in [`Structures::counts`].
+    counts_at: u32,
+    /// Its tag as a number ([`key`]).
+    key: Option<u64>,
+    /// Its payload: a pointer; a string that is not empty.
+    pointer: bool,
+    text: bool,
+    has_children: bool,
+    /// Whether a `FORM` is among its substructures.
+    has_form: bool,
+}
+
+/// The structure rules over the structures of records as they begin and
+/// end (a reader's events, or a tree's walk): each structure's class is
+/// given by the caller ([`classify`], kept per path), its substructures are
+/// counted as they come, and its payload and missing substructures are
+/// judged at its end. Findings go to the caller's list, made by the
+/// caller's `at` (a finding about the structure that begins or ends).
+#[derive(Debug, Default)]
+pub(crate) struct Structures {
+    open: Vec<Open>,
+    /// The counters of the open checked structures, one per substructure
+    /// tag of their type.
+    counts: Vec<u8>,
+    /// Findings of a 5.5.1 `FILE` with no `FORM` under an `OBJE` that may
+    /// still have one (GEDCOM 5.5's multimedia link): the `OBJE`'s depth
+    /// and the finding's index, dropped at the `OBJE`'s end if it has.
+    pending: Vec<(usize, usize)>,
+}
+
+/// How deep below its record a structure is checked: no standard
+/// structure nests this deep but through cycles of the data model (a
+/// citation's note's citation ...).
+const MAX_CHECKED_DEPTH: usize = 64;
+
+impl Structures {
+    /// Forgets the open structures (after a read error, say).
+    pub(crate) fn clear(&mut self) {
+        self.open.clear();
+        self.counts.clear();
+        self.pending.clear();
+    }
+
+    /// The type of the innermost open structure.
+    pub(crate) fn ty(&self) -> Option<u16> {
+        self.open.last().and_then(|o| o.ty)
+    }
+
+    /// A structure tagged `tag` ([`tag_key`](super::tag_key): `key`)
+    /// begins, of class `code` ([`classify`] of the innermost open
+    /// structure's [`ty`](Structures::ty) and `tag`), its payload a
+    /// `pointer` or a non-empty `text` (or neither).
+    pub(crate) fn begin(
+        &mut self,
+        version: Version,
+        (tag, key, code): (&str, Option<u64>, u32),
+        (pointer, text): (bool, bool),
+        out: &mut Vec<Finding>,
+        at: impl Fn(&'static Rule, String) -> Finding,
+    ) {
+        let table = Table::of(version);
+        let class = table.class(code);
+        let depth = self.open.len();
+        let mut ty = match class {
+            Class::Sub(sub) => Some(sub.child),
+            _ => None,
+        };
+        let mut checked = false;
+        match self.open.last_mut() {
+            None => match class {
+                Class::Sub(_) => checked = true,
+                Class::NotASub => out.push(at(
+                    &UNEXPECTED,
+                    format!("{tag} is no standard record: an extension record"),
+                )),
+                Class::Unchecked => {}
+            },
+            Some(parent) => {
+                parent.has_children = true;
+                if key == FORM {
+                    parent.has_form = true;
+                }
+                if parent.ty.is_none() {
+                    ty = None;
+                }
+                if parent.checked {
+                    let info = &table.types[parent.ty.unwrap_or(0) as usize];
+                    match class {
+                        Class::Unchecked => {}
+                        Class::NotASub => out.push(at(
+                            &UNEXPECTED,
+                            format!(
+                                "{tag} is not a substructure of {}{}",
+                                table.prefix, info.name
+                            ),
+                        )),
+                        Class::Sub(sub) => {
+                            let n = &mut self.counts[parent.counts_at as usize + sub.slot as usize];
+                            *n = n.saturating_add(1);
+                            if sub.max != 0 && *n > sub.max {
+                                let what = match sub.max {
+                                    1 => "one".to_string(),
+                                    m => m.to_string(),
+                                };
+                                out.push(at(
+                                    &TOO_MANY,
+                                    format!(
+                                        "more than {what} {} ({}{}) in {}{}",
+                                        sub.tag,
+                                        table.prefix,
+                                        table.types[sub.child as usize].name,
+                                        table.prefix,
+                                        info.name
+                                    ),
+                                ));
+                            }
+                            checked = depth <= MAX_CHECKED_DEPTH;
+                        }
+                    }
+                }
+            }
+        }
+        let counts_at = self.counts.len() as u32;
+        if checked {
+            if let Some(t) = ty {
+                if table.types[t as usize].payload == PayloadKind::Unchecked {
+                    // Neither its payload nor anything under it is judged.
+                    checked = false;
+                } else {
+                    let n = table.subs(t).len();
+                    self.counts.resize(self.counts.len() + n, 0);
+                }
+            }
+        }
+        self.open.push(Open {
+            ty,
+            checked,
+            counts_at,
+            key,
+            pointer,
+            text,
+            has_children: false,
+            has_form: false,
+        });
+    }
+
+    /// The innermost open structure ends: its payload and its missing
+    /// substructures are judged.
+    pub(crate) fn end(
+        &mut self,
+        version: Version,
+        out: &mut Vec<Finding>,
+        at: impl Fn(&'static Rule, String) -> Finding,
+    ) {
+        let Some(o) = self.open.pop() else { return };
+        let depth = self.open.len();
+        while let Some(&(d, i)) = self.pending.last() {
+            if d != depth {
+                break;
+            }
+            self.pending.pop();
+            if o.has_form && i < out.len() {
+                out.remove(i);
+            }
+        }
+        if !o.checked {
+            return;
+        }
+        let table = Table::of(version);
+        let Some(ty) = o.ty else { return };
+        let info = &table.types[ty as usize];
+        if let Some(message) = payload_problem(info.payload, version, &o, depth == 0) {
+            out.push(at(&PAYLOAD, message.to_string()));
+        }
+        let counts = &self.counts[o.counts_at as usize..];
+        // GEDCOM 5.5's multimedia link (`OBJE` with `FORM`, `TITL` and
+        // `FILE` side by side), which ELF accepts: the `FORM` of a `FILE`
+        // may be its superstructure's.
+        let old_form = version == Version::Gedcom551
+            && o.key == FILE
+            && self.open.last().is_some_and(|p| p.key == OBJE);
+        for &r in &info.required {
+            let Some(sub) = table.subs.get(r as usize) else {
+                continue;
+            };
+            if counts[(r - info.first) as usize] < sub.min {
+                out.push(at(
+                    &MISSING,
+                    format!(
+                        "{}{} has no {} ({}{})",
+                        table.prefix,
+                        info.name,
+                        sub.tag,
+                        table.prefix,
+                        table.types[sub.child as usize].name
+                    ),
+                ));
+                if old_form && sub.tag == "FORM" {
+                    self.pending.push((depth - 1, out.len() - 1));
+                }
+            }
+        }
+        self.counts.truncate(o.counts_at as usize);
+    }
+}
+
+const FORM: Option<u64> = super::tag_key(b"FORM");
+const FILE: Option<u64> = super::tag_key(b"FILE");
+const OBJE: Option<u64> = super::tag_key(b"OBJE");
 
 /// A tag as a number (`None`: a longer tag, which no table has).
 fn key(tag: &[u8]) -> Option<u64> {
@@ -475,179 +669,85 @@ pub(crate) fn version_of(head: NodeRef<'_>) -> Version {
         .map_or(Version::Gedcom551, |p| Version::from_vers(p.first_line()))
 }
 
-/// Checks `record`'s structures against the data model of `version`,
-/// pushing a finding per problem.
-/// `kinds` must have been [cleared](Kinds::clear) since it last saw the
-/// structures of another tree.
-pub(crate) fn check(
-    record: NodeRef<'_>,
+/// What is wrong with the payload of `o`, of payload kind `kind`, if
+/// anything (`top`: a record).
+fn payload_problem(
+    kind: PayloadKind,
     version: Version,
-    kinds: &mut Kinds,
-    out: &mut Vec<Finding>,
-) {
-    let table = Table::of(version);
-    kinds.version(version);
-    let tag = record.tag();
-    if unchecked_tag(tag) {
-        return;
-    }
-    match kinds.sub(table, table.document, record) {
-        Some(sub) => check_node(table, version, record, sub.child, 0, kinds, out),
-        None => out.push(Finding::at(
-            &UNEXPECTED,
-            record,
-            format!("{tag} is no standard record: an extension record"),
-        )),
-    }
-}
-
-/// Checks `node`, of type `ty`, and its substructures.
-/// How deep below its record a structure is checked: no standard
-/// structure nests this deep but through cycles of the data model (a
-/// citation's note's citation ...), and the recursion must stay bounded
-/// whatever the input.
-const MAX_CHECKED_DEPTH: usize = 64;
-
-fn check_node(
-    table: &Table,
-    version: Version,
-    node: NodeRef<'_>,
-    ty: u16,
-    depth: usize,
-    kinds: &mut Kinds,
-    out: &mut Vec<Finding>,
-) {
-    let info = &table.types[ty as usize];
-    check_payload(info.payload, version, node, out);
-    if info.payload == PayloadKind::Unchecked {
-        return;
-    }
-    let subs = table.subs(ty);
-    let mut counts = [0u8; MAX_SUBS];
-    for child in node.children() {
-        let sub = match kinds.class(table, ty, child) {
-            Class::Unchecked => continue,
-            Class::Sub(sub) => sub,
-            Class::NotASub => {
-                let tag = child.tag();
-                out.push(Finding::at(
-                    &UNEXPECTED,
-                    child,
-                    format!(
-                        "{tag} is not a substructure of {}{}",
-                        table.prefix, info.name
-                    ),
-                ));
-                continue;
-            }
-        };
-        let n = &mut counts[sub.slot as usize];
-        *n = n.saturating_add(1);
-        if sub.max != 0 && *n > sub.max {
-            let what = match sub.max {
-                1 => "one".to_string(),
-                m => m.to_string(),
-            };
-            out.push(Finding::at(
-                &TOO_MANY,
-                child,
-                format!(
-                    "more than {what} {} ({}{}) in {}{}",
-                    sub.tag,
-                    table.prefix,
-                    table.types[sub.child as usize].name,
-                    table.prefix,
-                    info.name
-                ),
-            ));
-        }
-        if depth < MAX_CHECKED_DEPTH {
-            check_node(table, version, child, sub.child, depth + 1, kinds, out);
-        }
-    }
-    for (i, sub) in subs.iter().enumerate() {
-        if sub.min > 0
-            && sub.slot as usize == i
-            && counts[i] < sub.min
-            && !old_multimedia_form(version, node, sub.tag)
-        {
-            out.push(Finding::at(
-                &MISSING,
-                node,
-                format!(
-                    "{}{} has no {} ({}{})",
-                    table.prefix,
-                    info.name,
-                    sub.tag,
-                    table.prefix,
-                    table.types[sub.child as usize].name
-                ),
-            ));
-        }
-    }
-}
-
-/// Whether a 5.5.1 `FORM` missing under `node` is in its superstructure
-/// instead: GEDCOM 5.5's multimedia link (`OBJE` with `FORM`, `TITL` and
-/// `FILE` side by side), which ELF accepts.
-fn old_multimedia_form(version: Version, node: NodeRef<'_>, tag: &str) -> bool {
-    version == Version::Gedcom551
-        && tag == "FORM"
-        && node.tag() == "FILE"
-        && node
-            .parent()
-            .is_some_and(|p| p.tag() == "OBJE" && p.child("FORM").is_some())
-}
-
-/// Checks `node`'s payload against its type's `kind`.
-fn check_payload(kind: PayloadKind, version: Version, node: NodeRef<'_>, out: &mut Vec<Finding>) {
+    o: &Open,
+    top: bool,
+) -> Option<&'static str> {
     use PayloadKind::*;
-    // Whether there is a non-empty string payload: asked only when it
-    // matters (most structures take text, and a pointer is cheap to see).
-    let text = || {
-        node.payload()
-            .is_some_and(|p| !p.first_line().is_empty() || p.is_continued())
-    };
-    let problem = if node.pointer().is_some() {
-        match kind {
+    if o.pointer {
+        return match kind {
             Nothing => Some("a pointer where no payload is allowed"),
             Text | NonEmpty | YOrNothing => Some("a pointer where text is expected"),
             _ => None,
-        }
-    } else {
-        let need = match kind {
-            Unchecked => return,
-            Text | YOrNothing | PointerOrText => {
-                version == Version::Gedcom7 && node.parent().is_some() && !node.has_children()
-            }
-            Nothing | NonEmpty | Pointer | PointerOrNothing => true,
         };
-        match (kind, need && text()) {
-            (_, _) if !need => None,
-            (Nothing, true) => Some("a payload where none is allowed"),
-            (NonEmpty, false) => Some("no payload where one is required"),
-            (Pointer, true) => Some("text where a pointer is expected"),
-            (Pointer, false) => Some("no pointer where one is required"),
-            (PointerOrNothing, true) => Some("text where a pointer (or nothing) is expected"),
-            // 7.0: every structure needs a payload or a substructure.
-            (_, false)
-                if version == Version::Gedcom7
-                    && node.parent().is_some()
-                    && !node.has_children() =>
-            {
-                Some("neither a payload nor substructures")
-            }
-            _ => None,
-        }
+    }
+    let need = match kind {
+        Unchecked => return None,
+        Text | YOrNothing | PointerOrText => version == Version::Gedcom7 && !top && !o.has_children,
+        Nothing | NonEmpty | Pointer | PointerOrNothing => true,
     };
-    if let Some(message) = problem {
-        out.push(Finding::at(&PAYLOAD, node, message));
+    match (kind, need && o.text) {
+        (_, _) if !need => None,
+        (Nothing, true) => Some("a payload where none is allowed"),
+        (NonEmpty, false) => Some("no payload where one is required"),
+        (Pointer, true) => Some("text where a pointer is expected"),
+        (Pointer, false) => Some("no pointer where one is required"),
+        (PointerOrNothing, true) => Some("text where a pointer (or nothing) is expected"),
+        // 7.0: every structure needs a payload or a substructure.
+        (_, false) if version == Version::Gedcom7 && !top && !o.has_children => {
+            Some("neither a payload nor substructures")
+        }
+        _ => None,
     }
 }
 
-/// The tags of the records a pointer at `node` may point to (`None`: any,
-/// or `node` is not a pointer structure the data model knows).
-/// A pointer target of [`pointer_target`] as one octet (there are
+/// Whether a payload counts as text for the payload rules: a string that
+/// is not empty (or continued on more lines).
+pub(crate) fn has_text(payload: Option<&crate::Payload<'_>>) -> bool {
+    payload.is_some_and(|p| !p.first_line().is_empty() || p.is_continued())
+}
+
+impl Structures {
+    /// The class of a structure tagged `tag` beginning now ([`classify`]
+    /// under the innermost open structure).
+    pub(crate) fn classify_next(&self, version: Version, tag: &str) -> u32 {
+        match self.open.last() {
+            None => classify(version, None, tag),
+            Some(Open { ty: Some(t), .. }) => classify(version, Some(*t), tag),
+            Some(_) => NO_CLASS,
+        }
+    }
+}
+
+/// Checks `record`'s structures against the data model of `version` (the
+/// rules of [`Structures`] over the record's walk).
+#[cfg(test)]
+pub(crate) fn check(record: NodeRef<'_>, version: Version, out: &mut Vec<Finding>) {
+    use crate::tree::Step;
+    let mut rules = Structures::default();
+    let mut open: Vec<NodeRef<'_>> = Vec::new();
+    for step in record.walk() {
+        match step {
+            Step::Enter(n) => {
+                let code = rules.classify_next(version, n.tag());
+                let shape = (n.pointer().is_some(), has_text(n.payload().as_ref()));
+                let tag = (n.tag(), key(n.tag().as_bytes()), code);
+                rules.begin(version, tag, shape, out, |r, m| Finding::at(r, n, m));
+                open.push(n);
+            }
+            Step::Leave(n) => {
+                rules.end(version, out, |r, m| Finding::at(r, n, m));
+                open.pop();
+            }
+        }
+    }
+}
+
+/// A pointer target ([`target_of_type`]) as one octet (there are
 /// millions of pointers to keep): 0 for none.
 pub(crate) fn target_code(target: Option<&'static [&'static str]>) -> u8 {
     target
@@ -660,27 +760,25 @@ pub(crate) fn target_of(code: u8) -> Option<&'static [&'static str]> {
     TARGETS.get(usize::from(code).checked_sub(1)?).copied()
 }
 
+/// The tags of the records a pointer at `node` may point to (`None`: any,
+/// or `node` is not a pointer structure the data model knows).
+#[cfg(test)]
 pub(crate) fn pointer_target(
     node: NodeRef<'_>,
     version: Version,
-    kinds: &mut Kinds,
 ) -> Option<&'static [&'static str]> {
-    // No standard structure is this deep: a deeper one is under something
-    // unknown, and the walk up stays short whatever the input.
-    const MAX_DEPTH: usize = 16;
-    let mut up = node;
-    for _ in 0..=MAX_DEPTH {
-        match up.parent() {
-            Some(p) => up = p,
-            None => {
-                let table = Table::of(version);
-                kinds.version(version);
-                let ty = table.type_of(node, kinds)?;
-                return table.types[ty as usize].target;
-            }
-        }
+    let mut chain = vec![node];
+    while let Some(p) = chain.last().and_then(|n| n.parent()) {
+        chain.push(p);
     }
-    None
+    let mut ty = None;
+    for (i, n) in chain.iter().rev().enumerate() {
+        if i > 0 && ty.is_none() {
+            return None;
+        }
+        ty = type_of_class(version, classify(version, ty, n.tag()));
+    }
+    target_of_type(version, ty)
 }
 
 #[cfg(test)]
@@ -695,7 +793,7 @@ mod tests {
         let version = version_of(tree.records().next().unwrap());
         let mut out = Vec::new();
         for r in tree.records() {
-            check(r, version, &mut Kinds::default(), &mut out);
+            check(r, version, &mut out);
         }
         out.into_iter()
             .map(|f| (f.rule.id, f.path, f.line))
@@ -972,7 +1070,7 @@ mod tests {
             let target = |path: &str| {
                 let (rec, rest) = path.split_once('.').unwrap();
                 let r = tree.records().find(|r| r.tag() == rec).unwrap();
-                pointer_target(r.first(rest).unwrap(), version, &mut Kinds::default())
+                pointer_target(r.first(rest).unwrap(), version)
             };
             assert_eq!(target("INDI.FAMC"), Some(&["FAM"][..]));
             assert_eq!(target("INDI.ASSO"), Some(&["INDI"][..]));
@@ -995,10 +1093,7 @@ mod tests {
         let d7 = doc7("");
         let tree = Tree::from_slice(d7.as_bytes()).unwrap();
         let head = tree.records().next().unwrap();
-        assert_eq!(
-            pointer_target(head, Version::Gedcom7, &mut Kinds::default()),
-            None
-        );
+        assert_eq!(pointer_target(head, Version::Gedcom7), None);
         // Under a custom tag, or deeper than any standard structure: none.
         let mut deep = String::from("0 @I1@ INDI\n");
         for l in 1..30 {
@@ -1009,27 +1104,18 @@ mod tests {
         let t = Tree::from_slice(d.as_bytes()).unwrap();
         let indi = t.records().nth(1).unwrap();
         let famc = indi.descendants().find(|n| n.tag() == "FAMC").unwrap();
-        assert_eq!(
-            pointer_target(famc, Version::Gedcom551, &mut Kinds::default()),
-            None
-        );
+        assert_eq!(pointer_target(famc, Version::Gedcom551), None);
         let d = doc551("0 @I1@ INDI\n1 _X\n2 FAMC @F1@\n");
         let t = Tree::from_slice(d.as_bytes()).unwrap();
         let famc = t.records().nth(1).unwrap().first("_X.FAMC").unwrap();
-        assert_eq!(
-            pointer_target(famc, Version::Gedcom551, &mut Kinds::default()),
-            None
-        );
+        assert_eq!(pointer_target(famc, Version::Gedcom551), None);
         let t = Tree::from_slice(b"0 HEAD\n1 SUBM @U1@\n0 TRLR\n").unwrap();
         let subm = t.records().next().unwrap().child("SUBM").unwrap();
         assert_eq!(
-            pointer_target(subm, Version::Gedcom551, &mut Kinds::default()),
+            pointer_target(subm, Version::Gedcom551),
             Some(&["SUBM"][..])
         );
-        assert_eq!(
-            pointer_target(subm, Version::Gedcom7, &mut Kinds::default()),
-            Some(&["SUBM"][..])
-        );
+        assert_eq!(pointer_target(subm, Version::Gedcom7), Some(&["SUBM"][..]));
     }
 
     /// The `.ged` files in `dir` and its subdirectories.
@@ -1075,7 +1161,7 @@ mod tests {
             let version = tree.records().next().map_or(Version::Gedcom551, version_of);
             let mut out = Vec::new();
             for r in tree.records() {
-                check(r, version, &mut Kinds::default(), &mut out);
+                check(r, version, &mut out);
             }
             let mut per: std::collections::BTreeMap<&str, usize> = Default::default();
             for f in &out {

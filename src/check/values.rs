@@ -1,7 +1,6 @@
 //! `value.*`: payloads against their grammar.
 
-use super::{Finding, Rule, Version};
-use crate::tree::NodeRef;
+use super::{Rule, Version};
 use crate::value::{check_enumeration, latitude, longitude, Age, Date, DateError};
 
 rules! {
@@ -17,46 +16,57 @@ rules! {
         "a LATI or LONG that is not N/S or E/W and degrees within range";
 }
 
-/// Checks the payload of `node` (a standard structure tagged `tag`, not
-/// under an extension), pushing a finding if it breaks its grammar.
-pub(crate) fn check(node: NodeRef<'_>, tag: &str, version: Version, out: &mut Vec<Finding>) {
-    let rule = match tag {
-        "DATE" => &DATE,
-        "AGE" => &AGE,
-        "LATI" | "LONG" => &COORDINATE,
-        "SEX" | "PEDI" | "QUAY" | "RESN" | "ADOP" | "TYPE" | "MEDI" | "ROLE" => &ENUM,
-        _ => return,
-    };
-    let Some(text) = node.text() else { return };
-    let problem = match tag {
-        "DATE" => {
-            if let Err(e) = Date::parse(&text) {
-                not_a_date(node, &e, out);
-            }
-            None
-        }
-        "AGE" => Age::parse(&text).err().map(|e| format!("not an age: {e}")),
-        "LATI" => latitude(&text)
+/// Whether the value rules judge the payloads of structures tagged `tag`.
+pub(crate) fn judged(tag: &str) -> bool {
+    matches!(
+        tag,
+        "DATE"
+            | "AGE"
+            | "LATI"
+            | "LONG"
+            | "SEX"
+            | "PEDI"
+            | "QUAY"
+            | "RESN"
+            | "ADOP"
+            | "TYPE"
+            | "MEDI"
+            | "ROLE"
+    )
+}
+
+/// What is wrong with `text`, the payload of a standard structure tagged
+/// `tag` (not under an extension) under one tagged `parent`, if it breaks
+/// its grammar: the rule and the message.
+pub(crate) fn problem(
+    tag: &str,
+    parent: Option<&str>,
+    version: Version,
+    text: &str,
+) -> Option<(&'static Rule, String)> {
+    match tag {
+        "DATE" => Date::parse(text).err().map(|e| not_a_date(&e)),
+        "AGE" => Age::parse(text)
             .err()
-            .map(|e| format!("not a latitude: {e}")),
-        "LONG" => longitude(&text)
+            .map(|e| (&AGE, format!("not an age: {e}"))),
+        "LATI" => latitude(text)
             .err()
-            .map(|e| format!("not a longitude: {e}")),
-        _ => {
-            let parent = node.parent().map(|p| p.tag());
+            .map(|e| (&COORDINATE, format!("not a latitude: {e}"))),
+        "LONG" => longitude(text)
+            .err()
+            .map(|e| (&COORDINATE, format!("not a longitude: {e}"))),
+        "SEX" | "PEDI" | "QUAY" | "RESN" | "ADOP" | "TYPE" | "MEDI" | "ROLE" => {
             let gedcom7 = version == Version::Gedcom7;
-            match check_enumeration(tag, parent, gedcom7, &text) {
-                Some(Err(e)) => Some(format!("not a {tag} value: {e}")),
+            match check_enumeration(tag, parent, gedcom7, text) {
+                Some(Err(e)) => Some((&ENUM, format!("not a {tag} value: {e}"))),
                 _ => None,
             }
         }
-    };
-    if let Some(message) = problem {
-        out.push(Finding::at(rule, node, message));
+        _ => None,
     }
 }
 
-/// The finding of a DATE payload that did not parse.
-pub(crate) fn not_a_date(node: NodeRef<'_>, e: &DateError, out: &mut Vec<Finding>) {
-    out.push(Finding::at(&DATE, node, format!("not a date: {e}")));
+/// The rule and message of a DATE payload that did not parse.
+pub(crate) fn not_a_date(e: &DateError) -> (&'static Rule, String) {
+    (&DATE, format!("not a date: {e}"))
 }

@@ -280,36 +280,6 @@ impl<'a> Tree<'a> {
         })
     }
 
-    /// The tree of the records `reader` reads (one chunk of a larger
-    /// input, `size` bytes about), typed with `schema`, its pointers not
-    /// resolved (a pointer to a record of another chunk would be UNDEF):
-    /// for work done chunk by chunk on threads (`check`). `first`: the
-    /// chunk holds the HEAD; `range`: the chunk's bytes in the input.
-    /// Its nodes take their text from the longest valid UTF-8 prefix of
-    /// the chunk's own bytes, found here, on the chunk's thread. Its
-    /// diagnostics go to `ds`.
-    pub(crate) fn of_chunk(
-        reader: &mut Reader<'a>,
-        schema: Arc<Schema>,
-        (first, range): (bool, std::ops::Range<usize>),
-        ds: &mut Vec<Diagnostic>,
-    ) -> Result<Tree<'a>, Error> {
-        let input = reader.input();
-        let size = range.len();
-        let first_shared = shared_of(&schema, EscapeTable::default());
-        let builder = read_into(reader, first_shared, (first, size, false), |d| ds.push(d))?;
-        let mut core = builder.finish();
-        core.shared = shared_of(&schema, reader.escape_table().clone());
-        let text = input.get(range.clone()).map_or("", arena::utf8_prefix);
-        Ok(Tree {
-            input,
-            core,
-            diagnostics: Diagnostics::default(),
-            text: OnceLock::from(text),
-            text_base: range.start,
-        })
-    }
-
     /// Tells the tree that the input's first `text.len()` octets are
     /// `text` ([`utf8_prefix`] of the part of the input its nodes are in),
     /// so that the whole input's is not looked for.

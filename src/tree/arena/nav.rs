@@ -272,15 +272,6 @@ impl<'t> NodeRef<'t> {
         &self.core.kinds[self.core.kind_of(self.id) as usize]
     }
 
-    /// The index of the node's kind in its tree (a kind is a tag under
-    /// its superstructure's kind, so two nodes of one kind have the same
-    /// tags from their records down); `None` for a synthetic `UNDEF`
-    /// record. Rules that depend only on those tags work them out once
-    /// per kind.
-    pub(crate) fn kind_index(&self) -> Option<usize> {
-        (self.flags() & SYNTHETIC == 0).then(|| self.core.kind_of(self.id) as usize)
-    }
-
     fn at(&self, id: u32) -> NodeRef<'t> {
         NodeRef { id, ..*self }
     }
