@@ -23,7 +23,11 @@ impl<'a> Xref<'a> {
 
     /// The xref as text (invalid UTF-8 replaced by U+FFFD).
     pub fn to_str_lossy(&self) -> Cow<'_, str> {
-        String::from_utf8_lossy(&self.0)
+        // The usual xref, valid (ASCII), is checked word by word first.
+        match std::str::from_utf8(&self.0) {
+            Ok(s) => Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(&self.0),
+        }
     }
 
     /// An xref that owns its bytes.

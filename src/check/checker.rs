@@ -21,6 +21,15 @@ use crate::tree::hash::FastMap as HashMap;
 use crate::tree::NodeRef;
 use crate::{Diagnostic, Error, Severity};
 
+/// Drops `value` on a thread of its own (or here, if no thread can be
+/// made): large collections of small allocations take a while to free,
+/// which nobody waits for.
+fn drop_elsewhere<T: Send + 'static>(value: T) {
+    let _ = std::thread::Builder::new()
+        .name("gedcom-elf-drop".into())
+        .spawn(move || drop(value));
+}
+
 /// No record: a pointer's record has no xref_id, or its target is none.
 const NONE: u32 = u32::MAX;
 
@@ -395,14 +404,15 @@ impl Checker {
             Some(p) => (found.records[p].findings_end, found.records[p].pointers_end),
             None => (0, 0),
         };
-        out.extend(findings.take(r.findings_end - findings_start));
+        out.extend(findings.take((r.findings_end - findings_start) as usize));
         if r.pointers_end > pointers_start {
-            self.froms.push((from, r.pointers_end as u32));
+            self.froms.push((from, r.pointers_end));
         }
+        let dated = found.dated.get(r.dated as usize);
         if new {
-            self.births[from as usize] = r.birth;
+            self.births[from as usize] = dated.and_then(|d| d.birth);
         }
-        if let (Some((span, line, text)), true) = (r.marriage, from != NONE) {
+        if let (Some((span, line, text)), true) = (dated.and_then(|d| d.marriage), from != NONE) {
             self.marriages.push(Marriage {
                 family: from,
                 span,
@@ -442,9 +452,25 @@ impl Checker {
     /// to `out` in line order. The pointers are resolved on
     /// [`jobs`](Checker::jobs) threads.
     pub fn finish(self, out: &mut Vec<Finding>) {
-        let c = &self.config;
-        // Each pointer's target record, or NONE, part by part.
-        let resolved: Vec<Vec<u32>> = par_ranges(self.parts.len(), self.jobs, |range| {
+        let from = out.len();
+        self.finish_unsorted(out);
+        out[from..].sort_by_key(|f| f.line);
+    }
+
+    /// [`Checker::finish`], its findings pushed in no particular order
+    /// (for a caller that sorts what it gives anyway), the checker's
+    /// memory freed on a thread of its own: millions of facts, whose
+    /// freeing need not hold up the findings.
+    pub(super) fn finish_unsorted(self, out: &mut Vec<Finding>) {
+        let resolved = self.resolve();
+        out.append(&mut self.judge(&resolved));
+        drop_elsewhere((self, resolved));
+    }
+
+    /// Each pointer's target record, or [`NONE`], part by part (on
+    /// [`jobs`](Checker::jobs) threads).
+    fn resolve(&self) -> Vec<Vec<u32>> {
+        par_ranges(self.parts.len(), self.jobs, |range| {
             self.parts[range]
                 .iter()
                 .map(|part| {
@@ -456,8 +482,14 @@ impl Checker {
                 })
                 .collect::<Vec<_>>()
         })
-        .concat();
-        let all = Pointers::new(&self.parts, &resolved);
+        .concat()
+    }
+
+    /// The findings of the links and family ages, pointers resolved
+    /// ([`Checker::resolve`]), in no particular order.
+    fn judge(&self, resolved: &[Vec<u32>]) -> Vec<Finding> {
+        let c = &self.config;
+        let all = Pointers::new(&self.parts, resolved);
         let name = |id: u32| self.xrefs.name(id);
         let tag_of = |id: u32| {
             self.defined
@@ -618,8 +650,7 @@ impl Checker {
             self.family_ages(&all, &parents, &adopted, &has_child, &mut found);
         }
         found.retain(|f| c.has(f.rule));
-        found.sort_by_key(|f| f.line);
-        out.extend(found);
+        found
     }
 
     /// The parents' ages at their children's births and the spouses' at

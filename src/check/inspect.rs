@@ -45,12 +45,21 @@ pub(super) struct RecordFacts {
     pub(super) tag: Span,
     pub(super) line: u64,
     /// The end of its pointers and findings in the inspection's lists.
-    pub(super) pointers_end: usize,
-    pub(super) findings_end: usize,
-    pub(super) birth: Option<(i64, i64)>,
-    pub(super) marriage: Option<((i64, i64), u64, Span)>,
+    pub(super) pointers_end: u32,
+    pub(super) findings_end: u32,
+    /// Its index in the inspection's `dated`, or `u32::MAX` (most records
+    /// have none: records' facts are kept small, there are millions).
+    pub(super) dated: u32,
     /// The version a first record that is the HEAD says.
     pub(super) head_version: Option<Version>,
+}
+
+/// What the family-age rules need of a record: the birth of an
+/// individual, the marriage of a family (its span, line and payload).
+#[derive(Debug)]
+pub(super) struct DatedFacts {
+    pub(super) birth: Option<(i64, i64)>,
+    pub(super) marriage: Option<((i64, i64), u64, Span)>,
 }
 
 /// What inspecting records found: each record's own findings and the
@@ -65,6 +74,8 @@ pub struct Inspection {
     pub(super) records: Vec<RecordFacts>,
     pub(super) pointers: Vec<PointerFact>,
     pub(super) findings: Vec<Finding>,
+    /// See [`RecordFacts::dated`].
+    pub(super) dated: Vec<DatedFacts>,
     /// The distinct paths of the pointers, in the order first seen: a
     /// few dozen, where the pointers are millions.
     pub(super) paths: Vec<Span>,
@@ -116,7 +127,14 @@ pub(super) struct Kinds {
     /// the kind.
     ids: FastMap<(u32, u64), u32>,
     info: Vec<KindInfo>,
+    /// The kinds found last, by a few bits of their superstructure kind
+    /// and tag: looked at before `ids` (a few hundred kinds make most of
+    /// a file, so this almost always has the one asked for).
+    recent: Vec<(u64, u32, u32)>,
 }
+
+/// How many entries [`Kinds::recent`] has (a power of two).
+const RECENT: usize = 1024;
 
 /// What is known of a kind.
 #[derive(Clone, Copy, Debug)]
@@ -128,6 +146,43 @@ struct KindInfo {
     /// Its pointers' target ([`structure::target_code`]), once `path` is
     /// known.
     target: u8,
+    /// What its tag is to the walk ([`tag_flags`]).
+    flags: u8,
+}
+
+/// [`tag_flags`]: an extension's tag (`_` first).
+const EXTENSION: u8 = 1;
+/// [`tag_flags`]: a payload the value rules judge ([`values::judged`]).
+const JUDGED: u8 = 2;
+/// [`tag_flags`]: `DATE`.
+const DATE: u8 = 4;
+/// [`tag_flags`]: `AGE`.
+const AGE: u8 = 8;
+/// [`tag_flags`]: `PEDI`.
+const PEDI: u8 = 16;
+/// [`tag_flags`]: an event whose first `DATE` the plausibility rules read
+/// (in an individual or family record).
+const DATED_EVENT: u8 = 32;
+
+/// What a tag is to the walk: the tests made once per kind.
+fn tag_flags(tag: &str) -> u8 {
+    let mut f = 0;
+    if tag.starts_with('_') {
+        f |= EXTENSION;
+    }
+    if values::judged(tag) {
+        f |= JUDGED;
+    }
+    match tag {
+        "DATE" => f |= DATE,
+        "AGE" => f |= AGE,
+        "PEDI" => f |= PEDI,
+        _ => {}
+    }
+    if matches!(tag, "BIRT" | "DEAT" | "BURI" | "CREM" | "MARR") || plausible::life_event(tag) {
+        f |= DATED_EVENT;
+    }
+    f
 }
 
 /// Not worked out yet.
@@ -149,17 +204,26 @@ impl Kinds {
         if self.version != Some(version) {
             self.ids.clear();
             self.info.clear();
+            self.recent.clear();
             self.version = Some(version);
         }
     }
 
-    /// The kind of a structure tagged `tag` under one of kind `parent`.
-    fn id(&mut self, parent: u32, key: Option<u64>) -> u32 {
+    /// The kind of a structure tagged `tag` (`key`: its
+    /// [`tag_key`](super::tag_key)) under one of kind `parent`.
+    fn id(&mut self, parent: u32, (tag, key): (&str, Option<u64>)) -> u32 {
         let Some(key) = key else {
             return NO_KIND;
         };
         if parent == NO_KIND {
             return NO_KIND;
+        }
+        let slot = (key ^ u64::from(parent).rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            >> (64 - RECENT.trailing_zeros());
+        if let Some(&(k, p, id)) = self.recent.get(slot as usize) {
+            if k == key && p == parent {
+                return id;
+            }
         }
         let next = self.info.len() as u32;
         let id = *self.ids.entry((parent, key)).or_insert(next);
@@ -168,8 +232,13 @@ impl Kinds {
                 class: UNKNOWN,
                 path: UNKNOWN,
                 target: 0,
+                flags: tag_flags(tag),
             });
         }
+        if self.recent.is_empty() {
+            self.recent = vec![(0, NO_KIND, NO_KIND); RECENT];
+        }
+        self.recent[slot as usize] = (key, parent, id);
         id
     }
 
@@ -204,10 +273,6 @@ const SKIP: u32 = 1;
 /// [`Frame::flags`]: its first `PEDI` was seen.
 const SEEN_PEDI: u32 = 2;
 
-/// A record's substructure kept for the plausibility rules: its tag and
-/// its first `DATE` (spans of [`Walk::texts`]).
-type EventEntry = (Span, Option<(Option<(i64, i64)>, u64, Option<Span>)>);
-
 /// The rules over the structures of records as they begin and end, into
 /// an [`Inspection`]: [`Walk::begin`] and [`Walk::end`] in document order,
 /// records whole.
@@ -230,9 +295,11 @@ pub(super) struct Walk<'a, 'c> {
     /// its line, and whether its dates are read for the plausibility rules.
     record: (Option<(Span, u64)>, Span, u64, bool),
     head_version: Option<Version>,
-    events: Vec<EventEntry>,
-    /// The texts of `events`.
-    texts: String,
+    /// The current record's substructures whose dates the plausibility
+    /// rules read, and the payloads of those dates (for the findings'
+    /// texts).
+    events: Vec<Dated>,
+    dates: Vec<Option<Value<'a>>>,
 }
 
 /// Appends `s` to `strings`, giving its span there.
@@ -265,7 +332,7 @@ impl<'a, 'c> Walk<'a, 'c> {
             record: (None, (0, 0), 0, false),
             head_version: None,
             events: Vec::new(),
-            texts: String::new(),
+            dates: Vec::new(),
         }
     }
 
@@ -299,8 +366,10 @@ impl<'a, 'c> Walk<'a, 'c> {
         let parent = level.checked_sub(1).and_then(|i| self.frames.get(i));
         let parent_kind = parent.map_or(ROOT, |f| f.kind);
         let key = super::tag_key(tag.as_bytes());
-        let kind = found.kinds.id(parent_kind, key);
-        let class = match found.kinds.get(kind) {
+        let kind = found.kinds.id(parent_kind, (tag, key));
+        let info = found.kinds.get(kind);
+        let flags = info.map_or_else(|| tag_flags(tag), |k| k.flags);
+        let class = match info {
             Some(k) if k.class != UNKNOWN => k.class,
             _ => {
                 let c = self.structures.classify_next(version, tag);
@@ -312,7 +381,7 @@ impl<'a, 'c> Walk<'a, 'c> {
         };
         let pointer = value.and_then(Value::as_pointer);
         let text = structure::has_text(value.and_then(Value::as_text));
-        let skip = parent.is_some_and(|f| f.flags & SKIP != 0) || tag.starts_with('_');
+        let skip = parent.is_some_and(|f| f.flags & SKIP != 0) || flags & EXTENSION != 0;
         if self.frames.len() == level {
             self.frames.push(Frame::default());
         }
@@ -341,17 +410,15 @@ impl<'a, 'c> Walk<'a, 'c> {
         }
         let g = self.g;
         let dated = self.record.3;
-        if dated
-            && level == 1
-            && (matches!(tag, "BIRT" | "DEAT" | "BURI" | "CREM" | "MARR")
-                || plausible::life_event(tag))
-        {
-            let t = put(&mut self.texts, tag);
-            self.frames[level].event = self.events.len() as u32;
-            self.events.push((t, None));
+        if dated && level == 1 && flags & DATED_EVENT != 0 {
+            if let Some(tag) = plausible::dated_tag(tag) {
+                self.frames[level].event = self.events.len() as u32;
+                self.events.push(Dated { tag, date: None });
+                self.dates.push(None);
+            }
         }
         if level == 2
-            && tag == "PEDI"
+            && flags & PEDI != 0
             && self.frames[1].famc != NO_POINTER
             && self.frames[1].flags & SEEN_PEDI == 0
         {
@@ -366,21 +433,27 @@ impl<'a, 'c> Walk<'a, 'c> {
                 }
             }
         }
-        if dated && level == 2 && tag == "DATE" {
+        if dated && level == 2 && flags & DATE != 0 {
             // Parsed once for both groups of rules.
-            let text = value.and_then(Value::as_text).map(|p| p.text());
-            let date = text.as_deref().map(Date::parse);
-            if let (true, Some(Err(e))) = (g.value, &date) {
-                let (rule, message) = values::not_a_date(e);
-                self.other(rule, message);
+            // (A date is a large value: matched where it is made, not
+            // moved through `Option` and `Result` adapters.)
+            let mut span = None;
+            if let Some(Value::Text(p)) = value {
+                match Date::parse(&p.text()) {
+                    Ok(d) => span = d.jdn_range(),
+                    Err(e) if g.value => {
+                        let (rule, message) = values::not_a_date(&e);
+                        self.other(rule, message);
+                    }
+                    Err(_) => {}
+                }
             }
-            let span = date.and_then(|d| d.ok()?.jdn_range());
             let event = self.frames[1].event;
-            if let Some((_, first @ None)) = self.events.get_mut(event as usize) {
-                let t = text.as_deref().map(|t| put(&mut self.texts, t));
-                *first = Some((span, line, t));
+            if let Some(e @ Dated { date: None, .. }) = self.events.get_mut(event as usize) {
+                e.date = Some(DateFact { span, line });
+                self.dates[event as usize] = value.cloned();
             }
-        } else if g.value && values::judged(tag) {
+        } else if g.value && flags & JUDGED != 0 {
             if let Some(text) = value.and_then(Value::as_text).map(|p| p.text()) {
                 let parent = level.checked_sub(1).map(|i| self.tag(i));
                 if let Some((rule, message)) = values::problem(tag, parent, version, &text) {
@@ -388,7 +461,7 @@ impl<'a, 'c> Walk<'a, 'c> {
                 }
             }
         }
-        if g.plausible && tag == "AGE" {
+        if g.plausible && flags & AGE != 0 {
             if let Some(text) = value.and_then(Value::as_text).map(|p| p.text()) {
                 if let Some((rule, message)) = plausible::age(&text, self.config.limits()) {
                     self.other(rule, message);
@@ -491,7 +564,7 @@ impl<'a, 'c> Walk<'a, 'c> {
         let dated = self.g.plausible && matches!(tag, "INDI" | "FAM");
         self.record = (xref, t, line, dated);
         self.events.clear();
-        self.texts.clear();
+        self.dates.clear();
         self.structure_found.clear();
         self.other_found.clear();
         self.structures.clear();
@@ -504,29 +577,31 @@ impl<'a, 'c> Walk<'a, 'c> {
             mine.clear();
         }
         mine.append(&mut self.other_found);
-        let texts = &self.texts;
-        let text = |(a, b): Span| texts.get(a as usize..b as usize).unwrap_or("");
-        let dated: Vec<Dated<'_>> = self
-            .events
-            .iter()
-            .map(|&(t, date)| Dated {
-                tag: text(t),
-                date: date.map(|(span, line, t)| DateFact {
-                    span,
-                    line,
-                    text: t.map(text),
-                }),
-            })
-            .collect();
         let limits = self.config.limits();
         let mut birth = None;
         let mut marriage = None;
+        // The text of the `i`th event's date.
+        let dates = &self.dates;
+        let text = |i: usize| match dates.get(i) {
+            Some(Some(Value::Text(p))) => Some(p.text()),
+            _ => None,
+        };
         if self.g.plausible && found.text(tag) == "INDI" {
-            birth = plausible::person("INDI", &dated, limits, &mut mine);
+            let from = mine.len();
+            birth = plausible::person("INDI", &self.events, limits, &mut mine);
+            for f in &mut mine[from..] {
+                let i = self
+                    .events
+                    .iter()
+                    .position(|e| e.date.is_some_and(|d| d.line == f.line));
+                f.text = i.and_then(text).map(|t| t.into_owned());
+            }
         }
         if self.g.plausible && found.text(tag) == "FAM" {
-            marriage = plausible::marriage(&dated)
-                .map(|(s, line, text)| (s, line, put(&mut found.strings, text)));
+            marriage = plausible::marriage(&self.events).and_then(|(i, s)| {
+                let line = self.events[i].date?.line;
+                Some((s, line, put(&mut found.strings, &text(i)?)))
+            });
         }
         mine.retain(|f| self.config.has(f.rule));
         if !mine.is_empty() {
@@ -540,14 +615,20 @@ impl<'a, 'c> Walk<'a, 'c> {
             found.findings.append(&mut mine);
         }
         self.structure_found = mine;
+        let dated = match (birth, marriage) {
+            (None, None) => u32::MAX,
+            _ => {
+                found.dated.push(DatedFacts { birth, marriage });
+                found.dated.len() as u32 - 1
+            }
+        };
         found.records.push(RecordFacts {
             xref,
             tag,
             line,
-            pointers_end: found.pointers.len(),
-            findings_end: found.findings.len(),
-            birth,
-            marriage,
+            pointers_end: found.pointers.len() as u32,
+            findings_end: found.findings.len() as u32,
+            dated,
             head_version: self.head_version,
         });
     }

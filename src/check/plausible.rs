@@ -70,27 +70,39 @@ pub(crate) fn age_range(a: (i64, i64), b: (i64, i64)) -> (f64, f64) {
 }
 
 /// A record's substructure (an event, say) as the plausibility rules see
-/// it: its tag and its first `DATE`.
+/// it: its tag ([`dated_tag`]) and its first `DATE`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Dated<'s> {
-    pub(crate) tag: &'s str,
-    pub(crate) date: Option<DateFact<'s>>,
+pub(crate) struct Dated {
+    pub(crate) tag: &'static str,
+    pub(crate) date: Option<DateFact>,
 }
 
-/// A `DATE`: the span of days it can mean (`None`: not a date with one),
-/// its line and its payload.
+/// A `DATE`: the span of days it can mean (`None`: not a date with one)
+/// and its line.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct DateFact<'s> {
+pub(crate) struct DateFact {
     pub(crate) span: Option<(i64, i64)>,
     pub(crate) line: u64,
-    pub(crate) text: Option<&'s str>,
 }
 
-/// A finding about the `DATE` of `event`, in a record tagged `record`.
+/// The tag of a record's substructure whose date these rules read
+/// (`BIRT`, `DEAT`, `BURI`, `CREM`, `MARR` and [`LIFE_EVENTS`]), as a
+/// `'static` string; `None` for any other.
+pub(crate) fn dated_tag(tag: &str) -> Option<&'static str> {
+    const ENDS: [&str; 5] = ["BIRT", "DEAT", "BURI", "CREM", "MARR"];
+    if let Some(t) = ENDS.iter().find(|&&t| t == tag) {
+        return Some(t);
+    }
+    let k = tag_key(tag.as_bytes())?;
+    LIFE_KEYS.binary_search(&k).ok().map(|i| LIFE_EVENTS[i])
+}
+
+/// A finding about the `DATE` of `event`, in a record tagged `record`;
+/// its text is the caller's to fill in (the `DATE`'s payload).
 fn at_date(
     rule: &'static Rule,
     (record, event): (&str, &str),
-    date: &DateFact<'_>,
+    date: &DateFact,
     message: String,
 ) -> Finding {
     Finding {
@@ -99,7 +111,7 @@ fn at_date(
         record: None,
         path: format!("{record}.{event}.DATE"),
         message,
-        text: date.text.map(str::to_string),
+        text: None,
     }
 }
 
@@ -107,13 +119,13 @@ fn at_date(
 /// substructures `events`, in order; gives its birth's span.
 pub(crate) fn person(
     record: &str,
-    events: &[Dated<'_>],
+    events: &[Dated],
     limits: &Thresholds,
     out: &mut Vec<Finding>,
 ) -> Option<(i64, i64)> {
     // The first BIRT, DEAT, BURI and CREM with a date that has a span,
     // in one pass over the events.
-    let mut firsts: [Option<((i64, i64), &Dated<'_>)>; 4] = [None; 4];
+    let mut firsts: [Option<((i64, i64), &Dated)>; 4] = [None; 4];
     for e in events {
         let i = match e.tag {
             "BIRT" => 0,
@@ -126,11 +138,10 @@ pub(crate) fn person(
             firsts[i] = e.date.and_then(|d| Some((d.span?, e)));
         }
     }
-    fn date<'s>(e: &Dated<'s>) -> DateFact<'s> {
+    fn date(e: &Dated) -> DateFact {
         e.date.unwrap_or(DateFact {
             span: None,
             line: 0,
-            text: None,
         })
     }
     let [birth, death, buri, crem] = firsts;
@@ -159,7 +170,7 @@ pub(crate) fn person(
         .into_iter()
         .flatten()
         .min_by_key(|(s, _)| s.1);
-    let mut oldest: Option<(f64, &Dated<'_>)> = None;
+    let mut oldest: Option<(f64, &Dated)> = None;
     for event in events {
         if !life_event(event.tag) {
             continue;
@@ -210,14 +221,14 @@ pub(crate) fn person(
     birth.map(|b| b.0)
 }
 
-/// The first `MARR` of `events` with a date that has a span: the span, the
-/// date's line and its payload.
-pub(crate) fn marriage<'s>(events: &[Dated<'s>]) -> Option<((i64, i64), u64, &'s str)> {
+/// The first `MARR` of `events` with a date that has a span: its index in
+/// `events` and the span.
+pub(crate) fn marriage(events: &[Dated]) -> Option<(usize, (i64, i64))> {
     events
         .iter()
-        .filter(|e| e.tag == "MARR")
-        .filter_map(|e| e.date)
-        .find_map(|d| Some((d.span?, d.line, d.text?)))
+        .enumerate()
+        .filter(|(_, e)| e.tag == "MARR")
+        .find_map(|(i, e)| Some((i, e.date?.span?)))
 }
 
 /// What is wrong with an `AGE` payload `text` by the greatest age, if

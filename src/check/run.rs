@@ -146,7 +146,7 @@ impl Checker {
         let mut rest = std::mem::take(&mut out.held);
         rest.append(&mut out.pending);
         if failed.is_none() {
-            self.finish(&mut rest);
+            self.finish_unsorted(&mut rest);
         }
         give(&mut rest, &mut summary, sink)?;
         match failed {
@@ -247,7 +247,7 @@ impl Checker {
         let mut rest = std::mem::take(&mut out.held);
         rest.append(&mut out.pending);
         if failed.is_none() {
-            self.finish(&mut rest);
+            self.finish_unsorted(&mut rest);
         }
         give(&mut rest, &mut summary, &mut sink)?;
         match failed {
@@ -319,10 +319,18 @@ fn give<E, S>(
 where
     S: FnMut(&Finding) -> Result<(), E>,
 {
-    list.sort_by_key(|f| f.line);
-    for f in list.drain(..) {
-        summary.count(&f);
-        sink(&f).map_err(RunError::Sink)?;
+    // Sorted as keys, not as findings: a finding is a large value, and
+    // there may be hundreds of thousands (the index keeps equal lines in
+    // their order).
+    let mut order: Vec<(u64, u32)> = (0..list.len() as u32)
+        .map(|i| (list[i as usize].line, i))
+        .collect();
+    order.sort_unstable();
+    for (_, i) in order {
+        let f = &list[i as usize];
+        summary.count(f);
+        sink(f).map_err(RunError::Sink)?;
     }
+    list.clear();
     Ok(())
 }
