@@ -65,6 +65,8 @@
 //! # Ok::<(), gedcom_elf::write::WriteError>(())
 //! ```
 
+#[cfg(feature = "gedzip")]
+mod media;
 mod rules;
 mod tables;
 
@@ -316,6 +318,133 @@ pub fn convert<W: Write>(
     config: &ConvertConfig,
     out: W,
 ) -> Result<ConvertReport, WriteError> {
+    convert_with(input, config, &mut NoMedia, out)
+}
+
+/// What the conversion does with each record's media paths after its rules:
+/// nothing, or (for a GEDZIP) [`media::media_paths`].
+trait MediaStep {
+    fn record(&mut self, record: &mut CNode, from: Version, report: &mut ConvertReport);
+}
+
+struct NoMedia;
+
+impl MediaStep for NoMedia {
+    fn record(&mut self, _: &mut CNode, _: Version, _: &mut ConvertReport) {}
+}
+
+#[cfg(feature = "gedzip")]
+struct Media<'a> {
+    files: &'a crate::gedzip::MediaFiles,
+    carried: Vec<media::Carried>,
+}
+
+#[cfg(feature = "gedzip")]
+impl MediaStep for Media<'_> {
+    fn record(&mut self, record: &mut CNode, from: Version, report: &mut ConvertReport) {
+        media::media_paths(
+            record,
+            self.files,
+            !from.is_gedcom7(),
+            &mut self.carried,
+            report,
+        );
+    }
+}
+
+/// Converts `input` to GEDCOM 7.0 as [`convert`] does, into a GEDZIP
+/// archive written to `out` (feature `gedzip`): `gedcom.ged`, then each
+/// media file that a `FILE` payload (of an `OBJE`, or of a 5.5.1 embedded
+/// object kept as `_OBJE`, and their `TRAN`s) names as a local relative
+/// path and `files` has, once, in the order first named. Such a payload is
+/// rewritten to name its entry (a 7.0 URL path: `/`, percent-escapes) when
+/// it does not already; a 5.5.1 payload is a plain file name (`\` a
+/// separator), tried as written, then with its percent-escapes decoded.
+/// A local path `files` lacks, an absolute path and a `file:` URL are left
+/// as they are and reported in [`ConvertReport::not_carried`], as is each
+/// entry of an input archive ([`MediaFiles::archive`](crate::gedzip::MediaFiles::archive))
+/// that no payload names; other URLs are left as they are.
+///
+/// Returns the report and `out`.
+///
+/// ```
+/// use std::io::Cursor;
+/// use gedcom_elf::convert::{convert_to_gedzip, ConvertConfig};
+/// use gedcom_elf::gedzip::{read_gedzip, MediaFiles};
+/// use gedcom_elf::Version;
+///
+/// let dir = std::env::temp_dir().join(format!("gdz-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(dir.join("photos"))?;
+/// std::fs::write(dir.join("photos/anna 1.jpg"), b"\xff\xd8")?;
+/// let input = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n\
+///     0 @M1@ OBJE\n1 FILE photos\\anna 1.jpg\n2 FORM jpg\n1 FILE lost.jpg\n2 FORM jpg\n0 TRLR\n";
+/// let mut files = MediaFiles::directory(&dir);
+/// let config = ConvertConfig::new(Version::Gedcom7);
+/// let (report, out) = convert_to_gedzip(input, &config, &mut files, Cursor::new(Vec::new()))?;
+///
+/// let gdz = read_gedzip(Cursor::new(out.into_inner()))?;
+/// let text = String::from_utf8(gdz.gedcom).unwrap();
+/// assert!(text.contains("1 FILE photos/anna%201.jpg\n"));
+/// assert_eq!(gdz.media[0].name, "photos/anna 1.jpg");
+/// let lost = report.not_carried.entries().next().unwrap();
+/// assert_eq!((lost.path, lost.lines), ("OBJE.FILE", &[9][..]));
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`convert`]; [`WriteErrorKind::UnsupportedEncoding`] when `config`'s
+/// target is not 7.0 (GEDZIP holds GEDCOM 7 only);
+/// [`WriteErrorKind::Io`] when a media file cannot be read or the archive
+/// cannot be written (the message says which).
+#[cfg(feature = "gedzip")]
+pub fn convert_to_gedzip<W: Write + std::io::Seek>(
+    input: &[u8],
+    config: &ConvertConfig,
+    files: &mut crate::gedzip::MediaFiles,
+    out: W,
+) -> Result<(ConvertReport, W), WriteError> {
+    use crate::gedzip::GedzipWriter;
+    if !config.to.is_gedcom7() {
+        return Err(WriteError::new(
+            WriteErrorKind::UnsupportedEncoding,
+            format!(
+                "a GEDZIP archive holds GEDCOM 7 only, not {}: convert to 7.0",
+                config.to
+            ),
+        ));
+    }
+    let zip_io =
+        |e: crate::gedzip::GedzipError| WriteError::from(std::io::Error::other(e.to_string()));
+    let mut gdz = GedzipWriter::new(out);
+    let mut step = Media {
+        files: &*files,
+        carried: Vec::new(),
+    };
+    let mut report = convert_with(input, config, &mut step, gdz.gedcom().map_err(zip_io)?)?;
+    let carried = step.carried;
+    for (name, entry) in &carried {
+        if !gdz.has(entry) {
+            gdz.add_from(entry, name, files).map_err(zip_io)?;
+        }
+    }
+    let named: HashSet<&str> = carried.iter().map(|(n, _)| n.as_str()).collect();
+    for name in files.names() {
+        if !named.contains(name.as_str()) {
+            report.not_carried.add(name, media::UNNAMED, 0);
+        }
+    }
+    let out = gdz.finish().map_err(zip_io)?;
+    Ok((report, out))
+}
+
+/// [`convert`] with a step on each record's media paths.
+fn convert_with<W: Write>(
+    input: &[u8],
+    config: &ConvertConfig,
+    media: &mut dyn MediaStep,
+    out: W,
+) -> Result<ConvertReport, WriteError> {
     // One input (its encoding decided, UTF-16 transcoded, once) for every pass;
     // its version is decided before the first event.
     let prepared = crate::Input::with_encoding(input, config.input_encoding).map_err(read_error)?;
@@ -361,6 +490,9 @@ pub fn convert<W: Write>(
     records(&prepared, &mut counts, |mut record| {
         if from != to {
             ctx.convert(&mut record, &mut report);
+        }
+        if to.is_gedcom7() {
+            media.record(&mut record, from, &mut report);
         }
         report.records += 1;
         write_node(&mut writer, &record)

@@ -151,6 +151,11 @@ pub enum Command {
         /// The output's line breaks
         #[arg(long, value_name = "lf|crlf|cr", default_value = "lf", value_parser = line_ending)]
         line_ending: LineEnding,
+        /// Write a GEDZIP archive (gedcom.ged and the media files its FILE paths name,
+        /// found beside FILE or in the .gdz it is), as -o NAME.gdz does; with
+        /// --to-version 7.0 only
+        #[arg(long)]
+        gdz: bool,
         #[command(flatten)]
         w: Rewriting,
     },
