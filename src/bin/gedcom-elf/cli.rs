@@ -157,6 +157,8 @@ pub enum Command {
         #[arg(long)]
         gdz: bool,
         #[command(flatten)]
+        jobs: JobOpts,
+        #[command(flatten)]
         w: Rewriting,
     },
     /// Validate: findings as JSON Lines on stdout, a summary per file on stderr
@@ -495,8 +497,9 @@ impl Command {
             Command::FromGedcomx { file, diag, .. } => {
                 (file.as_str(), of(&ReadOpts::default(), None, diag))
             }
-            Command::Fmt { w } | Command::Convert { w, .. } => {
-                (w.input.file.as_str(), of(&w.read, None, &w.diag))
+            Command::Fmt { w } => (w.input.file.as_str(), of(&w.read, None, &w.diag)),
+            Command::Convert { w, jobs, .. } => {
+                (w.input.file.as_str(), of(&w.read, Some(jobs), &w.diag))
             }
             Command::Edit { e } => {
                 let read = ReadOpts {

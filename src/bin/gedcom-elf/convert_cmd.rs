@@ -69,7 +69,12 @@ pub fn run(
     let config = ConvertConfig::new(to)
         .encoding(encoding.unwrap_or(Encoding::Utf8))
         .line_ending(line_ending)
-        .input_encoding(settings.encoding());
+        .input_encoding(settings.encoding())
+        .jobs(settings.jobs());
+    let config = match settings.jobs.chunk_bytes {
+        Some(n) => config.batch_bytes(n),
+        None => config,
+    };
     let mut out = Output::create(out_name)?;
     if archive {
         let mut files = media_of(source)?;

@@ -145,6 +145,7 @@ fn run(command: Option<Command>) -> ExitCode {
             line_ending: l,
             gdz,
             w,
+            ..
         } => convert_cmd::run(s, &source, (v, e, l, gdz), &w.output, r),
         Command::Convert {
             to_encoding: e,
