@@ -10,9 +10,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::check::{known_tag, standard_sub, Shape};
-use crate::value::{
-    AdoptedBy, Age, Date, MediaType, NameType, Pedigree, Quality, Restriction, Role, Sex,
-};
+use crate::value::enums::respell;
+use crate::value::{Age, Date, NameType, Restriction, Role};
 use crate::version::Version;
 
 use super::tables::{extension_uri, format_of, language_name, language_tag, media_type};
@@ -494,55 +493,13 @@ impl Ctx {
                     "AGE",
                 );
             }
-            "SEX" => enum7(n, report, |v| Sex::parse(v).ok().map(Sex::as_str), false),
-            "PEDI" if ptag == "FAMC" => {
-                enum7(
-                    n,
-                    report,
-                    |v| Pedigree::parse(v).ok().map(Pedigree::as_str),
-                    true,
-                );
-            }
-            "QUAY" if ptag == "SOUR" => {
-                enum7(
-                    n,
-                    report,
-                    |v| Quality::parse(v).ok().map(Quality::as_str),
-                    false,
-                );
-            }
-            "ADOP" if ptag == "FAMC" => {
-                enum7(
-                    n,
-                    report,
-                    |v| AdoptedBy::parse(v).ok().map(AdoptedBy::as_str),
-                    false,
-                );
-            }
-            "TYPE" if ptag == "NAME" => {
-                enum7(
-                    n,
-                    report,
-                    |v| NameType::parse(v).ok().map(NameType::as_str),
-                    true,
-                );
-            }
             "TYPE" if ptag == "FORM" => {
+                // 5.5.1's FORM.TYPE is 7.0's FORM.MEDI.
                 n.tag = "MEDI".into();
-                enum7(
-                    n,
-                    report,
-                    |v| MediaType::parse(v).ok().map(MediaType::as_str),
-                    true,
-                );
+                enum7(n, ptag, report);
             }
-            "MEDI" if ptag == "CALN" || ptag == "FORM" => {
-                enum7(
-                    n,
-                    report,
-                    |v| MediaType::parse(v).ok().map(MediaType::as_str),
-                    true,
-                );
+            t if !matches!(t, "RESN" | "ROLE") && respell(t, Some(ptag), true, "").is_some() => {
+                enum7(n, ptag, report);
             }
             "ROLE" if ptag == "EVEN" => {
                 let v = n.text_value().to_string();
@@ -829,29 +786,16 @@ impl Ctx {
                     }
                 }
             }
-            "SEX" => enum551(n, path, report, |v| Sex::parse(v).ok().map(Sex::gedcom551)),
-            "PEDI" if ptag == "FAMC" => {
-                enum551(n, path, report, |v| {
-                    Pedigree::parse(v).ok().map(Pedigree::gedcom551)
-                });
+            "MEDI" if ptag == "FORM" => {
+                // 7.0's FORM.MEDI is 5.5.1's FORM.TYPE.
+                n.tag = "TYPE".into();
+                enum551(n, "MEDI", ptag, path, report);
             }
-            "QUAY" if ptag == "SOUR" => {
-                enum551(n, path, report, |v| {
-                    Quality::parse(v).ok().map(Quality::gedcom551)
-                });
-            }
-            "ADOP" if ptag == "FAMC" => {
-                enum551(n, path, report, |v| {
-                    AdoptedBy::parse(v).ok().map(AdoptedBy::gedcom551)
-                });
-            }
-            "MEDI" if ptag == "CALN" || ptag == "FORM" => {
-                if ptag == "FORM" {
-                    n.tag = "TYPE".into();
-                }
-                enum551(n, path, report, |v| {
-                    MediaType::parse(v).ok().map(MediaType::gedcom551)
-                });
+            t if !matches!(t, "RESN" | "ROLE" | "TYPE")
+                && respell(t, Some(ptag), false, "").is_some() =>
+            {
+                let tag = t.to_string();
+                enum551(n, &tag, ptag, path, report);
             }
             "TYPE" if ptag == "NAME" => {
                 // 5.5.1 takes a type of the user's own: OTHER's phrase, or the word.
@@ -975,16 +919,14 @@ fn set_with_phrase(
     }
 }
 
-/// An enumerated payload to its 7.0 spelling; a value 7.0 lacks becomes
-/// `OTHER` with a `PHRASE` (`other`) or makes the structure an extension.
-fn enum7(
-    n: &mut CNode,
-    report: &mut ConvertReport,
-    to7: impl Fn(&str) -> Option<&'static str>,
-    other: bool,
-) {
+/// An enumerated payload (of `n`'s tag under `ptag`: `value::enums`'
+/// contexts and spellings, through `respell`) to its 7.0 spelling; a value
+/// 7.0 lacks becomes `OTHER` with a `PHRASE` where the enumeration has
+/// `OTHER`, else makes the structure an extension.
+fn enum7(n: &mut CNode, ptag: &str, report: &mut ConvertReport) {
     let v = n.text_value().to_string();
-    match to7(&v) {
+    let other = respell(&n.tag, Some(ptag), true, "OTHER") == Some(Some("OTHER"));
+    match respell(&n.tag, Some(ptag), true, &v).flatten() {
         Some(w) if w == v => {}
         Some(w) => {
             n.value = Some(w.into());
@@ -1003,14 +945,10 @@ fn enum7(
     }
 }
 
-/// An enumerated payload to its 5.5.1 spelling; a value 5.5.1 lacks (or a
-/// phrase with it) makes the structure a reported extension.
-fn enum551(
-    n: &mut CNode,
-    path: &str,
-    report: &mut ConvertReport,
-    to551: impl Fn(&str) -> Option<Option<&'static str>>,
-) {
+/// An enumerated payload (of tag `set` under `ptag`, through `respell`) to
+/// its 5.5.1 spelling; a value 5.5.1 lacks (or a phrase with it) makes the
+/// structure a reported extension.
+fn enum551(n: &mut CNode, set: &str, ptag: &str, path: &str, report: &mut ConvertReport) {
     let v = n.text_value().to_string();
     if v == "OTHER" {
         if let Some(p) = n.child("PHRASE").map(|p| p.text_value().to_string()) {
@@ -1024,15 +962,17 @@ fn enum551(
         }
     }
     let has_phrase = n.child("PHRASE").is_some();
-    match to551(&v) {
-        Some(Some(w)) if !has_phrase => {
+    // A value of no enumeration (it does not parse) is as it was, the
+    // target's check says so; one 5.5.1 lacks is not carried.
+    let parses = respell(set, Some(ptag), true, &v).flatten().is_some();
+    match respell(set, Some(ptag), false, &v).flatten() {
+        Some(w) if !has_phrase => {
             if w != v {
                 n.value = Some(w.into());
                 report.changed("enumeration to its 5.5.1 value");
             }
         }
-        // A value of no enumeration: as it was (the target's check says so).
-        None if !has_phrase => {}
+        None if !has_phrase && !parses => {}
         _ => {
             report.not_carried.add(path, ENUM551, n.line);
             n.tag = format!("_{}", n.tag);
