@@ -396,6 +396,25 @@ fn a_gedc_with_a_payload_is_kept_as_an_extension_beside_the_conversions_own() {
     assert_eq!(head.value_at("_GEDC.VERS"), Some("5.5.1"));
 }
 
+/// 5.3's LDS `WAC` (initiatory), which some 5.5.1 programs still write, is
+/// 7.0's `INIL`; back in 5.5.1 it is a reported `_INIL`.
+#[test]
+fn wac_becomes_inil() {
+    let (indi, report) = indi7("1 WAC\n2 DATE 1 JAN 1900\n2 TEMP SLAKE\n");
+    let inil = indi.child("INIL").expect("INIL");
+    assert_eq!(inil.value_at("DATE"), Some("1 JAN 1900"));
+    assert_eq!(inil.value_at("TEMP"), Some("SLAKE"));
+    assert!(indi.child("WAC").is_none() && indi.child("_WAC").is_none());
+    assert_eq!(report.changes["WAC to INIL"], 1);
+    assert_eq!(report.not_carried.total(), 0);
+    let (back, report) = indi551("1 INIL\n2 DATE 1 JAN 1900\n");
+    assert!(back.child("_INIL").is_some());
+    assert_eq!(
+        report.not_carried.entries().next().unwrap().path,
+        "INDI.INIL"
+    );
+}
+
 #[test]
 fn record_numbers_become_exid_and_come_back() {
     // The migration guide's example.

@@ -23,6 +23,7 @@
 //! | xref ids (`@i-1@`) | upper case, `[A-Z0-9_]` only, unique; pointers renamed alike; a pointer to no record `@VOID@` (reported) |
 //! | `ROMN`, `FONE` with the guide's `TYPE`s | `TRAN` with a `LANG` |
 //! | `AFN`, `RIN`, `RFN` | `EXID` with the migration guide's `TYPE` URIs |
+//! | `INDI.WAC` (5.3's LDS initiatory, still written by some programs) | `INIL` |
 //! | a structure 7.0 does not have where it stands (`HEAD.FILE`, `SUBN`, an embedded `OBJE`, text `ALIA`, ...) | `_TAG`, declared `HEAD.SCHMA.TAG _TAG https://gedcom.io/terms/v5.5.1/TAG` |
 //!
 //! Back to 5.5.1 everything in the table is reversed where 5.5.1 can say it

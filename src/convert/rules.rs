@@ -389,6 +389,12 @@ impl Ctx {
             report.changed("bare event given Y");
         }
         match n.tag.as_str() {
+            "WAC" if ptag == "INDI" => {
+                // The migration guide: 5.3's WAC, still written by some 5.5.1
+                // programs, is 7.0's INIL.
+                n.tag = "INIL".into();
+                report.changed("WAC to INIL");
+            }
             "NOTE" if record => {
                 n.tag = "SNOTE".into();
                 report.changed("NOTE record to SNOTE");
