@@ -1,9 +1,11 @@
 //! Conversion between GEDCOM 5.5.1 and GEDCOM 7.0 (issue #21): [`convert`].
 //!
-//! The input is read record by record (one record's structures in memory at
-//! a time, whatever the input's size), each record's structures rewritten by
-//! the rules of `rules.rs`, and written through one [`Writer`] in the
-//! target version ([`WriterConfig::version`]). Converting to 7.0 reads the
+//! The input is read record by record, in chunks of whole records on
+//! [`ConvertConfig::jobs`] threads (a chunk's records in memory at a time
+//! per thread, whatever the input's size), each record's structures
+//! rewritten by the rules of `rules.rs` and written in the target version
+//! ([`WriterConfig::version`]), the chunks' output joined in document order:
+//! the same output at any number of threads. Converting to 7.0 reads the
 //! input twice: a first pass gathers the record ids (to make them valid 7.0
 //! ids, renamed consistently with their pointers) and the extension tags the
 //! rules make (to declare them in `HEAD.SCHMA`, written first).
@@ -363,8 +365,8 @@ fn read_error(e: crate::Error) -> WriteError {
 /// version `config` names, writing it into `out`. See the
 /// [module docs](self) for what changes.
 ///
-/// Memory: one record at a time, and for 7.0 output the set of record ids
-/// (and their new names) and of extension tags made.
+/// Memory: a few chunks of records per thread, and for 7.0 output the set
+/// of record ids (and their new names) and of extension tags made.
 ///
 /// # Errors
 /// [`WriteErrorKind::Read`] when the input cannot be read (before anything
