@@ -41,8 +41,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::collections::HashSet;
 use std::fmt;
 use std::io::{self, Read, Seek, SeekFrom};
+use std::path::PathBuf;
+
+use crate::escape::{percent_decode, percent_encode};
 
 use zip::result::ZipError;
 use zip::ZipArchive;
@@ -353,6 +357,353 @@ fn gedcom_index<R: Read + Seek>(archive: &ZipArchive<R>) -> Result<usize, Gedzip
             format!("not a GEDZIP file: no {GEDCOM_ENTRY} entry"),
         )
     })
+}
+
+// ---------------------------------------------------------------- paths
+
+/// Where a `FILE` payload points, as GEDZIP sees it ([`classify_path`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FilePath {
+    /// A URL with a scheme (`https:`, `ftp:`, `file:`, ...): left as it is.
+    Url,
+    /// An absolute local path (`/photos/a.jpg`, `C:\photos\a.jpg`,
+    /// `\\host\share`): left as it is, never put in an archive.
+    Absolute,
+    /// A relative path that climbs out of its directory (a `..` segment),
+    /// or has a query or fragment: no archive entry can be it.
+    Outside,
+    /// A local file: the candidate zip entry names, most likely first (a
+    /// name without percent-escapes decoded, so not percent-escaped).
+    Local(Vec<String>),
+}
+
+/// Whether a `FILE` payload is a URL, an absolute path, or a local file
+/// and then which zip entry names it may mean. `legacy` is for a 5.5.1
+/// payload, a plain file name: a backslash separates directories, and the
+/// name as written is tried before its percent-escapes decoded; a 7.0
+/// payload (`legacy` false) is a URL reference, its escapes decoded.
+/// `.` segments and empty ones are dropped.
+///
+/// ```
+/// use gedcom_elf::gedzip::{classify_path, FilePath};
+///
+/// let local = |n: &[&str]| FilePath::Local(n.iter().map(|s| s.to_string()).collect());
+/// assert_eq!(classify_path("media/Bront%C3%AB.jpg", false), local(&["media/Brontë.jpg"]));
+/// assert_eq!(classify_path("photos\\a%201.jpg", true), local(&["photos/a%201.jpg", "photos/a 1.jpg"]));
+/// assert_eq!(classify_path("https://example.com/a.jpg", false), FilePath::Url);
+/// assert_eq!(classify_path("C:\\photos\\a.jpg", true), FilePath::Absolute);
+/// assert_eq!(classify_path("../a.jpg", false), FilePath::Outside);
+/// ```
+pub fn classify_path(payload: &str, legacy: bool) -> FilePath {
+    let b = payload.as_bytes();
+    let drive = b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+    if drive || payload.starts_with(['/', '\\']) {
+        return FilePath::Absolute;
+    }
+    if has_scheme(payload) {
+        return FilePath::Url;
+    }
+    if !legacy && (payload.contains(['?', '#', '\\']) || percent_decode(payload).contains('\\')) {
+        return FilePath::Outside;
+    }
+    let mut names: Vec<String> = Vec::new();
+    let mut tried = |text: &str| -> bool {
+        let mut parts = Vec::new();
+        for part in text.split(['/', '\\']) {
+            match part {
+                "" | "." => {}
+                ".." => return false,
+                p => parts.push(p),
+            }
+        }
+        let name = parts.join("/");
+        if !name.is_empty() && !name.chars().any(char::is_control) && !names.contains(&name) {
+            names.push(name);
+        }
+        true
+    };
+    let decoded = percent_decode(payload);
+    let fine = match legacy {
+        true => tried(payload) & tried(&decoded),
+        false => tried(&decoded),
+    };
+    match fine && !names.is_empty() {
+        true => FilePath::Local(names),
+        false => FilePath::Outside,
+    }
+}
+
+/// The 7.0 `FILE` payload that names zip entry `name`: each segment
+/// percent-escaped but for letters, digits and `-._~` (`media/Brontë
+/// 1.jpg` is `media/Bront%C3%AB%201.jpg`).
+///
+/// ```
+/// assert_eq!(gedcom_elf::gedzip::file_path_of("media/Brontë 1.jpg"), "media/Bront%C3%AB%201.jpg");
+/// ```
+pub fn file_path_of(name: &str) -> String {
+    name.split('/')
+        .map(percent_encode)
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Whether `s` starts with a URL scheme (`https:`; not a drive letter,
+/// which is one letter).
+fn has_scheme(s: &str) -> bool {
+    let Some((scheme, _)) = s.split_once(':') else {
+        return false;
+    };
+    let mut bytes = scheme.bytes();
+    scheme.len() > 1
+        && bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+}
+
+// ---------------------------------------------------------------- media
+
+/// Where the media files a dataset names are looked for: the directory
+/// of the input file, or the GEDZIP archive it came from (or nowhere).
+/// [`contains`](Self::contains) is a pure lookup, safe from any thread;
+/// [`copy`](Self::copy) reads a file.
+pub struct MediaFiles {
+    inner: MediaInner,
+}
+
+type Archive = ZipArchive<Box<dyn ReadSeek>>;
+
+/// What an archive of media is read from.
+pub trait ReadSeek: Read + Seek + Send + Sync {}
+impl<T: Read + Seek + Send + Sync> ReadSeek for T {}
+
+enum MediaInner {
+    None,
+    Directory {
+        dir: PathBuf,
+        root: Option<PathBuf>,
+    },
+    Archive {
+        archive: Box<Archive>,
+        names: HashSet<String>,
+    },
+}
+
+impl fmt::Debug for MediaFiles {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.inner {
+            MediaInner::None => f.write_str("MediaFiles::None"),
+            MediaInner::Directory { dir, .. } => write!(f, "MediaFiles::Directory({dir:?})"),
+            MediaInner::Archive { names, .. } => {
+                write!(f, "MediaFiles::Archive({} entries)", names.len())
+            }
+        }
+    }
+}
+
+impl MediaFiles {
+    /// No media anywhere: every local path is missing.
+    pub fn none() -> Self {
+        MediaFiles {
+            inner: MediaInner::None,
+        }
+    }
+
+    /// The files in `dir` and below it (a name whose real path, symbolic
+    /// links followed, leaves `dir` is not there).
+    pub fn directory(dir: impl Into<PathBuf>) -> Self {
+        let dir = dir.into();
+        let root = dir.canonicalize().ok();
+        MediaFiles {
+            inner: MediaInner::Directory { dir, root },
+        }
+    }
+
+    /// The entries of the GEDZIP (or any zip) archive `input`, but its
+    /// `gedcom.ged`.
+    ///
+    /// # Errors
+    /// As [`read_gedzip`], for the archive.
+    pub fn archive(input: impl ReadSeek + 'static) -> Result<Self, GedzipError> {
+        let mut archive = open_zip(Box::new(input) as Box<dyn ReadSeek>)?;
+        let names = entries(&mut archive, |n| n == GEDCOM_ENTRY)?
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        Ok(MediaFiles {
+            inner: MediaInner::Archive {
+                archive: Box::new(archive),
+                names,
+            },
+        })
+    }
+
+    /// Whether there is a file named `name` (a `/`-separated relative
+    /// path, as [`classify_path`] gives).
+    pub fn contains(&self, name: &str) -> bool {
+        match &self.inner {
+            MediaInner::None => false,
+            MediaInner::Archive { names, .. } => names.contains(name),
+            MediaInner::Directory { dir, root } => {
+                let path = name.split('/').fold(dir.clone(), |p, s| p.join(s));
+                match (root, path.canonicalize()) {
+                    (Some(root), Ok(real)) => real.starts_with(root) && real.is_file(),
+                    _ => false,
+                }
+            }
+        }
+    }
+
+    /// The archive's entries (for a [`MediaFiles::archive`]; none for the
+    /// others), sorted.
+    pub fn names(&self) -> Vec<String> {
+        match &self.inner {
+            MediaInner::Archive { names, .. } => {
+                let mut v: Vec<String> = names.iter().cloned().collect();
+                v.sort();
+                v
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Copies file `name` into `out`.
+    ///
+    /// # Errors
+    /// [`GedzipErrorKind::Io`] when it cannot be read (or is not there),
+    /// or `out` fails; the archive's errors as [`read_gedzip`]'s.
+    pub fn copy(&mut self, name: &str, out: &mut dyn io::Write) -> Result<u64, GedzipError> {
+        let what = format!("copying media file {name}");
+        match &mut self.inner {
+            MediaInner::None => Err(GedzipError::new(GedzipErrorKind::Io, what)),
+            MediaInner::Directory { dir, .. } => {
+                let path = name.split('/').fold(dir.clone(), |p, s| p.join(s));
+                let mut file = std::fs::File::open(&path)
+                    .map_err(|e| GedzipError::io(GedzipErrorKind::Io, what.clone(), e))?;
+                io::copy(&mut file, out).map_err(|e| GedzipError::io(GedzipErrorKind::Io, what, e))
+            }
+            MediaInner::Archive { archive, .. } => {
+                let mut file = archive.by_name(name).map_err(|e| zip_error(&what, e))?;
+                io::copy(&mut file, out).map_err(|e| zip_error(&what, ZipError::Io(e)))
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- writing
+
+/// Writes a GEDZIP archive: [`gedcom`](Self::gedcom) first (deflated,
+/// zip64 so that it may pass 4 GiB), then media entries
+/// ([`add`](Self::add), stored: media files are compressed already), then
+/// [`finish`](Self::finish). Entries carry no time (1980-01-01), so the
+/// same content gives the same bytes.
+///
+/// ```
+/// use std::io::{Cursor, Write};
+/// use gedcom_elf::gedzip::{read_gedzip, GedzipWriter};
+///
+/// let mut gdz = GedzipWriter::new(Cursor::new(Vec::new()));
+/// gdz.gedcom()?.write_all(b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 TRLR\n")?;
+/// gdz.add("media/a.jpg", &mut &b"\xff\xd8"[..])?;
+/// let bytes = gdz.finish()?.into_inner();
+/// let back = read_gedzip(Cursor::new(bytes))?;
+/// assert_eq!(back.media[0].name, "media/a.jpg");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct GedzipWriter<W: io::Write + Seek> {
+    zip: zip::ZipWriter<W>,
+    names: HashSet<String>,
+}
+
+impl<W: io::Write + Seek> GedzipWriter<W> {
+    /// An archive written into `out`.
+    pub fn new(out: W) -> Self {
+        GedzipWriter {
+            zip: zip::ZipWriter::new(out),
+            names: HashSet::new(),
+        }
+    }
+
+    /// Starts the `gedcom.ged` entry and gives the writer of its bytes.
+    ///
+    /// # Errors
+    /// [`GedzipErrorKind::Io`] when writing fails; `Corrupt` when it was
+    /// started already.
+    pub fn gedcom(&mut self) -> Result<&mut zip::ZipWriter<W>, GedzipError> {
+        if !self.names.insert(GEDCOM_ENTRY.to_string()) {
+            return Err(GedzipError::new(
+                GedzipErrorKind::Corrupt,
+                "gedcom.ged written twice",
+            ));
+        }
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .large_file(true);
+        self.zip
+            .start_file(GEDCOM_ENTRY, options)
+            .map_err(|e| zip_error("writing gedcom.ged", e))?;
+        Ok(&mut self.zip)
+    }
+
+    /// Adds entry `name` with the bytes of `data`.
+    ///
+    /// # Errors
+    /// `Corrupt` for a name given twice or that is no relative path;
+    /// [`GedzipErrorKind::Io`] when reading `data` or writing fails.
+    pub fn add(&mut self, name: &str, data: &mut dyn Read) -> Result<u64, GedzipError> {
+        self.start(name)?;
+        io::copy(data, &mut self.zip)
+            .map_err(|e| GedzipError::io(GedzipErrorKind::Io, format!("writing {name}"), e))
+    }
+
+    /// Adds entry `name` with the file `media` has as `source` (its name
+    /// there, which is `name` but for a file renamed on the way).
+    ///
+    /// # Errors
+    /// As [`add`](Self::add) and [`MediaFiles::copy`].
+    pub fn add_from(
+        &mut self,
+        name: &str,
+        source: &str,
+        media: &mut MediaFiles,
+    ) -> Result<u64, GedzipError> {
+        self.start(name)?;
+        media.copy(source, &mut self.zip)
+    }
+
+    fn start(&mut self, name: &str) -> Result<(), GedzipError> {
+        let bad = name.is_empty()
+            || name.starts_with('/')
+            || name.contains('\\')
+            || name
+                .split('/')
+                .any(|s| s.is_empty() || s == "." || s == "..");
+        if bad || !self.names.insert(name.to_string()) {
+            return Err(GedzipError::new(
+                GedzipErrorKind::Corrupt,
+                format!("{name}: not a relative path, or an entry named twice"),
+            ));
+        }
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored)
+            .large_file(true);
+        self.zip
+            .start_file(name, options)
+            .map_err(|e| zip_error(&format!("writing {name}"), e))
+    }
+
+    /// Whether entry `name` was written.
+    pub fn has(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    /// Writes the archive's directory and gives `out` back.
+    ///
+    /// # Errors
+    /// [`GedzipErrorKind::Io`] when writing fails.
+    pub fn finish(self) -> Result<W, GedzipError> {
+        self.zip
+            .finish()
+            .map_err(|e| zip_error("writing the zip directory", e))
+    }
 }
 
 #[cfg(test)]

@@ -225,3 +225,102 @@ fn the_readme_examples_are_the_binarys_output() {
         );
     }
 }
+
+/// `-o NAME.gdz` writes a GEDZIP: the library's archive, the media found
+/// beside the input, a missing one reported at its line; `--gdz` writes the
+/// same bytes to standard output; 5.5.1 (or no version) into an archive is
+/// refused with nothing written.
+#[test]
+fn a_gdz_output_is_the_librarys_archive_and_5_5_1_is_refused() {
+    use gedcom_elf::convert::convert_to_gedzip;
+    use gedcom_elf::gedzip::{read_gedzip, MediaFiles};
+    let input = "0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n\
+        0 @M1@ OBJE\n1 FILE photos\\anna.jpg\n2 FORM jpg\n1 FILE lost.jpg\n2 FORM jpg\n0 TRLR\n";
+    let path = temp_file("cli_convert_gdz", "family.ged", input.as_bytes());
+    let dir = path.parent().unwrap();
+    std::fs::create_dir_all(dir.join("photos")).unwrap();
+    std::fs::write(dir.join("photos/anna.jpg"), b"\xff\xd8\xff").unwrap();
+    let out = dir.join("family.GDZ");
+    let _ = std::fs::remove_file(&out);
+    let done = run(
+        &[
+            "convert",
+            arg(&path),
+            "--to-version",
+            "7.0",
+            "-o",
+            arg(&out),
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}:9: warning: not carried to GEDCOM 7.0: OBJE.FILE (a local media file not found",
+            arg(&path)
+        )),
+        "{stderr}"
+    );
+    let written = std::fs::read(&out).unwrap();
+    let mut files = MediaFiles::directory(dir);
+    let config = ConvertConfig::new(Version::Gedcom7);
+    let (_, library) = convert_to_gedzip(
+        input.as_bytes(),
+        &config,
+        &mut files,
+        std::io::Cursor::new(Vec::new()),
+    )
+    .unwrap();
+    assert_eq!(written, library.into_inner());
+    let gdz = read_gedzip(std::io::Cursor::new(&written)).unwrap();
+    assert!(String::from_utf8(gdz.gedcom)
+        .unwrap()
+        .contains("1 FILE photos/anna.jpg\n"));
+    assert_eq!(gdz.media[0].name, "photos/anna.jpg");
+
+    let stdout = run(
+        &["convert", arg(&path), "--to-version", "7.0", "--gdz"],
+        None,
+    );
+    assert!(stdout.status.success());
+    assert_eq!(stdout.stdout, written);
+
+    // And from that archive to an archive: the media come from it.
+    let again = dir.join("again.gdz");
+    let done = run(
+        &[
+            "convert",
+            arg(&out),
+            "--to-version",
+            "7.0",
+            "-o",
+            arg(&again),
+        ],
+        None,
+    );
+    assert!(done.status.success());
+    let gdz = read_gedzip(std::io::Cursor::new(std::fs::read(&again).unwrap())).unwrap();
+    assert_eq!(gdz.media.len(), 1);
+
+    for args in [
+        &[
+            "convert",
+            arg(&path),
+            "--to-version",
+            "5.5.1",
+            "-o",
+            arg(&again),
+        ][..],
+        &["convert", arg(&path), "--to-version", "5.5.1", "--gdz"][..],
+        &["convert", arg(&path), "--to-encoding", "utf-8", "--gdz"][..],
+    ] {
+        let before = std::fs::read(&again).unwrap();
+        let refused = run(args, None);
+        assert_eq!(refused.status.code(), Some(2), "{args:?}");
+        assert!(refused.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains("holds GEDCOM 7 only"), "{stderr}");
+        assert_eq!(std::fs::read(&again).unwrap(), before);
+    }
+}

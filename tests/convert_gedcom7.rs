@@ -396,6 +396,25 @@ fn a_gedc_with_a_payload_is_kept_as_an_extension_beside_the_conversions_own() {
     assert_eq!(head.value_at("_GEDC.VERS"), Some("5.5.1"));
 }
 
+/// 5.3's LDS `WAC` (initiatory), which some 5.5.1 programs still write, is
+/// 7.0's `INIL`; back in 5.5.1 it is a reported `_INIL`.
+#[test]
+fn wac_becomes_inil() {
+    let (indi, report) = indi7("1 WAC\n2 DATE 1 JAN 1900\n2 TEMP SLAKE\n");
+    let inil = indi.child("INIL").expect("INIL");
+    assert_eq!(inil.value_at("DATE"), Some("1 JAN 1900"));
+    assert_eq!(inil.value_at("TEMP"), Some("SLAKE"));
+    assert!(indi.child("WAC").is_none() && indi.child("_WAC").is_none());
+    assert_eq!(report.changes["WAC to INIL"], 1);
+    assert_eq!(report.not_carried.total(), 0);
+    let (back, report) = indi551("1 INIL\n2 DATE 1 JAN 1900\n");
+    assert!(back.child("_INIL").is_some());
+    assert_eq!(
+        report.not_carried.entries().next().unwrap().path,
+        "INDI.INIL"
+    );
+}
+
 #[test]
 fn record_numbers_become_exid_and_come_back() {
     // The migration guide's example.
@@ -860,4 +879,60 @@ fn fmt_of_every_7_0_sample_keeps_its_at_signs() {
         }
     }
     assert!(n >= 20, "{n} files");
+}
+
+/// The conversion on threads (`ConvertConfig::jobs`, chunks of whole
+/// records) gives the same output and report as on one, whatever the chunk
+/// size: every file of both corpora, both ways, at 1, 2 and 3 jobs, in
+/// chunks of one record, of a few hundred bytes and of the default size;
+/// and records tagged `CONT` or `ERROR` at level 0 (whose lines depend on
+/// the lines before them) at a chunk's start.
+#[test]
+fn every_jobs_and_chunk_size_give_the_same_output_and_report() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
+    for dir in [
+        "../shared/corpus",
+        "../shared/corpus7/gedcom70",
+        "../shared/corpus7/gedcom71",
+    ] {
+        let dir = root.join(dir);
+        if dir.is_dir() {
+            inputs.extend(common::ged_files(&dir));
+        }
+    }
+    let weird = format!(
+        "{HEAD551}0 @I1@ INDI\n1 NAME a\n2 GIVN b\n3 _X c\n0 CONT zz\n1 CONT y\n2 _Y x\n\
+         0 @I2@ INDI\n1 NAME b\n2 GIVN c\n0 CONT a\n1 _Z b\n2 CONT c\n3 _W d\ngarbage line\n0 TRLR\n"
+    );
+    inputs.push(("weird".into(), weird.into_bytes()));
+    let seven = format!("{HEAD7}0 @I1@ INDI\n1 NAME a\n2 GIVN b\n0 CONT zz\n1 _Y x\n0 TRLR\n");
+    inputs.push(("weird7".into(), seven.into_bytes()));
+    assert!(inputs.len() >= 3);
+    let run = |bytes: &[u8], config: ConvertConfig| {
+        let mut out = Vec::new();
+        let result = convert(bytes, &config, &mut out);
+        (
+            out,
+            result.map_err(|e| (e.kind(), e.line(), e.message().to_string())),
+        )
+    };
+    for (name, bytes) in &inputs {
+        for to in [Version::Gedcom7, Version::Gedcom551] {
+            let one = run(bytes, ConvertConfig::new(to));
+            for jobs in [1, 2, 3] {
+                for chunk in [None, Some(1), Some(300)] {
+                    let mut config = ConvertConfig::new(to).jobs(jobs);
+                    if let Some(n) = chunk {
+                        config = config.batch_bytes(n);
+                    }
+                    let many = run(bytes, config);
+                    assert!(
+                        many == one,
+                        "{name} to {to} at {jobs} jobs, chunks of {chunk:?}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -1,9 +1,11 @@
 //! Conversion between GEDCOM 5.5.1 and GEDCOM 7.0 (issue #21): [`convert`].
 //!
-//! The input is read record by record (one record's structures in memory at
-//! a time, whatever the input's size), each record's structures rewritten by
-//! the rules of `rules.rs`, and written through one [`Writer`] in the
-//! target version ([`WriterConfig::version`]). Converting to 7.0 reads the
+//! The input is read record by record, in chunks of whole records on
+//! [`ConvertConfig::jobs`] threads (a chunk's records in memory at a time
+//! per thread, whatever the input's size), each record's structures
+//! rewritten by the rules of `rules.rs` and written in the target version
+//! ([`WriterConfig::version`]), the chunks' output joined in document order:
+//! the same output at any number of threads. Converting to 7.0 reads the
 //! input twice: a first pass gathers the record ids (to make them valid 7.0
 //! ids, renamed consistently with their pointers) and the extension tags the
 //! rules make (to declare them in `HEAD.SCHMA`, written first).
@@ -23,6 +25,7 @@
 //! | xref ids (`@i-1@`) | upper case, `[A-Z0-9_]` only, unique; pointers renamed alike; a pointer to no record `@VOID@` (reported) |
 //! | `ROMN`, `FONE` with the guide's `TYPE`s | `TRAN` with a `LANG` |
 //! | `AFN`, `RIN`, `RFN` | `EXID` with the migration guide's `TYPE` URIs |
+//! | `INDI.WAC` (5.3's LDS initiatory, still written by some programs) | `INIL` |
 //! | a structure 7.0 does not have where it stands (`HEAD.FILE`, `SUBN`, an embedded `OBJE`, text `ALIA`, ...) | `_TAG`, declared `HEAD.SCHMA.TAG _TAG https://gedcom.io/terms/v5.5.1/TAG` |
 //!
 //! Back to 5.5.1 everything in the table is reversed where 5.5.1 can say it
@@ -65,16 +68,20 @@
 //! # Ok::<(), gedcom_elf::write::WriteError>(())
 //! ```
 
+#[cfg(feature = "gedzip")]
+mod media;
 mod rules;
 mod tables;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Write;
 
 use crate::encoding::Encoding;
 use crate::event::{Event, Value};
 use crate::version::Version;
-use crate::write::{decode_xref, LineEnding, WriteError, WriteErrorKind, Writer, WriterConfig};
+use crate::write::{
+    decode_xref, keeps_previous_level, LineEnding, WriteError, WriteErrorKind, Writer, WriterConfig,
+};
 
 pub use crate::diag::{NotCarried, NotCarriedEntry};
 pub use tables::TERMS_551;
@@ -90,6 +97,8 @@ pub struct ConvertConfig {
     line_ending: LineEnding,
     encoding: Encoding,
     input_encoding: Option<Encoding>,
+    jobs: usize,
+    batch_bytes: Option<usize>,
 }
 
 impl ConvertConfig {
@@ -101,7 +110,29 @@ impl ConvertConfig {
             line_ending: LineEnding::Lf,
             encoding: Encoding::Utf8,
             input_encoding: None,
+            jobs: 1,
+            batch_bytes: None,
         }
+    }
+
+    /// Converts on `jobs` threads (default 1: on the calling thread): the
+    /// input cut into chunks of whole records, each chunk's records read,
+    /// converted and written on one of the crate's ordered pool's threads,
+    /// and the chunks' output joined in document order. The output and the
+    /// report are the same whatever the number of threads.
+    #[must_use]
+    pub fn jobs(mut self, jobs: usize) -> Self {
+        self.jobs = jobs.max(1);
+        self
+    }
+
+    /// Cuts the input into chunks of about `bytes` (default: as
+    /// [`Chunks::batch_bytes`](crate::par::Chunks::batch_bytes)'s). The
+    /// output does not depend on it (for testing).
+    #[must_use]
+    pub fn batch_bytes(mut self, bytes: usize) -> Self {
+        self.batch_bytes = Some(bytes.max(1));
+        self
     }
 
     /// The output's line terminator. Default LF.
@@ -201,23 +232,27 @@ impl CNode {
     }
 }
 
-/// Reads `input` record by record, calling `each` with each record; counts
-/// the reader's error and warning diagnostics into `counts`.
+/// Reads `reader` record by record, calling `each` with each record (the
+/// reader's diagnostics are left in it). A record's nodes are reused for
+/// the next ones (their strings keep their memory), so a record costs
+/// allocations only where it is larger than the ones before it; `each` may
+/// take the record (`std::mem::take`) to keep it.
 fn records(
-    prepared: &crate::Input<'_>,
-    counts: &mut (u64, u64),
-    mut each: impl FnMut(CNode) -> Result<(), WriteError>,
+    reader: &mut crate::Reader<'_>,
+    mut each: impl FnMut(&mut CNode) -> Result<(), WriteError>,
 ) -> Result<(), WriteError> {
-    let mut reader = prepared.reader();
     let mut stack: Vec<CNode> = Vec::new();
+    let mut spare: Vec<CNode> = Vec::new();
+    let set = |slot: &mut Option<String>, text: Option<&str>| match (slot.as_mut(), text) {
+        (_, None) => *slot = None,
+        (Some(s), Some(t)) => {
+            s.clear();
+            s.push_str(t);
+        }
+        (None, Some(t)) => *slot = Some(t.to_string()),
+    };
     loop {
         let event = reader.next_event().map_err(read_error)?;
-        for d in reader.drain_diagnostics() {
-            match d.severity() {
-                crate::Severity::Error => counts.0 += 1,
-                _ => counts.1 += 1,
-            }
-        }
         let Some(event) = event else { break };
         let source = reader.encoding();
         match event {
@@ -229,30 +264,39 @@ fn records(
                     )
                     .at_line(b.line));
                 }
-                let (value, pointer) = match &b.value {
-                    None => (None, false),
-                    Some(Value::Text(p)) => (Some(p.text().into_owned()), false),
-                    Some(Value::Pointer(x)) => {
-                        (Some(decode_xref(x.as_bytes(), source).into_owned()), true)
+                let mut node = spare.pop().unwrap_or_default();
+                node.tag.clear();
+                node.tag.push_str(&b.tag);
+                match &b.value {
+                    None => {
+                        node.value = None;
+                        node.pointer = false;
                     }
-                };
-                stack.push(CNode {
-                    tag: b.tag.to_string(),
-                    xref: b
-                        .xref
-                        .as_ref()
-                        .map(|x| decode_xref(x.as_bytes(), source).into_owned()),
-                    value,
-                    pointer,
-                    line: b.line,
-                    children: Vec::new(),
-                });
+                    Some(Value::Text(p)) => {
+                        set(&mut node.value, Some(&p.text()));
+                        node.pointer = false;
+                    }
+                    Some(Value::Pointer(x)) => {
+                        set(&mut node.value, Some(&decode_xref(x.as_bytes(), source)));
+                        node.pointer = true;
+                    }
+                }
+                match &b.xref {
+                    None => node.xref = None,
+                    Some(x) => set(&mut node.xref, Some(&decode_xref(x.as_bytes(), source))),
+                }
+                node.line = b.line;
+                stack.push(node);
             }
             Event::End(_) => {
                 let Some(node) = stack.pop() else { continue };
                 match stack.last_mut() {
                     Some(parent) => parent.children.push(node),
-                    None => each(node)?,
+                    None => {
+                        let mut record = node;
+                        each(&mut record)?;
+                        recycle(record, &mut spare);
+                    }
                 }
             }
         }
@@ -260,8 +304,23 @@ fn records(
     Ok(())
 }
 
-/// Writes `node` and its substructures (iteratively).
-fn write_node<W: Write>(w: &mut Writer<W>, node: &CNode) -> Result<(), WriteError> {
+/// Puts `record`'s nodes (emptied of substructures) into `spare`.
+fn recycle(record: CNode, spare: &mut Vec<CNode>) {
+    let start = spare.len();
+    spare.push(record);
+    let mut i = start;
+    while i < spare.len() {
+        let mut children = std::mem::take(&mut spare[i].children);
+        spare.append(&mut children);
+        spare[i].children = children;
+        i += 1;
+    }
+}
+
+/// Writes `node` and its substructures (iteratively); gives the level (from
+/// `node`'s, 0) of the last structure written not tagged `CONT`, `CONC` or
+/// `ERROR`.
+fn write_node<W: Write>(w: &mut Writer<W>, node: &CNode) -> Result<Option<usize>, WriteError> {
     let begin = |w: &mut Writer<W>, n: &CNode| {
         let value = n.value.as_deref().map(|v| {
             if n.pointer {
@@ -273,11 +332,15 @@ fn write_node<W: Write>(w: &mut Writer<W>, node: &CNode) -> Result<(), WriteErro
         w.begin_at_line(&n.tag, n.xref.as_deref(), value, n.line)
     };
     begin(w, node)?;
+    let mut last = (!keeps_previous_level(&node.tag)).then_some(0);
     let mut stack = vec![node.children.iter()];
     while let Some(top) = stack.last_mut() {
         match top.next() {
             Some(child) => {
                 begin(w, child)?;
+                if !keeps_previous_level(&child.tag) {
+                    last = Some(stack.len());
+                }
                 stack.push(child.children.iter());
             }
             None => {
@@ -286,7 +349,7 @@ fn write_node<W: Write>(w: &mut Writer<W>, node: &CNode) -> Result<(), WriteErro
             }
         }
     }
-    Ok(())
+    Ok(last)
 }
 
 /// A reading error as the conversion's error, at its line.
@@ -302,8 +365,8 @@ fn read_error(e: crate::Error) -> WriteError {
 /// version `config` names, writing it into `out`. See the
 /// [module docs](self) for what changes.
 ///
-/// Memory: one record at a time, and for 7.0 output the set of record ids
-/// (and their new names) and of extension tags made.
+/// Memory: a few chunks of records per thread, and for 7.0 output the set
+/// of record ids (and their new names) and of extension tags made.
 ///
 /// # Errors
 /// [`WriteErrorKind::Read`] when the input cannot be read (before anything
@@ -316,6 +379,230 @@ pub fn convert<W: Write>(
     config: &ConvertConfig,
     out: W,
 ) -> Result<ConvertReport, WriteError> {
+    convert_with(input, config, &NoMedia, out).map(|(report, _)| report)
+}
+
+/// One media file a GEDZIP takes: its name where it was found, and its
+/// entry's name.
+type Carried = (String, String);
+
+/// What the conversion does with each record's media paths after its rules
+/// (on any thread): nothing, or (for a GEDZIP) `media::media_paths`.
+trait MediaStep: Sync {
+    fn record(
+        &self,
+        record: &mut CNode,
+        from: Version,
+        carried: &mut Vec<Carried>,
+        report: &mut ConvertReport,
+    );
+}
+
+struct NoMedia;
+
+impl MediaStep for NoMedia {
+    fn record(&self, _: &mut CNode, _: Version, _: &mut Vec<Carried>, _: &mut ConvertReport) {}
+}
+
+#[cfg(feature = "gedzip")]
+struct Media<'a>(&'a crate::gedzip::MediaFiles);
+
+#[cfg(feature = "gedzip")]
+impl MediaStep for Media<'_> {
+    fn record(
+        &self,
+        record: &mut CNode,
+        from: Version,
+        carried: &mut Vec<Carried>,
+        report: &mut ConvertReport,
+    ) {
+        media::media_paths(record, self.0, !from.is_gedcom7(), carried, report);
+    }
+}
+
+/// Converts `input` to GEDCOM 7.0 as [`convert`] does, into a GEDZIP
+/// archive written to `out` (feature `gedzip`): `gedcom.ged`, then each
+/// media file that a `FILE` payload (of an `OBJE`, or of a 5.5.1 embedded
+/// object kept as `_OBJE`, and their `TRAN`s) names as a local relative
+/// path and `files` has, once, in the order first named. Such a payload is
+/// rewritten to name its entry (a 7.0 URL path: `/`, percent-escapes) when
+/// it does not already; a 5.5.1 payload is a plain file name (`\` a
+/// separator), tried as written, then with its percent-escapes decoded.
+/// A local path `files` lacks, an absolute path and a `file:` URL are left
+/// as they are and reported in [`ConvertReport::not_carried`], as is each
+/// entry of an input archive ([`MediaFiles::archive`](crate::gedzip::MediaFiles::archive))
+/// that no payload names; other URLs are left as they are.
+///
+/// Returns the report and `out`.
+///
+/// ```
+/// use std::io::Cursor;
+/// use gedcom_elf::convert::{convert_to_gedzip, ConvertConfig};
+/// use gedcom_elf::gedzip::{read_gedzip, MediaFiles};
+/// use gedcom_elf::Version;
+///
+/// let dir = std::env::temp_dir().join(format!("gdz-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(dir.join("photos"))?;
+/// std::fs::write(dir.join("photos/anna 1.jpg"), b"\xff\xd8")?;
+/// let input = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n\
+///     0 @M1@ OBJE\n1 FILE photos\\anna 1.jpg\n2 FORM jpg\n1 FILE lost.jpg\n2 FORM jpg\n0 TRLR\n";
+/// let mut files = MediaFiles::directory(&dir);
+/// let config = ConvertConfig::new(Version::Gedcom7);
+/// let (report, out) = convert_to_gedzip(input, &config, &mut files, Cursor::new(Vec::new()))?;
+///
+/// let gdz = read_gedzip(Cursor::new(out.into_inner()))?;
+/// let text = String::from_utf8(gdz.gedcom).unwrap();
+/// assert!(text.contains("1 FILE photos/anna%201.jpg\n"));
+/// assert_eq!(gdz.media[0].name, "photos/anna 1.jpg");
+/// let lost = report.not_carried.entries().next().unwrap();
+/// assert_eq!((lost.path, lost.lines), ("OBJE.FILE", &[9][..]));
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`convert`]; [`WriteErrorKind::UnsupportedEncoding`] when `config`'s
+/// target is not 7.0 (GEDZIP holds GEDCOM 7 only);
+/// [`WriteErrorKind::Io`] when a media file cannot be read or the archive
+/// cannot be written (the message says which).
+#[cfg(feature = "gedzip")]
+pub fn convert_to_gedzip<W: Write + std::io::Seek>(
+    input: &[u8],
+    config: &ConvertConfig,
+    files: &mut crate::gedzip::MediaFiles,
+    out: W,
+) -> Result<(ConvertReport, W), WriteError> {
+    use crate::gedzip::GedzipWriter;
+    if !config.to.is_gedcom7() {
+        return Err(WriteError::new(
+            WriteErrorKind::UnsupportedEncoding,
+            format!(
+                "a GEDZIP archive holds GEDCOM 7 only, not {}: convert to 7.0",
+                config.to
+            ),
+        ));
+    }
+    let zip_io =
+        |e: crate::gedzip::GedzipError| WriteError::from(std::io::Error::other(e.to_string()));
+    let mut gdz = GedzipWriter::new(out);
+    let (mut report, carried) =
+        convert_with(input, config, &Media(files), gdz.gedcom().map_err(zip_io)?)?;
+    for (name, entry) in &carried {
+        if !gdz.has(entry) {
+            gdz.add_from(entry, name, files).map_err(zip_io)?;
+        }
+    }
+    let named: HashSet<&str> = carried.iter().map(|(n, _)| n.as_str()).collect();
+    for name in files.names() {
+        if !named.contains(name.as_str()) {
+            report.not_carried.add(name, media::UNNAMED, 0);
+        }
+    }
+    let out = gdz.finish().map_err(zip_io)?;
+    Ok((report, out))
+}
+
+/// What one chunk of the input gave: its records' output, what changed,
+/// and the error that ended it, if one did.
+struct Piece<T> {
+    out: T,
+    report: ConvertReport,
+    error: Option<WriteError>,
+}
+
+/// A chunk's records written: runs of records a collecting writer wrote
+/// (the bytes and their length), and records that a writer must write
+/// after what came before (`CONT`, `CONC`, `ERROR` at level 0, whose level
+/// depends on it); the media the records name.
+#[derive(Default)]
+struct Written {
+    runs: Vec<Run>,
+    carried: Vec<Carried>,
+    /// The level of the last line not tagged `CONT`, `CONC` or `ERROR` the
+    /// piece writer wrote.
+    last_level: Option<usize>,
+}
+
+enum Run {
+    Bytes(Vec<u8>, usize),
+    Node(CNode),
+}
+
+/// Reads the input's chunks (`config`'s jobs and chunk size) on the
+/// ordered pool, `work` converting each chunk's records but the `HEAD`
+/// (read already), and hands the pieces to `sink` in document order; gives
+/// the reader's error and warning counts.
+fn chunked<T: Send>(
+    prepared: &crate::Input<'_>,
+    config: &ConvertConfig,
+    work: impl Fn(
+            &mut dyn FnMut(
+                &mut dyn FnMut(&mut CNode) -> Result<(), WriteError>,
+            ) -> Result<(), WriteError>,
+        ) -> Piece<T>
+        + Sync,
+    mut sink: impl FnMut(Piece<T>) -> Result<(), WriteError>,
+) -> Result<(u64, u64), WriteError> {
+    let mut chunks = crate::par::Chunks::new(prepared, crate::ReaderConfig::default())
+        .map_err(read_error)?
+        .jobs(config.jobs);
+    if let Some(bytes) = config.batch_bytes {
+        chunks = chunks.batch_bytes(bytes);
+    }
+    let mut counts = (0u64, 0u64);
+    let mut count = |ds: &[crate::Diagnostic]| {
+        for d in ds {
+            match d.severity() {
+                crate::Severity::Error => counts.0 += 1,
+                _ => counts.1 += 1,
+            }
+        }
+    };
+    // A conversion error is carried in the piece (after the records before
+    // it), never as the reading's.
+    let mut failed: Option<WriteError> = None;
+    let summary = chunks.run(
+        crate::par::Numbering::Global,
+        |i, reader, _| {
+            let mut first = i == 0;
+            let mut each = |f: &mut dyn FnMut(&mut CNode) -> Result<(), WriteError>| {
+                records(reader, |record| {
+                    if std::mem::take(&mut first) {
+                        return Ok(()); // the HEAD, read before
+                    }
+                    f(record)
+                })
+            };
+            Ok(work(&mut each))
+        },
+        |piece, ds, _| {
+            count(&ds);
+            if failed.is_some() {
+                return Ok(());
+            }
+            let error = match sink(piece) {
+                Ok(()) => return Ok(()),
+                Err(e) => e,
+            };
+            failed = Some(error);
+            Err(crate::Error::internal("conversion stopped"))
+        },
+    );
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let summary = summary.map_err(read_error)?;
+    count(&summary.diagnostics);
+    Ok(counts)
+}
+
+/// [`convert`] with a step on each record's media paths.
+fn convert_with<W: Write>(
+    input: &[u8],
+    config: &ConvertConfig,
+    media: &dyn MediaStep,
+    out: W,
+) -> Result<(ConvertReport, Vec<Carried>), WriteError> {
     // One input (its encoding decided, UTF-16 transcoded, once) for every pass;
     // its version is decided before the first event.
     let prepared = crate::Input::with_encoding(input, config.input_encoding).map_err(read_error)?;
@@ -337,37 +624,157 @@ pub fn convert<W: Write>(
             format!("GEDCOM 7 output is UTF-8 only, not {}", config.encoding),
         ));
     }
+    // The HEAD first, on this thread: what the rules take from it (the
+    // system id, the extensions to give back) every record needs.
+    let mut head = None;
+    let mut head_reader = crate::par::first_record_reader(prepared.reader());
+    records(&mut head_reader, |record| {
+        head.get_or_insert_with(|| std::mem::take(record));
+        Ok(())
+    })?;
+    let Some(head) = head else {
+        return Err(read_error(crate::Error::internal("no HEAD record")));
+    };
     let mut ctx = rules::Ctx::new(from, to);
-    let mut counts = (0, 0);
     if from != to && to.is_gedcom7() {
         // First pass: the ids, and the extension tags the rules make.
-        let mut ids = Vec::new();
-        let mut seen = HashSet::new();
         let mut scratch = ConvertReport::default();
-        records(&prepared, &mut counts, |mut record| {
-            if let Some(x) = &record.xref {
-                if seen.insert(x.clone()) {
-                    ids.push(x.clone());
+        ctx.convert(&mut head.clone(), &mut scratch);
+        let mut ids: Vec<String> = head.xref.iter().cloned().collect();
+        let mut seen: HashSet<String> = ids.iter().cloned().collect();
+        let mut made = BTreeSet::new();
+        let base = &ctx;
+        chunked(
+            &prepared,
+            config,
+            |each| {
+                let mut ctx = base.clone();
+                let mut scratch = ConvertReport::default();
+                let mut ids = Vec::new();
+                let error = each(&mut |record| {
+                    if let Some(x) = &record.xref {
+                        ids.push(x.clone());
+                    }
+                    ctx.convert(record, &mut scratch);
+                    Ok(())
+                })
+                .err();
+                Piece {
+                    out: (ids, ctx.into_made()),
+                    report: ConvertReport::default(),
+                    error,
                 }
-            }
-            ctx.convert(&mut record, &mut scratch);
-            Ok(())
-        })?;
+            },
+            |piece| {
+                let (chunk_ids, chunk_made) = piece.out;
+                for x in chunk_ids {
+                    if seen.insert(x.clone()) {
+                        ids.push(x);
+                    }
+                }
+                made.extend(chunk_made);
+                piece.error.map_or(Ok(()), Err)
+            },
+        )?;
         let rename = rename_ids(&ids);
         ctx.set_ids(rename, seen, &mut report);
-        counts = (0, 0);
+        ctx.add_made(made);
     }
-    let mut writer = Writer::with_config(out, wconfig);
-    records(&prepared, &mut counts, |mut record| {
-        if from != to {
-            ctx.convert(&mut record, &mut report);
-        }
-        report.records += 1;
-        write_node(&mut writer, &record)
-    })?;
+    let mut writer = Writer::with_config(out, wconfig.clone());
+    let mut head = head;
+    if from != to {
+        ctx.convert(&mut head, &mut report);
+    }
+    let mut carried = Vec::new();
+    if to.is_gedcom7() {
+        media.record(&mut head, from, &mut carried, &mut report);
+    }
+    report.records += 1;
+    write_node(&mut writer, &head)?;
+    let piece_config = wconfig.headless(true).bom(Some(false));
+    // Piece buffers go back to the workers once written out.
+    let spare: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
+    let base = &ctx;
+    // The level of the last line not tagged CONT, CONC or ERROR in the
+    // records appended since the writer last wrote one itself.
+    let mut previous_level: Option<usize> = None;
+    let counts = chunked(
+        &prepared,
+        config,
+        |each| {
+            let mut ctx = base.clone();
+            let mut report = ConvertReport::default();
+            let mut written = Written::default();
+            let buf = spare
+                .lock()
+                .ok()
+                .and_then(|mut s| s.pop())
+                .unwrap_or_default();
+            let mut piece = Writer::<std::io::Sink>::collecting(piece_config.clone(), buf);
+            // Until the chunk's first record the piece writer writes, records
+            // whose level depends on the lines before them go to the writer
+            // that wrote those.
+            let mut run_started = false;
+            let result = each(&mut |record| {
+                if from != to {
+                    ctx.convert(record, &mut report);
+                }
+                if to.is_gedcom7() {
+                    media.record(record, from, &mut written.carried, &mut report);
+                }
+                report.records += 1;
+                if !run_started && keeps_previous_level(&record.tag) {
+                    written.runs.push(Run::Node(std::mem::take(record)));
+                    return Ok(());
+                }
+                run_started = true;
+                if let Some(level) = write_node(&mut piece, record)? {
+                    written.last_level = Some(level);
+                }
+                Ok(())
+            });
+            let (buf, len) = piece.take_collected();
+            written.runs.push(Run::Bytes(buf, len));
+            Piece {
+                out: written,
+                report,
+                error: result.err(),
+            }
+        },
+        |piece| {
+            for run in piece.out.runs {
+                match run {
+                    Run::Bytes(buf, len) => {
+                        if len > 0 {
+                            writer.append_records(&buf[..len])?;
+                        }
+                        if let Ok(mut s) = spare.lock() {
+                            s.push(buf);
+                        }
+                    }
+                    Run::Node(node) => {
+                        if let Some(level) = previous_level.take() {
+                            writer.set_previous_level(level);
+                        }
+                        write_node(&mut writer, &node)?;
+                    }
+                }
+            }
+            if piece.out.last_level.is_some() {
+                previous_level = piece.out.last_level;
+            }
+            carried.extend(piece.out.carried);
+            report.records += piece.report.records;
+            for (rule, n) in piece.report.changes {
+                *report.changes.entry(rule).or_default() += n;
+            }
+            report.not_carried.merge(piece.report.not_carried);
+            piece.error.map_or(Ok(()), Err)
+        },
+    )?;
     (report.read_errors, report.read_warnings) = counts;
     writer.finish()?;
-    Ok(report)
+    Ok((report, carried))
 }
 
 /// `true` for a valid GEDCOM 7 record id: `@[A-Z0-9_]+@`, not `@VOID@`.

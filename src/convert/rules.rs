@@ -7,11 +7,11 @@
 
 use crate::escape::{percent_decode, percent_encode};
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::check::{known_tag, standard_sub, Shape};
-use crate::value::{
-    AdoptedBy, Age, Date, MediaType, NameType, Pedigree, Quality, Restriction, Role, Sex,
-};
+use crate::value::enums::respell;
+use crate::value::{Age, Date, NameType, Restriction, Role};
 use crate::version::Version;
 
 use super::tables::{extension_uri, format_of, language_name, language_tag, media_type};
@@ -38,14 +38,16 @@ impl Parent {
     }
 }
 
-/// The conversion's state across records.
-#[derive(Debug)]
+/// The conversion's state across records: what the `HEAD` and the first
+/// pass set, read by every record (cloned for each chunk of records: the
+/// ids shared), and the extension tags made.
+#[derive(Clone, Debug)]
 pub(super) struct Ctx {
     from: Version,
     to: Version,
     /// 7.0 output: new names of ids and the ids defined (set after the
     /// first pass; pointers are left alone until then).
-    ids: Option<(HashMap<String, String>, HashSet<String>)>,
+    ids: Option<Arc<Ids>>,
     /// 7.0 output: the 5.5.1 tags made into extensions (`FILE` for `_FILE`).
     made: BTreeSet<String>,
     /// 5.5.1 output: extension tags the input declared with a 5.5.1 URI, and
@@ -54,6 +56,20 @@ pub(super) struct Ctx {
     /// 7.0 output: the `HEAD.SOUR` system id, the fragment of a `RIN`'s
     /// `EXID.TYPE`.
     system: String,
+    /// [`Ctx::std_sub`]'s cache (made at its first use).
+    subs: Option<Box<[SubSlot]>>,
+}
+
+/// The ids' new names, and the ids defined.
+type Ids = (HashMap<String, String>, HashSet<String>);
+
+/// An answer of [`standard_sub`] for a parent and a tag of up to 8 octets.
+#[derive(Clone, Copy, Debug, Default)]
+struct SubSlot {
+    key: u64,
+    parent: u32,
+    sub: Option<(u16, Shape)>,
+    filled: bool,
 }
 
 /// The migration guide's `ROMN` and `FONE` types and the `TRAN.LANG` tags
@@ -96,6 +112,7 @@ impl Ctx {
             made: BTreeSet::new(),
             restore: HashMap::new(),
             system: String::new(),
+            subs: None,
         }
     }
 
@@ -109,7 +126,52 @@ impl Ctx {
         for _ in 0..rename.len() {
             report.changed("xref id made a valid 7.0 id");
         }
-        self.ids = Some((rename, defined));
+        self.ids = Some(Arc::new((rename, defined)));
+    }
+
+    /// [`standard_sub`] through a small direct-mapped cache of its answers
+    /// (tags of up to 8 octets; a collision only evicts), which saves most
+    /// of the table look-ups of a conversion.
+    fn std_sub(
+        &mut self,
+        version: Version,
+        parent: Option<u16>,
+        tag: &str,
+    ) -> Option<(u16, Shape)> {
+        let b = tag.as_bytes();
+        if b.is_empty() || b.len() > 8 || b.contains(&0) {
+            return standard_sub(version, parent, tag);
+        }
+        let mut k = [0u8; 8];
+        k[..b.len()].copy_from_slice(b);
+        let key = u64::from_le_bytes(k);
+        let p = parent.map_or(0, |t| u32::from(t) + 1) | (u32::from(version.is_gedcom7()) << 31);
+        let h = (key ^ u64::from(p).rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52;
+        let cache = self
+            .subs
+            .get_or_insert_with(|| vec![SubSlot::default(); 1 << 12].into());
+        let slot = &mut cache[h as usize];
+        if slot.filled && slot.key == key && slot.parent == p {
+            return slot.sub;
+        }
+        let sub = standard_sub(version, parent, tag);
+        *slot = SubSlot {
+            key,
+            parent: p,
+            sub,
+            filled: true,
+        };
+        sub
+    }
+
+    /// The extension tags the rules made.
+    pub(super) fn into_made(self) -> BTreeSet<String> {
+        self.made
+    }
+
+    /// Adds extension tags made (by other records' rules) to declare.
+    pub(super) fn add_made(&mut self, made: BTreeSet<String>) {
+        self.made.extend(made);
     }
 
     /// Converts one record in place.
@@ -188,9 +250,10 @@ impl Ctx {
     /// The pointer rule (7.0 output, after the first pass): ids renamed, a
     /// pointer to no record `@VOID@`.
     fn pointers7(&self, n: &mut CNode, path: &str, report: &mut ConvertReport) {
-        let Some((rename, defined)) = &self.ids else {
+        let Some(ids) = &self.ids else {
             return;
         };
+        let (rename, defined) = &**ids;
         if let Some(x) = &n.xref {
             if let Some(new) = rename.get(x) {
                 n.xref = Some(new.clone());
@@ -225,17 +288,24 @@ impl Ctx {
         let me = if parent == Parent::Ext {
             Parent::Ext
         } else {
-            let before = n.tag.clone();
-            self.to7_rule(n, parent, ptag, report);
-            if n.tag.strip_prefix('_') == Some(before.as_str()) {
+            // The tag before its rule (no allocation for a usual tag).
+            let before: smallvec::SmallVec<[u8; 24]> = n.tag.as_bytes().into();
+            // One look-up in the tables for the tag's rule and the judgement,
+            // unless the rule changes the tag.
+            let sub = self.std_sub(Version::Gedcom7, parent.ty(), &n.tag);
+            self.to7_rule(n, parent, ptag, sub, report);
+            if n.tag.strip_prefix('_').map(str::as_bytes) == Some(&before[..]) {
                 // A rule made it an extension: declared like the others.
-                self.made.insert(before);
+                self.made.insert(n.tag[1..].to_string());
+                self.judge(n, parent, Version::Gedcom7, report, path, None)
+            } else if n.tag.as_bytes() == &before[..] {
+                self.judge(n, parent, Version::Gedcom7, report, path, Some(sub))
+            } else {
+                self.judge(n, parent, Version::Gedcom7, report, path, None)
             }
-            self.judge(n, parent, Version::Gedcom7, report, path)
         };
-        let tag = n.tag.clone();
         for c in &mut n.children {
-            self.walk7(c, me, &tag, path, report);
+            self.walk7(c, me, &n.tag, path, report);
         }
         if me != Parent::Ext {
             // 7.0 has no structure with neither a payload nor substructures
@@ -261,11 +331,16 @@ impl Ctx {
         version: Version,
         report: &mut ConvertReport,
         path: &str,
+        known: Option<Option<(u16, Shape)>>,
     ) -> Parent {
         if n.tag.starts_with('_') {
             return Parent::Ext;
         }
-        if let Some((ty, shape)) = standard_sub(version, parent.ty(), &n.tag) {
+        let sub = match known {
+            Some(sub) => sub,
+            None => self.std_sub(version, parent.ty(), &n.tag),
+        };
+        if let Some((ty, shape)) = sub {
             let empty = n.value.as_deref().is_none_or(str::is_empty);
             let ok = match shape {
                 Shape::Nothing => empty && !n.pointer,
@@ -298,18 +373,28 @@ impl Ctx {
     }
 
     /// The tag's own rule, 5.5.1 to 7.0.
-    fn to7_rule(&mut self, n: &mut CNode, parent: Parent, ptag: &str, report: &mut ConvertReport) {
+    fn to7_rule(
+        &mut self,
+        n: &mut CNode,
+        parent: Parent,
+        ptag: &str,
+        sub: Option<(u16, Shape)>,
+        report: &mut ConvertReport,
+    ) {
         let record = parent == Parent::Record;
-        let event = matches!(
-            standard_sub(Version::Gedcom7, parent.ty(), &n.tag),
-            Some((_, Shape::YOrNothing))
-        );
+        let event = matches!(sub, Some((_, Shape::YOrNothing)));
         if event && n.children.is_empty() && n.value.as_deref().is_none_or(str::is_empty) {
             // 7.0 wants a `Y` on an event that says nothing else.
             n.value = Some("Y".into());
             report.changed("bare event given Y");
         }
         match n.tag.as_str() {
+            "WAC" if ptag == "INDI" => {
+                // The migration guide: 5.3's WAC, still written by some 5.5.1
+                // programs, is 7.0's INIL.
+                n.tag = "INIL".into();
+                report.changed("WAC to INIL");
+            }
             "NOTE" if record => {
                 n.tag = "SNOTE".into();
                 report.changed("NOTE record to SNOTE");
@@ -414,55 +499,13 @@ impl Ctx {
                     "AGE",
                 );
             }
-            "SEX" => enum7(n, report, |v| Sex::parse(v).ok().map(Sex::as_str), false),
-            "PEDI" if ptag == "FAMC" => {
-                enum7(
-                    n,
-                    report,
-                    |v| Pedigree::parse(v).ok().map(Pedigree::as_str),
-                    true,
-                );
-            }
-            "QUAY" if ptag == "SOUR" => {
-                enum7(
-                    n,
-                    report,
-                    |v| Quality::parse(v).ok().map(Quality::as_str),
-                    false,
-                );
-            }
-            "ADOP" if ptag == "FAMC" => {
-                enum7(
-                    n,
-                    report,
-                    |v| AdoptedBy::parse(v).ok().map(AdoptedBy::as_str),
-                    false,
-                );
-            }
-            "TYPE" if ptag == "NAME" => {
-                enum7(
-                    n,
-                    report,
-                    |v| NameType::parse(v).ok().map(NameType::as_str),
-                    true,
-                );
-            }
             "TYPE" if ptag == "FORM" => {
+                // 5.5.1's FORM.TYPE is 7.0's FORM.MEDI.
                 n.tag = "MEDI".into();
-                enum7(
-                    n,
-                    report,
-                    |v| MediaType::parse(v).ok().map(MediaType::as_str),
-                    true,
-                );
+                enum7(n, ptag, report);
             }
-            "MEDI" if ptag == "CALN" || ptag == "FORM" => {
-                enum7(
-                    n,
-                    report,
-                    |v| MediaType::parse(v).ok().map(MediaType::as_str),
-                    true,
-                );
+            t if !matches!(t, "RESN" | "ROLE") && respell(t, Some(ptag), true, "").is_some() => {
+                enum7(n, ptag, report);
             }
             "ROLE" if ptag == "EVEN" => {
                 let v = n.text_value().to_string();
@@ -519,8 +562,9 @@ impl Ctx {
             Ok(Ok(g)) => (g.payload, g.phrase),
             _ => (String::new(), Some(v.clone())),
         };
-        let phrase_ok = standard_sub(Version::Gedcom7, parent.ty(), "DATE")
-            .is_some_and(|(ty, _)| standard_sub(Version::Gedcom7, Some(ty), "PHRASE").is_some());
+        let phrase_ok = self
+            .std_sub(Version::Gedcom7, parent.ty(), "DATE")
+            .is_some_and(|(ty, _)| self.std_sub(Version::Gedcom7, Some(ty), "PHRASE").is_some());
         if phrase.is_some() && !phrase_ok {
             // An exact date (HEAD, CHAN) with no room for a phrase: as it was.
             return;
@@ -609,7 +653,7 @@ impl Ctx {
             self.to551_rule(n, parent, ptag, path, report);
             match parent {
                 Parent::Loose if !n.tag.starts_with('_') => Parent::Loose,
-                _ => self.judge(n, parent, Version::Gedcom551, report, path),
+                _ => self.judge(n, parent, Version::Gedcom551, report, path, None),
             }
         };
         let tag = n.tag.clone();
@@ -748,29 +792,16 @@ impl Ctx {
                     }
                 }
             }
-            "SEX" => enum551(n, path, report, |v| Sex::parse(v).ok().map(Sex::gedcom551)),
-            "PEDI" if ptag == "FAMC" => {
-                enum551(n, path, report, |v| {
-                    Pedigree::parse(v).ok().map(Pedigree::gedcom551)
-                });
+            "MEDI" if ptag == "FORM" => {
+                // 7.0's FORM.MEDI is 5.5.1's FORM.TYPE.
+                n.tag = "TYPE".into();
+                enum551(n, "MEDI", ptag, path, report);
             }
-            "QUAY" if ptag == "SOUR" => {
-                enum551(n, path, report, |v| {
-                    Quality::parse(v).ok().map(Quality::gedcom551)
-                });
-            }
-            "ADOP" if ptag == "FAMC" => {
-                enum551(n, path, report, |v| {
-                    AdoptedBy::parse(v).ok().map(AdoptedBy::gedcom551)
-                });
-            }
-            "MEDI" if ptag == "CALN" || ptag == "FORM" => {
-                if ptag == "FORM" {
-                    n.tag = "TYPE".into();
-                }
-                enum551(n, path, report, |v| {
-                    MediaType::parse(v).ok().map(MediaType::gedcom551)
-                });
+            t if !matches!(t, "RESN" | "ROLE" | "TYPE")
+                && respell(t, Some(ptag), false, "").is_some() =>
+            {
+                let tag = t.to_string();
+                enum551(n, &tag, ptag, path, report);
             }
             "TYPE" if ptag == "NAME" => {
                 // 5.5.1 takes a type of the user's own: OTHER's phrase, or the word.
@@ -894,16 +925,14 @@ fn set_with_phrase(
     }
 }
 
-/// An enumerated payload to its 7.0 spelling; a value 7.0 lacks becomes
-/// `OTHER` with a `PHRASE` (`other`) or makes the structure an extension.
-fn enum7(
-    n: &mut CNode,
-    report: &mut ConvertReport,
-    to7: impl Fn(&str) -> Option<&'static str>,
-    other: bool,
-) {
+/// An enumerated payload (of `n`'s tag under `ptag`: `value::enums`'
+/// contexts and spellings, through `respell`) to its 7.0 spelling; a value
+/// 7.0 lacks becomes `OTHER` with a `PHRASE` where the enumeration has
+/// `OTHER`, else makes the structure an extension.
+fn enum7(n: &mut CNode, ptag: &str, report: &mut ConvertReport) {
     let v = n.text_value().to_string();
-    match to7(&v) {
+    let other = respell(&n.tag, Some(ptag), true, "OTHER") == Some(Some("OTHER"));
+    match respell(&n.tag, Some(ptag), true, &v).flatten() {
         Some(w) if w == v => {}
         Some(w) => {
             n.value = Some(w.into());
@@ -922,14 +951,10 @@ fn enum7(
     }
 }
 
-/// An enumerated payload to its 5.5.1 spelling; a value 5.5.1 lacks (or a
-/// phrase with it) makes the structure a reported extension.
-fn enum551(
-    n: &mut CNode,
-    path: &str,
-    report: &mut ConvertReport,
-    to551: impl Fn(&str) -> Option<Option<&'static str>>,
-) {
+/// An enumerated payload (of tag `set` under `ptag`, through `respell`) to
+/// its 5.5.1 spelling; a value 5.5.1 lacks (or a phrase with it) makes the
+/// structure a reported extension.
+fn enum551(n: &mut CNode, set: &str, ptag: &str, path: &str, report: &mut ConvertReport) {
     let v = n.text_value().to_string();
     if v == "OTHER" {
         if let Some(p) = n.child("PHRASE").map(|p| p.text_value().to_string()) {
@@ -943,15 +968,17 @@ fn enum551(
         }
     }
     let has_phrase = n.child("PHRASE").is_some();
-    match to551(&v) {
-        Some(Some(w)) if !has_phrase => {
+    // A value of no enumeration (it does not parse) is as it was, the
+    // target's check says so; one 5.5.1 lacks is not carried.
+    let parses = respell(set, Some(ptag), true, &v).flatten().is_some();
+    match respell(set, Some(ptag), false, &v).flatten() {
+        Some(w) if !has_phrase => {
             if w != v {
                 n.value = Some(w.into());
                 report.changed("enumeration to its 5.5.1 value");
             }
         }
-        // A value of no enumeration: as it was (the target's check says so).
-        None if !has_phrase => {}
+        None if !has_phrase && !parses => {}
         _ => {
             report.not_carried.add(path, ENUM551, n.line);
             n.tag = format!("_{}", n.tag);

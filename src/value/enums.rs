@@ -432,6 +432,70 @@ fn set_of(tag: &str, parent_tag: Option<&str>, gedcom7: bool) -> Option<Set> {
     })
 }
 
+/// An enumerated payload spelt as the target version spells it, for the
+/// version conversion: `None` when `tag` under `parent_tag` has no
+/// enumerated payload in GEDCOM 7 (the contexts of [`check_enumeration`]),
+/// `Some(None)` when `text` is none of the enumeration's values (read
+/// leniently, either version's spelling) or one the target lacks, and
+/// `Some(Some(value))` otherwise (GEDCOM 7's spelling when `to_gedcom7`,
+/// else 5.5.1's). A `RESN` is read as one value.
+pub(crate) fn respell(
+    tag: &str,
+    parent_tag: Option<&str>,
+    to_gedcom7: bool,
+    text: &str,
+) -> Option<Option<&'static str>> {
+    fn spell<T>(
+        parsed: Result<T, EnumError>,
+        g7: fn(T) -> &'static str,
+        g551: fn(T) -> Option<&'static str>,
+        to_gedcom7: bool,
+    ) -> Option<&'static str> {
+        let value = parsed.ok()?;
+        if to_gedcom7 {
+            Some(g7(value))
+        } else {
+            g551(value)
+        }
+    }
+    let t = to_gedcom7;
+    Some(match set_of(tag, parent_tag, true)? {
+        Set::Sex => spell(Sex::parse(text), Sex::as_str, Sex::gedcom551, t),
+        Set::Pedigree => spell(
+            Pedigree::parse(text),
+            Pedigree::as_str,
+            Pedigree::gedcom551,
+            t,
+        ),
+        Set::Quality => spell(Quality::parse(text), Quality::as_str, Quality::gedcom551, t),
+        Set::Restriction => spell(
+            Restriction::parse(text),
+            Restriction::as_str,
+            Restriction::gedcom551,
+            t,
+        ),
+        Set::AdoptedBy => spell(
+            AdoptedBy::parse(text),
+            AdoptedBy::as_str,
+            AdoptedBy::gedcom551,
+            t,
+        ),
+        Set::NameType => spell(
+            NameType::parse(text),
+            NameType::as_str,
+            NameType::gedcom551,
+            t,
+        ),
+        Set::MediaType => spell(
+            MediaType::parse(text),
+            MediaType::as_str,
+            MediaType::gedcom551,
+            t,
+        ),
+        Set::Role => spell(Role::parse(text), Role::as_str, Role::gedcom551, t),
+    })
+}
+
 /// Checks an enumerated payload strictly, as a validator does: `None` when
 /// `tag` under `parent_tag` has no enumerated payload, otherwise whether
 /// `text` is one of the values of that version (GEDCOM 7 when `gedcom7`,
@@ -491,6 +555,27 @@ mod tests {
         check_enumeration(tag, parent, g7, text)
             .expect("enumerated")
             .map_err(|e| e.kind())
+    }
+
+    #[test]
+    fn respell_gives_each_versions_spelling_through_the_contexts() {
+        assert_eq!(respell("SEX", None, true, "m"), Some(Some("M")));
+        assert_eq!(respell("SEX", None, false, "X"), Some(None));
+        assert_eq!(
+            respell("PEDI", Some("FAMC"), true, "birth"),
+            Some(Some("BIRTH"))
+        );
+        assert_eq!(
+            respell("PEDI", Some("FAMC"), false, "BIRTH"),
+            Some(Some("birth"))
+        );
+        assert_eq!(respell("PEDI", Some("FAMC"), true, "godly"), Some(None));
+        assert_eq!(respell("PEDI", Some("INDI"), true, "birth"), None);
+        assert_eq!(
+            respell("TYPE", Some("NAME"), true, "aka"),
+            Some(Some("AKA"))
+        );
+        assert_eq!(respell("NOTE", None, true, "x"), None);
     }
 
     #[test]

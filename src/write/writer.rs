@@ -737,6 +737,13 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
+    /// Sets the level of the last line not tagged `CONT`, `CONC` or `ERROR`,
+    /// as it is in the records [`append_records`](Self::append_records) gave
+    /// (the level a record tagged so at level 0 keeps from before it).
+    pub(crate) fn set_previous_level(&mut self, level: usize) {
+        self.previous_level = level;
+    }
+
     /// A collecting writer's buffer and the length of its output in it (see
     /// [`Writer::collecting`]); the writer is left empty.
     pub(crate) fn take_collected(&mut self) -> (Vec<u8>, usize) {

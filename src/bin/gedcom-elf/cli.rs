@@ -151,6 +151,13 @@ pub enum Command {
         /// The output's line breaks
         #[arg(long, value_name = "lf|crlf|cr", default_value = "lf", value_parser = line_ending)]
         line_ending: LineEnding,
+        /// Write a GEDZIP archive (gedcom.ged and the media files its FILE paths name,
+        /// found beside FILE or in the .gdz it is), as -o NAME.gdz does; with
+        /// --to-version 7.0 only
+        #[arg(long)]
+        gdz: bool,
+        #[command(flatten)]
+        jobs: JobOpts,
         #[command(flatten)]
         w: Rewriting,
     },
@@ -490,8 +497,9 @@ impl Command {
             Command::FromGedcomx { file, diag, .. } => {
                 (file.as_str(), of(&ReadOpts::default(), None, diag))
             }
-            Command::Fmt { w } | Command::Convert { w, .. } => {
-                (w.input.file.as_str(), of(&w.read, None, &w.diag))
+            Command::Fmt { w } => (w.input.file.as_str(), of(&w.read, None, &w.diag)),
+            Command::Convert { w, jobs, .. } => {
+                (w.input.file.as_str(), of(&w.read, Some(jobs), &w.diag))
             }
             Command::Edit { e } => {
                 let read = ReadOpts {

@@ -143,11 +143,14 @@ fn run(command: Option<Command>) -> ExitCode {
             to_encoding: e,
             to_version: Some(v),
             line_ending: l,
+            gdz,
             w,
-        } => convert_cmd::run(s, &source, (v, e, l), &w.output, r),
+            ..
+        } => convert_cmd::run(s, &source, (v, e, l, gdz), &w.output, r),
         Command::Convert {
             to_encoding: e,
             line_ending: l,
+            gdz,
             w,
             ..
         } => {
@@ -156,7 +159,10 @@ fn run(command: Option<Command>) -> ExitCode {
                 Some(e) => config.encoding(e),
                 None => config,
             };
-            rewrite_cmd::run(s, &source, config, &w.output, r)
+            match gdz {
+                true => Err(convert_cmd::gdz_refused(None)),
+                false => rewrite_cmd::run(s, &source, config, &w.output, r),
+            }
         }
         Command::Completions { .. } | Command::Check(_) | Command::Table(_) => Ok(()),
     };
