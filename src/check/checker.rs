@@ -40,14 +40,22 @@ struct Interner {
     /// Each id's string in `text`.
     names: Vec<Span>,
     text: String,
+    /// The id given last.
+    last: Option<u32>,
 }
 
 impl Interner {
     fn id(&mut self, s: &str) -> u32 {
+        // Records come in runs of one tag: the last string asked for first.
+        if let Some(id) = self.last.filter(|&id| self.name(id) == s) {
+            return id;
+        }
         if let Some(&id) = self.ids.get(s) {
+            self.last = Some(id);
             return id;
         }
         let id = self.names.len() as u32;
+        self.last = Some(id);
         let start = self.text.len() as u32;
         self.text.push_str(s);
         self.names.push((start, self.text.len() as u32));
