@@ -242,6 +242,11 @@ pub struct TableArgs {
     /// Arrow columns) [default: 96 MiB]
     #[arg(long, value_name = "N", value_parser = positive)]
     pub row_group_bytes: Option<usize>,
+    /// Write Hive partitions, DIR/TABLE/COLUMN=VALUE/part-*: by record_tag (nodes, events;
+    /// the other tables unpartitioned) or by file (file_id=N: every table). The column is
+    /// left out of the files (its directory's name holds it, percent-escaped) [default: none]
+    #[arg(long, value_name = "record_tag|file", value_parser = ["record_tag", "file"])]
+    pub partition_by: Option<String>,
     #[command(flatten)]
     pub jobs: JobOpts,
     #[command(flatten)]
