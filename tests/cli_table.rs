@@ -644,3 +644,91 @@ fn partitioned_parquet_and_arrow_are_the_same_at_every_jobs_and_chunk_size() {
     assert!(schema.field_with_name("record_tag").is_err());
     assert!(schema.field_with_name("tag").is_ok());
 }
+
+/// A GEDZIP archive of `bytes` whose deflated `gedcom.ged` is damaged in
+/// its middle.
+fn damaged_gdz(bytes: &[u8]) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let deflated = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    zip.start_file("gedcom.ged", deflated).unwrap();
+    zip.write_all(bytes).unwrap();
+    let mut archive = zip.finish().unwrap().into_inner();
+    // The local header (30 bytes and the name) comes first, the central
+    // directory (about 80 bytes) last: the middle is deflated data.
+    assert!(archive.len() > 4000, "{} bytes", archive.len());
+    let middle = archive.len() / 2;
+    for b in &mut archive[middle..middle + 64] {
+        *b ^= 0x5a;
+    }
+    archive
+}
+
+#[test]
+fn a_file_that_stops_being_readable_fails_alone() {
+    let dir = scratch("damaged");
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/sample.ged");
+    std::fs::copy(sample, input.join("a.ged")).unwrap();
+    let mut bytes = Vec::new();
+    generate::generate(1500, 3, &mut bytes).unwrap();
+    std::fs::write(dir.join("b.ged"), &bytes).unwrap();
+    std::fs::write(input.join("b.gdz"), damaged_gdz(&bytes)).unwrap();
+    std::fs::copy(sample, input.join("c.ged")).unwrap();
+    for format in ["jsonl", "csv"] {
+        let out = dir.join(format!("out-{format}"));
+        let stderr = table(&["--format", format, "--jobs", "2"], &[s(&input)], &out, 2);
+        assert!(stderr.contains("b.gdz"), "{stderr}");
+        if format == "csv" {
+            continue;
+        }
+        let files = rows(&out, "files");
+        let status: Vec<&str> = files
+            .iter()
+            .map(|r| r["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(status, ["ok", "failed", "ok"]);
+        let error = files[1]["error"].as_str().unwrap();
+        assert!(
+            error.contains("GEDZIP") || error.contains("gedcom.ged"),
+            "{error}"
+        );
+        assert!(files[1]["lines"].is_null());
+        let failed: Vec<_> = rows(&out, "diagnostics")
+            .into_iter()
+            .filter(|r| r["kind"] == "failed")
+            .collect();
+        assert_eq!(failed.len(), 1);
+        assert_eq!(
+            (&failed[0]["file_id"], &failed[0]["message"]),
+            (&1.into(), &error.into())
+        );
+        // The good files' rows are all there.
+        let (_, structures) = count(sample);
+        let nodes = rows(&out, "nodes");
+        for id in [0, 2] {
+            let n = nodes.iter().filter(|r| r["file_id"] == id).count() as u64;
+            assert_eq!(n, structures);
+        }
+        // The damaged file's rows before its failure are kept: those of
+        // the file as it was, from its start. (An archive's gedcom.ged is
+        // unpacked whole before it is read: a damaged one gives none.)
+        let whole = dir.join("whole");
+        let _ = std::fs::remove_dir_all(&whole);
+        table(&["--format", "jsonl"], &[s(&dir.join("b.ged"))], &whole, 0);
+        let strip = |mut r: serde_json::Value| {
+            r.as_object_mut().unwrap().remove("file_id");
+            r
+        };
+        let got: Vec<_> = nodes
+            .into_iter()
+            .filter(|r| r["file_id"] == 1)
+            .map(strip)
+            .collect();
+        let want: Vec<_> = rows(&whole, "nodes").into_iter().map(strip).collect();
+        assert!(got.len() < want.len());
+        assert!(same_json(&got, &want[..got.len()]));
+        assert_eq!(files[1]["structures"], got.len());
+    }
+}
