@@ -732,3 +732,91 @@ fn a_file_that_stops_being_readable_fails_alone() {
         assert_eq!(files[1]["structures"], got.len());
     }
 }
+
+#[test]
+fn many_small_files_read_side_by_side_give_the_sequential_output() {
+    let dir = scratch("small_files");
+    let input = dir.join("in");
+    std::fs::create_dir_all(input.join("sub")).unwrap();
+    // Copies and variants of the corpus files and the sample, a GEDZIP, a
+    // file that is not GEDCOM, and a generated file larger than a chunk
+    // among them.
+    let mut sources: Vec<Vec<u8>> = common::shared_corpus()
+        .map(|d| {
+            common::ged_files(&d)
+                .into_iter()
+                .map(|(n, _)| std::fs::read(n).unwrap())
+                .filter(|b| b.len() < 1 << 20)
+                .collect()
+        })
+        .unwrap_or_default();
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/sample.ged");
+    sources.push(std::fs::read(sample).unwrap());
+    let mut n = 0;
+    for round in 0..3 {
+        for bytes in &sources {
+            let mut bytes = bytes.clone();
+            if round % 2 == 1 {
+                // A variant: some bytes of the middle changed.
+                let middle = bytes.len() / 2;
+                let end = (middle + 40).min(bytes.len());
+                for b in &mut bytes[middle..end] {
+                    if b.is_ascii_lowercase() {
+                        *b = b'x';
+                    }
+                }
+            }
+            let sub = if n % 3 == 0 { "sub/" } else { "" };
+            std::fs::write(input.join(format!("{sub}f{n:03}.ged")), bytes).unwrap();
+            n += 1;
+        }
+    }
+    std::fs::write(input.join("g-bad.ged"), b"not gedcom").unwrap();
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    zip.start_file("gedcom.ged", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    zip.write_all(&sources[sources.len() - 1]).unwrap();
+    std::fs::write(
+        input.join("g-archive.gdz"),
+        zip.finish().unwrap().into_inner(),
+    )
+    .unwrap();
+    let mut big = Vec::new();
+    generate::generate(20000, 3, &mut big).unwrap();
+    assert!(big.len() > 2 << 20, "{} bytes", big.len());
+    std::fs::write(input.join("m-big.ged"), big).unwrap();
+    let formats: &[&str] = if cfg!(feature = "parquet") {
+        &["jsonl", "parquet"]
+    } else {
+        &["jsonl"]
+    };
+    for format in formats {
+        // The sequential order: every file larger than a chunk of 100
+        // bytes, so each is read alone, its chunks on the threads.
+        let out = dir.join(format!("{format}-sequential"));
+        let args = ["--format", format, "--jobs", "2", "--chunk-bytes", "100"];
+        table(&args, &[s(&input)], &out, 2);
+        let sequential = contents(&out);
+        assert!(sequential.len() >= 8);
+        for jobs in ["1", "2", "3"] {
+            let out = dir.join(format!("{format}-{jobs}"));
+            table(&["--format", format, "--jobs", jobs], &[s(&input)], &out, 2);
+            let got = contents(&out);
+            assert_eq!(
+                sequential.keys().collect::<Vec<_>>(),
+                got.keys().collect::<Vec<_>>()
+            );
+            for (name, bytes) in &sequential {
+                assert!(
+                    &got[name] == bytes,
+                    "{format} --jobs {jobs}: {name} differs"
+                );
+            }
+        }
+    }
+    let files = rows(&dir.join("jsonl-2"), "files");
+    assert_eq!(files.len(), n + 3);
+    let failed: Vec<_> = files.iter().filter(|r| r["status"] == "failed").collect();
+    assert_eq!(failed.len(), 1);
+    assert!(failed[0]["path"].as_str().unwrap().ends_with("g-bad.ged"));
+}

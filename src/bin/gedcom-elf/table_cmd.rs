@@ -2,7 +2,10 @@
 //! input, as CSV or JSON Lines, a directory per table, part files in each.
 //!
 //! Each input is read through `drive::run` (a file's chunks on `--jobs`
-//! threads, standard input in batches); a chunk's rows are made and
+//! threads, standard input in batches; small files, of at most one chunk,
+//! next to each other, side by side, each whole on one worker of the
+//! crate's ordered pool, `par::map_in_order`, their rows written in their
+//! order as if read one after another); a chunk's rows are made and
 //! encoded on its thread, and appended in document order to the table's
 //! current part file, which is closed for the next (`part-00001.csv`, ...)
 //! once it holds `--part-bytes`, at a row's end. The output therefore
@@ -39,7 +42,7 @@ use gedcom_elf::table::{
 };
 use gedcom_elf::{Diagnostic, Error, Reader};
 
-use crate::cli::{ReadOpts, Settings, TableArgs};
+use crate::cli::{JobOpts, ReadOpts, Settings, TableArgs};
 use crate::drive::{self, Source, Work};
 use crate::output::pending;
 use crate::report::{say, Fail, Report};
@@ -690,43 +693,91 @@ impl Sink {
     }
 }
 
-/// What reading one input left: its `files` row.
+/// A file's work: its rows made by `tables`' collector.
+fn work(file_id: u32, tables: Tables, format: Format, partition: Option<PartitionBy>) -> Tabulate {
+    Tabulate {
+        collector: Collector::new(file_id, tables),
+        tables,
+        format,
+        partition,
+        #[cfg(feature = "parquet")]
+        room: (0..=NodeRow::COLUMNS.len())
+            .map(|_| AtomicUsize::new(0))
+            .collect(),
+    }
+}
+
+/// A small file read whole on a worker of the pool, its rows not written
+/// yet: its chunks' outputs and diagnostics in order, how the reading
+/// ended, and the version its HEAD gave.
+struct Read {
+    chunks: Vec<(Chunk, Vec<Diagnostic>)>,
+    result: Result<drive::Done, Fail>,
+    version: Option<String>,
+}
+
+/// Reads the file `path` whole, on the calling thread (`settings` asks
+/// for one job), keeping its rows.
+fn read_whole(settings: &Settings, path: &str, mut work: Tabulate) -> Read {
+    let source = Source::File(path.to_string());
+    let mut chunks = Vec::new();
+    let result = drive::run(settings, &source, &mut work, |chunk, ds| {
+        chunks.push((chunk, ds));
+        Ok(())
+    });
+    Read {
+        chunks,
+        result,
+        version: work.collector.version().map(str::to_string),
+    }
+}
+
+/// What reading one input left: its `files` row. The input is read here
+/// (a file's chunks on `--jobs` threads, standard input in batches), or
+/// was read whole already (`read`, a small file) and its rows are written
+/// here, as they would have been.
 fn tabulate(
     settings: &Settings,
     args: &TableArgs,
     sink: &mut Sink,
     (file_id, path): (u32, &str),
     tables: Tables,
+    read: Option<Read>,
 ) -> Result<FileRow, Fail> {
     let source = match path {
         "-" => Source::Stdin,
         _ => Source::File(path.to_string()),
     };
     let mut report = Report::new(source.name(), settings);
-    let mut work = Tabulate {
-        collector: Collector::new(file_id, tables),
-        tables,
-        format: sink.format,
-        partition: sink.partition,
-        #[cfg(feature = "parquet")]
-        room: (0..=NodeRow::COLUMNS.len())
-            .map(|_| AtomicUsize::new(0))
-            .collect(),
-    };
     let out_fail = |e: io::Error| Fail::Output(args.output.clone(), e);
+    let (format, partition) = (sink.format, sink.partition);
     let (mut records, mut structures, mut diagnostics) = (0, 0, 0u64);
-    let result = drive::run(settings, &source, &mut work, |chunk, ds| {
+    let mut take = |chunk: Chunk, ds: Vec<Diagnostic>| {
         report.diagnostics(&ds);
         diagnostics += ds.len() as u64;
         records += chunk.records;
         structures += chunk.structures;
         sink.diagnostics(file_id, &ds).map_err(out_fail)?;
         sink.chunk(chunk).map_err(out_fail)
-    });
+    };
+    let (result, version) = match read {
+        Some(read) => {
+            let taken = read
+                .chunks
+                .into_iter()
+                .try_for_each(|(chunk, ds)| take(chunk, ds));
+            (taken.and(read.result), read.version)
+        }
+        None => {
+            let mut work = work(file_id, tables, format, partition);
+            let result = drive::run(settings, &source, &mut work, take);
+            (result, work.collector.version().map(str::to_string))
+        }
+    };
     let mut row = FileRow {
         file_id,
         path: path.to_string(),
-        version: work.collector.version().map(str::to_string),
+        version,
         records,
         structures,
         status: "ok",
@@ -870,22 +921,13 @@ pub fn run(args: &TableArgs) -> ExitCode {
             tables,
             partition,
         };
+        let inputs = inputs(&args.files);
+        if u32::try_from(inputs.len()).is_err() {
+            return Err(Fail::Other("too many inputs".into()));
+        }
         let mut failed = false;
-        for (i, (path, error)) in inputs(&args.files).into_iter().enumerate() {
-            let file_id = u32::try_from(i).map_err(|_| Fail::Other("too many inputs".into()))?;
-            let row = match error {
-                None => tabulate(&settings, args, &mut sink, (file_id, &path), tables)?,
-                Some(message) => {
-                    say(&path, None, "error", &message);
-                    FileRow {
-                        file_id,
-                        path,
-                        status: "failed",
-                        error: Some(message),
-                        ..FileRow::default()
-                    }
-                }
-            };
+        // Its files row written, an input is done.
+        let mut done = |sink: &mut Sink, row: FileRow| -> Result<(), Fail> {
             failed |= row.status != "ok";
             let files = vec![row];
             sink.file_rows(Rows {
@@ -893,7 +935,61 @@ pub fn run(args: &TableArgs) -> ExitCode {
                 ..Rows::default()
             })
             .map_err(out_fail)?;
-            sink.end_file().map_err(out_fail)?;
+            sink.end_file().map_err(out_fail)
+        };
+        // A file of at most one chunk is small: small files next to each
+        // other are read side by side, each whole on one worker of the
+        // pool, their rows written in their order.
+        let chunk = args.jobs.chunk_bytes.unwrap_or(drive::CHUNK) as u64;
+        let small = |(path, error): &(String, Option<String>)| {
+            error.is_none()
+                && path != "-"
+                && fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= chunk)
+        };
+        let jobs = settings.jobs();
+        let one = Settings {
+            jobs: JobOpts {
+                jobs: Some(1),
+                chunk_bytes: args.jobs.chunk_bytes,
+            },
+            ..settings.clone()
+        };
+        let mut i = 0;
+        while i < inputs.len() {
+            let run = (i..inputs.len()).take_while(|&k| small(&inputs[k])).count();
+            if run > 1 && jobs > 1 {
+                let items = (i..i + run).map(|k| (k as u32, inputs[k].0.as_str()));
+                let (format, partition) = (sink.format, sink.partition);
+                let read = |(file_id, path): (u32, &'_ str)| {
+                    let work = work(file_id, tables, format, partition);
+                    (file_id, read_whole(&one, path, work))
+                };
+                gedcom_elf::par::map_in_order(jobs, items, read, |(file_id, read)| {
+                    let path = &inputs[file_id as usize].0;
+                    let ids = (file_id, path.as_str());
+                    let row = tabulate(&settings, args, &mut sink, ids, tables, Some(read))?;
+                    done(&mut sink, row)
+                })?;
+                i += run;
+                continue;
+            }
+            let (path, error) = &inputs[i];
+            let file_id = i as u32;
+            let row = match error {
+                None => tabulate(&settings, args, &mut sink, (file_id, path), tables, None)?,
+                Some(message) => {
+                    say(path, None, "error", message);
+                    FileRow {
+                        file_id,
+                        path: path.clone(),
+                        status: "failed",
+                        error: Some(message.clone()),
+                        ..FileRow::default()
+                    }
+                }
+            };
+            done(&mut sink, row)?;
+            i += 1;
         }
         sink.finish().map_err(out_fail)?;
         if let Some(staging) = &mut staging {
