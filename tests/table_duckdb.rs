@@ -50,11 +50,13 @@ fn python() -> Option<PathBuf> {
     }
 }
 
-/// Runs `script` (which reads the dataset at `sys.argv[1]`) and parses its
+/// Runs `script` (which reads the dataset at `sys.argv[1]`, `arg` in
+/// `sys.argv[2]`, the tables' names in `sys.argv[3]`) and parses its
 /// output: one `key<TAB>value` per line.
 fn duckdb(python: &Path, script: &str, dir: &Path, arg: &str) -> BTreeMap<String, String> {
+    let tables: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
     let o = Command::new(python)
-        .args(["-c", script, dir.to_str().unwrap(), arg])
+        .args(["-c", script, dir.to_str().unwrap(), arg, &tables.join(",")])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
@@ -72,7 +74,7 @@ fn duckdb(python: &Path, script: &str, dir: &Path, arg: &str) -> BTreeMap<String
 const COUNTS: &str = r#"
 import sys, duckdb, polars
 d = sys.argv[1]
-for t in ["nodes", "files", "diagnostics", "individuals", "families", "edges", "events", "citations"]:
+for t in sys.argv[3].split(","):
     n = duckdb.sql(f"select count(*) from read_parquet('{d}/{t}/*.parquet')").fetchall()[0][0]
     print(f"{t}\t{n}")
     n = polars.scan_parquet(f"{d}/{t}/*.parquet").select(polars.len()).collect().item()
@@ -245,7 +247,7 @@ for t in ["nodes", "events"]:
         print(f"hive.{t}.{tag}\t{n}")
     ty = duckdb.sql(f"select distinct typeof(record_tag) from {rel}").fetchall()
     print(f"type.{t}.record_tag\t{ty}")
-for t in ["nodes", "files", "diagnostics", "individuals", "families", "edges", "events", "citations"]:
+for t in sys.argv[3].split(","):
     for f, n in duckdb.sql(f"select file_id, count(*) from read_parquet('{plain}/{t}/*.parquet') group by 1").fetchall():
         print(f"plain.{t}.{f}\t{n}")
     rel = f"read_parquet('{by_file}/{t}/*/*.parquet', hive_partitioning = true)"
