@@ -1013,3 +1013,60 @@ pub fn run(args: &TableArgs) -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(file_id: u32, record_tag: &str) -> gedcom_elf::table::NodeRow {
+        gedcom_elf::table::NodeRow {
+            file_id,
+            record_tag: record_tag.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn runs_are_rows_of_one_partition_value_in_order() {
+        let rows = [
+            node(0, "HEAD"),
+            node(0, "INDI"),
+            node(0, "INDI"),
+            node(0, "FAM"),
+            node(1, "INDI"),
+        ];
+        let runs = |by: PartitionBy| {
+            let piece = piece(&rows, Format::Jsonl, Some(by)).unwrap();
+            assert_eq!(piece.data.rows(), rows.len());
+            piece.runs.0
+        };
+        let text = |s: &str| Key::Text(s.into());
+        assert_eq!(
+            runs(PartitionBy::RecordTag),
+            [
+                (text("HEAD"), 1),
+                (text("INDI"), 3),
+                (text("FAM"), 4),
+                (text("INDI"), 5)
+            ]
+        );
+        assert_eq!(
+            runs(PartitionBy::File),
+            [(Key::Int(0), 4), (Key::Int(1), 5)]
+        );
+        // Unpartitioned, or a table without the column: no runs.
+        assert!(piece(&rows, Format::Jsonl, None).unwrap().runs.0.is_empty());
+        let files = [FileRow::default()];
+        let p = piece(&files, Format::Csv, Some(PartitionBy::RecordTag)).unwrap();
+        assert!(p.runs.0.is_empty());
+        // The partition column is left out of the encoded rows.
+        let data = piece(&rows, Format::Jsonl, Some(PartitionBy::RecordTag));
+        let e = match data.unwrap().data {
+            Data::Encoded(e) => e,
+            #[cfg(feature = "parquet")]
+            Data::Batch(_) => panic!("not encoded"),
+        };
+        let text = String::from_utf8(e.bytes).unwrap();
+        assert!(!text.contains("record_tag") && text.contains("\"file_id\":1"));
+    }
+}
