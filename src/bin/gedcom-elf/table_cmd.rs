@@ -1061,6 +1061,8 @@ mod tests {
         assert!(p.runs.0.is_empty());
         // The partition column is left out of the encoded rows.
         let data = piece(&rows, Format::Jsonl, Some(PartitionBy::RecordTag));
+        // Without the parquet feature, the only variant.
+        #[allow(clippy::infallible_destructuring_match)]
         let e = match data.unwrap().data {
             Data::Encoded(e) => e,
             #[cfg(feature = "parquet")]
