@@ -566,6 +566,7 @@ fn partitions_hold_the_unpartitioned_rows_the_same_at_every_jobs_and_chunk_size(
     assert!(parts.len() > 1, "{:?}", parts.keys());
 }
 
+#[cfg(feature = "parquet")]
 #[test]
 fn partitions_are_refused_on_standard_output() {
     let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/sample.ged");
