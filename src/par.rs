@@ -367,6 +367,30 @@ impl<'a> Chunks<'a> {
     }
 }
 
+/// Runs `work` on each item `items` gives (taken on the calling thread as
+/// there is room) on up to `jobs` threads of the crate's one ordered pool,
+/// and hands the results to `emit` in the items' order; at most two items
+/// per thread are in flight. The command-line tool's (`table` reads many
+/// small files side by side with it), hidden from the API.
+///
+/// # Errors
+/// The first error `emit` returns: no further item is taken.
+#[doc(hidden)]
+pub fn map_in_order<I, T, E, W, S>(
+    jobs: usize,
+    items: impl Iterator<Item = I>,
+    work: W,
+    emit: S,
+) -> Result<(), E>
+where
+    I: Send,
+    T: Send,
+    W: Fn(I) -> T + Sync,
+    S: FnMut(T) -> Result<(), E>,
+{
+    crate::ordered::map_in_order(jobs, items, work, emit)
+}
+
 /// How the chunks' lines are numbered while they are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Numbering {

@@ -50,11 +50,13 @@ fn python() -> Option<PathBuf> {
     }
 }
 
-/// Runs `script` (which reads the dataset at `sys.argv[1]`) and parses its
+/// Runs `script` (which reads the dataset at `sys.argv[1]`, `arg` in
+/// `sys.argv[2]`, the tables' names in `sys.argv[3]`) and parses its
 /// output: one `key<TAB>value` per line.
 fn duckdb(python: &Path, script: &str, dir: &Path, arg: &str) -> BTreeMap<String, String> {
+    let tables: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
     let o = Command::new(python)
-        .args(["-c", script, dir.to_str().unwrap(), arg])
+        .args(["-c", script, dir.to_str().unwrap(), arg, &tables.join(",")])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
@@ -72,7 +74,7 @@ fn duckdb(python: &Path, script: &str, dir: &Path, arg: &str) -> BTreeMap<String
 const COUNTS: &str = r#"
 import sys, duckdb, polars
 d = sys.argv[1]
-for t in ["nodes", "files", "diagnostics", "individuals", "families", "edges", "events", "citations"]:
+for t in sys.argv[3].split(","):
     n = duckdb.sql(f"select count(*) from read_parquet('{d}/{t}/*.parquet')").fetchall()[0][0]
     print(f"{t}\t{n}")
     n = polars.scan_parquet(f"{d}/{t}/*.parquet").select(polars.len()).collect().item()
@@ -226,4 +228,105 @@ fn duckdb_reads_the_parquet_tables_as_the_library_makes_them() {
         with_ancestors >= 3,
         "only {with_ancestors} people with ancestors"
     );
+}
+
+/// Per `nodes` and `events`, the rows by record tag of the dataset at
+/// `sys.argv[1]` (read as it is) and at `sys.argv[2]` (partitioned by
+/// record_tag: the column from the directories' names), with that
+/// column's type; per table, the rows by file of `sys.argv[3]`
+/// (partitioned by file), with `file_id`'s type; and Polars' count of
+/// the partitioned `nodes`.
+const PARTITIONED: &str = r#"
+import sys, duckdb, polars
+plain, by_tag, by_file = sys.argv[1], sys.argv[2].split(",")[0], sys.argv[2].split(",")[1]
+for t in ["nodes", "events"]:
+    for tag, n in duckdb.sql(f"select record_tag, count(*) from read_parquet('{plain}/{t}/*.parquet') group by 1").fetchall():
+        print(f"plain.{t}.{tag}\t{n}")
+    rel = f"read_parquet('{by_tag}/{t}/*/*.parquet', hive_partitioning = true)"
+    for tag, n in duckdb.sql(f"select record_tag, count(*) from {rel} group by 1").fetchall():
+        print(f"hive.{t}.{tag}\t{n}")
+    ty = duckdb.sql(f"select distinct typeof(record_tag) from {rel}").fetchall()
+    print(f"type.{t}.record_tag\t{ty}")
+for t in sys.argv[3].split(","):
+    for f, n in duckdb.sql(f"select file_id, count(*) from read_parquet('{plain}/{t}/*.parquet') group by 1").fetchall():
+        print(f"plain.{t}.{f}\t{n}")
+    rel = f"read_parquet('{by_file}/{t}/*/*.parquet', hive_partitioning = true)"
+    for f, n in duckdb.sql(f"select file_id, count(*) from {rel} group by 1").fetchall():
+        print(f"hive.{t}.{f}\t{n}")
+    ty = duckdb.sql(f"select distinct typeof(file_id) from {rel}").fetchall()
+    print(f"type.{t}.file_id\t{ty}")
+n = polars.scan_parquet(f"{by_tag}/nodes/", hive_partitioning=True).filter(polars.col("record_tag") == "_FOO").select(polars.len()).collect().item()
+print(f"polars._FOO\t{n}")
+"#;
+
+#[test]
+fn duckdb_reads_hive_partitions_as_the_unpartitioned_rows() {
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("table_duckdb_hive");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files: Vec<PathBuf> = common::shared_corpus()
+        .map(|d| {
+            common::ged_files(&d)
+                .into_iter()
+                .map(|(n, _)| n.into())
+                .collect()
+        })
+        .unwrap_or_default();
+    let generated = dir.join("generated.ged");
+    let mut bytes = Vec::new();
+    generate::generate(2000, 5, &mut bytes).unwrap();
+    std::fs::write(&generated, &bytes).unwrap();
+    files.push(generated);
+    // Records of a tag of their own.
+    let custom = dir.join("custom.ged");
+    let mut text = String::from("0 HEAD\n1 CHAR UTF-8\n");
+    for i in 0..30 {
+        text += &format!(
+            "0 @F{i}@ _FOO\n1 NOTE {i}\n0 @I{i}@ INDI\n1 BIRT\n2 DATE {}\n",
+            1900 + i
+        );
+    }
+    text += "0 TRLR\n";
+    std::fs::write(&custom, text).unwrap();
+    files.push(custom);
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let mut args = vec!["table", "--format", "parquet", "--jobs", "2"];
+        args.extend(["--row-group-bytes", "300000", "--part-bytes", "2000000"]);
+        args.extend_from_slice(extra);
+        args.extend(["-o", out.to_str().unwrap()]);
+        args.extend(files.iter().map(|f| f.to_str().unwrap()));
+        let o = cli_support::run(&args, None);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out
+    };
+    let plain = run("plain", &[]);
+    let by_tag = run("by_tag", &["--partition-by", "record_tag"]);
+    let by_file = run("by_file", &["--partition-by", "file"]);
+    assert!(by_tag.join("nodes/record_tag=_FOO").is_dir());
+    let both = format!("{},{}", by_tag.display(), by_file.display());
+    let got = duckdb(&python, PARTITIONED, &plain, &both);
+    let mut compared = 0;
+    for (key, n) in &got {
+        if let Some(rest) = key.strip_prefix("plain.") {
+            assert_eq!(got.get(&format!("hive.{rest}")), Some(n), "{rest}");
+            compared += 1;
+        }
+        if let Some(rest) = key.strip_prefix("hive.") {
+            assert_eq!(got.get(&format!("plain.{rest}")), Some(n), "{rest}");
+        }
+    }
+    assert!(compared > 30, "{got:?}");
+    assert_eq!(got["plain.nodes._FOO"], "60");
+    assert_eq!(got["polars._FOO"], "60");
+    for t in ["nodes", "events"] {
+        assert_eq!(got[&format!("type.{t}.record_tag")], "[('VARCHAR',)]");
+    }
+    for t in Table::ALL {
+        let key = format!("type.{}.file_id", t.name());
+        assert_eq!(got[&key], "[('BIGINT',)]", "{key}");
+    }
 }

@@ -41,15 +41,20 @@
 pub mod arrow;
 mod collect;
 mod derive;
+mod partition;
 mod rows;
 mod write;
 
 pub use collect::{collect_input, Collector};
+pub use partition::{PartitionBy, DEFAULT_PARTITION};
 pub use rows::{
     CitationRow, Column, ColumnType, DatedPlace, DiagnosticRow, EdgeRow, EventRow, FamilyRow,
     FileRow, IndividualRow, NodeRow, Row, Rows,
 };
-pub use write::{cell_csv, write_csv, write_csv_header, write_jsonl, Cell};
+pub use write::{
+    cell_csv, write_csv, write_csv_header, write_csv_header_except, write_csv_row, write_jsonl,
+    write_jsonl_row, Cell,
+};
 
 /// One of the tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -34,8 +34,22 @@ pub fn cell_csv<W: Write + ?Sized>(out: &mut W, cell: Cell<'_>) -> io::Result<()
 
 /// Writes `table`'s CSV header line: its column names.
 pub fn write_csv_header<W: Write + ?Sized>(out: &mut W, table: Table) -> io::Result<()> {
+    write_csv_header_except(out, table, None)
+}
+
+/// Writes `table`'s CSV header line without the column at index `skip`
+/// (a Hive partition's column, which its directory's name holds).
+pub fn write_csv_header_except<W: Write + ?Sized>(
+    out: &mut W,
+    table: Table,
+    skip: Option<usize>,
+) -> io::Result<()> {
+    let mut first = true;
     for (i, c) in table.columns().iter().enumerate() {
-        if i > 0 {
+        if Some(i) == skip {
+            continue;
+        }
+        if !std::mem::take(&mut first) {
             out.write_all(b",")?;
         }
         out.write_all(c.name.as_bytes())?;
@@ -53,36 +67,63 @@ pub fn write_csv<R: Row, W: Write + ?Sized>(
     if header {
         write_csv_header(out, R::TABLE)?;
     }
-    for row in rows {
-        for i in 0..R::COLUMNS.len() {
-            if i > 0 {
-                out.write_all(b",")?;
-            }
-            cell_csv(out, row.cell(i))?;
+    rows.iter()
+        .try_for_each(|row| write_csv_row(out, row, None))
+}
+
+/// Writes `row` as a CSV line (LF-terminated), without the column at index
+/// `skip`.
+pub fn write_csv_row<R: Row, W: Write + ?Sized>(
+    out: &mut W,
+    row: &R,
+    skip: Option<usize>,
+) -> io::Result<()> {
+    let mut first = true;
+    for i in 0..R::COLUMNS.len() {
+        if Some(i) == skip {
+            continue;
         }
-        out.write_all(b"\n")?;
+        if !std::mem::take(&mut first) {
+            out.write_all(b",")?;
+        }
+        cell_csv(out, row.cell(i))?;
     }
-    Ok(())
+    out.write_all(b"\n")
 }
 
 /// Writes `rows` as JSON Lines: one object per row, every column a key in
 /// the table's order, `null` for a null cell (every line has the same
 /// shape).
 pub fn write_jsonl<R: Row, W: Write + ?Sized>(out: &mut W, rows: &[R]) -> io::Result<()> {
-    for row in rows {
-        for (i, c) in R::COLUMNS.iter().enumerate() {
-            out.write_all(if i == 0 { b"{\"" } else { b",\"" })?;
-            out.write_all(c.name.as_bytes())?;
-            out.write_all(b"\":")?;
-            match row.cell(i) {
-                Cell::Null => out.write_all(b"null")?,
-                Cell::Int(n) => write!(out, "{n}")?,
-                Cell::Text(s) => crate::escape::json_string(out, s)?,
-            }
+    rows.iter()
+        .try_for_each(|row| write_jsonl_row(out, row, None))
+}
+
+/// Writes `row` as a JSON Lines line, without the column at index `skip`.
+pub fn write_jsonl_row<R: Row, W: Write + ?Sized>(
+    out: &mut W,
+    row: &R,
+    skip: Option<usize>,
+) -> io::Result<()> {
+    let mut first = true;
+    for (i, c) in R::COLUMNS.iter().enumerate() {
+        if Some(i) == skip {
+            continue;
         }
-        out.write_all(b"}\n")?;
+        out.write_all(if std::mem::take(&mut first) {
+            b"{\""
+        } else {
+            b",\""
+        })?;
+        out.write_all(c.name.as_bytes())?;
+        out.write_all(b"\":")?;
+        match row.cell(i) {
+            Cell::Null => out.write_all(b"null")?,
+            Cell::Int(n) => write!(out, "{n}")?,
+            Cell::Text(s) => crate::escape::json_string(out, s)?,
+        }
     }
-    Ok(())
+    out.write_all(b"}\n")
 }
 
 #[cfg(test)]
@@ -131,5 +172,27 @@ mod tests {
         }
         assert!(line.contains("\"byte\":null") && line.contains(r#""message":"a \"quote\"""#));
         assert!(line.ends_with("}\n"));
+    }
+
+    #[test]
+    fn a_column_can_be_left_out() {
+        let row = DiagnosticRow {
+            file_id: 2,
+            line: 7,
+            byte: None,
+            kind: "too-deep".into(),
+            severity: "error",
+            message: "m".into(),
+        };
+        let mut v = Vec::new();
+        write_csv_header_except(&mut v, Table::Diagnostics, Some(0)).unwrap();
+        write_csv_row(&mut v, &row, Some(0)).unwrap();
+        write_jsonl_row(&mut v, &row, Some(0)).unwrap();
+        let text = String::from_utf8(v).unwrap();
+        assert_eq!(
+            text,
+            "line,byte,kind,severity,message\n7,,too-deep,error,m\n\
+             {\"line\":7,\"byte\":null,\"kind\":\"too-deep\",\"severity\":\"error\",\"message\":\"m\"}\n"
+        );
     }
 }

@@ -8,8 +8,10 @@
 
 use std::ffi::OsString;
 
+use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
 use gedcom_elf::scan::is_tag;
+use gedcom_elf::table::{PartitionBy, Table};
 use gedcom_elf::write::LineEnding;
 use gedcom_elf::{Encoding, Version};
 
@@ -168,7 +170,7 @@ pub enum Command {
     )]
     Check(CheckArgs),
     /// Flat tables (nodes, files, diagnostics, individuals, families, edges, events,
-    /// citations) of any number of files, as CSV or JSON Lines, for SQL engines
+    /// citations) of any number of files, as CSV, JSON Lines, Parquet or Arrow, for SQL engines
     #[command(
         after_help = "Exit status 0 when every file was read, 2 when one could not be \
                             (the others are written, and it is listed in files and diagnostics)."
@@ -238,8 +240,8 @@ pub struct TableArgs {
           value_parser = ["csv", "jsonl", "parquet", "arrow"])]
     pub format: String,
     /// The tables to write [default: all]
-    #[arg(long, value_name = "TABLE,...", value_delimiter = ',', value_parser = [
-        "nodes", "files", "diagnostics", "individuals", "families", "edges", "events", "citations"])]
+    #[arg(long, value_name = "TABLE,...", value_delimiter = ',',
+          value_parser = PossibleValuesParser::new(Table::ALL.map(Table::name)))]
     pub tables: Vec<String>,
     /// Start a new part file of a table once its part holds about N bytes
     /// [default: 256 MiB]
@@ -249,6 +251,12 @@ pub struct TableArgs {
     /// Arrow columns) [default: 96 MiB]
     #[arg(long, value_name = "N", value_parser = positive)]
     pub row_group_bytes: Option<usize>,
+    /// Write Hive partitions, DIR/TABLE/COLUMN=VALUE/part-*: by record_tag (nodes, events;
+    /// the other tables unpartitioned) or by file (file_id=N: every table). The column is
+    /// left out of the files (its directory's name holds it, percent-escaped) [default: none]
+    #[arg(long, value_name = "record_tag|file",
+          value_parser = PossibleValuesParser::new(PartitionBy::ALL.map(PartitionBy::name)))]
+    pub partition_by: Option<String>,
     #[command(flatten)]
     pub jobs: JobOpts,
     #[command(flatten)]

@@ -9,16 +9,21 @@
 //! rows in record batches of [`BATCH_ROWS`]. Within a row group, batches
 //! (and the writes to a Parquet column) are [`BATCH_ROWS`] rows counted
 //! from its start, whatever the chunks' bounds: the cuts depend only on the
-//! rows, so the files do not depend on `--jobs` or `--chunk-bytes`.
+//! rows, so the files do not depend on `--jobs` or `--chunk-bytes`. An
+//! [`Out`] writes one table, or one partition of it (without the partition
+//! column, its parts numbered on from where the partition's last ones
+//! stopped).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::ops::Range;
+use std::path::PathBuf;
 
 use arrow_array::RecordBatch;
 use arrow_ipc::writer::{FileWriter, StreamWriter};
+use arrow_schema::SchemaRef;
 use gedcom_elf::table::arrow::{encode_columns, schema, windows, BatchBuilder, SizedBatch};
-use gedcom_elf::table::{NodeRow, Row, Rows, Table, Tables};
+use gedcom_elf::table::{Row, Table};
 use parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
@@ -62,38 +67,16 @@ pub struct Limits {
     pub jobs: usize,
 }
 
-/// A chunk's rows of `tables` as record batches: `nodes` (already in its
-/// builder: the collector hands its rows over one by one) and the derived
-/// tables of `rows`. Made on the chunk's thread.
-pub fn batches(tables: Tables, nodes: BatchBuilder<NodeRow>, rows: &Rows) -> Vec<SizedBatch> {
-    fn batch<R: Row>(rows: &[R]) -> Option<SizedBatch> {
-        let mut b = BatchBuilder::<R>::new();
-        rows.iter().for_each(|r| b.push(r));
-        // The cells follow the columns' types: finish does not fail.
-        b.finish().ok()
+/// `rows` as one record batch of their table, with each row's estimated
+/// size; `None` for no rows. Made on a chunk's thread.
+pub fn batch<R: Row>(rows: &[R]) -> Option<SizedBatch> {
+    if rows.is_empty() {
+        return None;
     }
-    let mut nodes = Some(nodes);
-    tables
-        .iter()
-        .filter_map(|t| match t {
-            Table::Nodes => nodes.take()?.finish().ok(),
-            Table::Files => batch(&rows.files),
-            Table::Diagnostics => batch(&rows.diagnostics),
-            Table::Individuals => batch(&rows.individuals),
-            Table::Families => batch(&rows.families),
-            Table::Edges => batch(&rows.edges),
-            Table::Events => batch(&rows.events),
-            Table::Citations => batch(&rows.citations),
-        })
-        .collect()
-}
-
-/// `files` and `diagnostics` rows as batches of their tables (those of
-/// `tables`).
-pub fn file_batches(tables: Tables, rows: &Rows) -> Vec<SizedBatch> {
-    let only = [Table::Files, Table::Diagnostics];
-    let tables = tables.iter().filter(|t| only.contains(t)).collect();
-    batches(tables, BatchBuilder::new(), rows)
+    let mut b = BatchBuilder::<R>::new();
+    rows.iter().for_each(|r| b.push(r));
+    // The cells follow the columns' types: finish does not fail.
+    b.finish().ok()
 }
 
 /// Columns whose values are all different and grow with the rows
@@ -129,10 +112,14 @@ fn properties(table: Table) -> WriterProperties {
     props.build()
 }
 
-/// One table's output.
+/// One table's output (or one partition's of a partitioned table).
 pub struct Out {
     table: Table,
     dir: Option<PathBuf>,
+    /// The columns written: all of the table's, or all but the partition's.
+    schema: SchemaRef,
+    /// The indices of those columns, when one is left out.
+    keep: Option<Vec<usize>>,
     kind: Kind,
     limits: Limits,
     /// The rows of the row group being gathered (for Arrow IPC, of the
@@ -146,14 +133,49 @@ pub struct Out {
 }
 
 impl Out {
-    /// The table it writes.
-    pub fn table(&self) -> Table {
-        self.table
+    /// An output of `table`'s rows: part files in `dir` numbered from
+    /// `next` (or, with no directory, a stream on standard output),
+    /// without the column at index `skip` (a partition's, which its
+    /// directory names).
+    pub fn new(
+        table: Table,
+        dir: Option<PathBuf>,
+        kind: Kind,
+        limits: Limits,
+        skip: Option<usize>,
+        next: usize,
+    ) -> io::Result<Out> {
+        let full = schema(table);
+        let keep: Option<Vec<usize>> =
+            skip.map(|s| (0..full.fields().len()).filter(|&i| i != s).collect());
+        let schema = match &keep {
+            Some(k) => std::sync::Arc::new(full.project(k).map_err(other)?),
+            None => full,
+        };
+        Ok(Out {
+            table,
+            dir,
+            schema,
+            keep,
+            kind,
+            limits,
+            pieces: Vec::new(),
+            rows: 0,
+            group: 0,
+            part: 0,
+            next,
+            writer: None,
+        })
+    }
+
+    /// The number of the next part it would open.
+    pub fn next_part(&self) -> usize {
+        self.next
     }
 
     fn open(&mut self) -> io::Result<&mut Writer> {
         if self.writer.is_none() {
-            let schema = schema(self.table);
+            let schema = self.schema.clone();
             let writer = match (self.kind, &self.dir) {
                 (Kind::ArrowStdout, _) | (_, None) => {
                     let out = BufWriter::with_capacity(1 << 20, io::stdout());
@@ -253,18 +275,27 @@ impl Out {
         }
     }
 
-    /// Writes a batch of its table's rows, cutting row groups and parts
-    /// after the rows that fill them.
-    pub fn take(&mut self, b: SizedBatch) -> io::Result<()> {
+    /// Writes the rows `rows` of a batch of its table's rows, cutting row
+    /// groups and parts after the rows that fill them.
+    pub fn take(&mut self, b: &SizedBatch, rows: Range<usize>) -> io::Result<()> {
+        let sizes = b.sizes.get(rows.clone()).unwrap_or_default();
+        let batch = match rows.len() == b.batch.num_rows() {
+            true => b.batch.clone(),
+            false => b.batch.slice(rows.start, rows.len()),
+        };
+        let batch = match &self.keep {
+            Some(keep) => batch.project(keep).map_err(other)?,
+            None => batch,
+        };
         let mut start = 0;
-        for (i, &size) in b.sizes.iter().enumerate() {
+        for (i, &size) in sizes.iter().enumerate() {
             self.group += size as usize;
             self.part += size as usize;
             let part_full = self.part >= self.limits.part && self.kind != Kind::ArrowStdout;
             if self.group < self.limits.row_group && !part_full {
                 continue;
             }
-            self.pieces.push(b.batch.slice(start, i + 1 - start));
+            self.pieces.push(batch.slice(start, i + 1 - start));
             start = i + 1;
             self.write_pending(true)?;
             self.group = 0;
@@ -273,9 +304,9 @@ impl Out {
                 self.close()?;
             }
         }
-        let rest = b.batch.num_rows() - start;
+        let rest = batch.num_rows() - start;
         if rest > 0 {
-            self.pieces.push(b.batch.slice(start, rest));
+            self.pieces.push(batch.slice(start, rest));
             self.rows += rest;
         }
         if self.kind != Kind::Parquet && self.rows >= BATCH_ROWS {
@@ -292,35 +323,4 @@ impl Out {
         }
         self.close()
     }
-}
-
-/// The outputs of `tables`: each in its directory under `root`, or, with
-/// no root, the one table as a stream on standard output.
-pub fn outs(
-    root: Option<&Path>,
-    tables: Tables,
-    kind: Kind,
-    limits: Limits,
-) -> io::Result<Vec<Out>> {
-    tables
-        .iter()
-        .map(|table| {
-            let dir = root.map(|r| r.join(table.name()));
-            if let Some(dir) = &dir {
-                std::fs::create_dir(dir)?;
-            }
-            Ok(Out {
-                table,
-                dir,
-                kind,
-                limits,
-                pieces: Vec::new(),
-                rows: 0,
-                group: 0,
-                part: 0,
-                next: 0,
-                writer: None,
-            })
-        })
-        .collect()
 }
