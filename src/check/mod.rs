@@ -17,9 +17,10 @@
 //!   [`Thresholds`].
 //!
 //! Records are checked one at a time as they come (a [`RecordTree`] from
-//! [`Records`](crate::tree::Records), or any record [`NodeRef`]); what
-//! needs more than one record (links, family ages) is kept as small facts
-//! and judged at the end.
+//! [`Records`](crate::tree::Records), any record [`NodeRef`], or, in
+//! [`Checker::run_chunks`], straight from a chunk's reader's events, with
+//! no tree built); what needs more than one record (links, family ages) is
+//! kept as small facts and judged at the end.
 //!
 //! [`RecordTree`]: crate::tree::RecordTree
 

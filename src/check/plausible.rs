@@ -1,7 +1,7 @@
 //! `plausible.*`: dates that cannot all be true.
 //!
 //! A date is the span of Julian day numbers it can mean
-//! ([`Date::jdn_range`]): a rule fires only when every day of the spans
+//! ([`Date::jdn_range`](crate::value::Date::jdn_range)): a rule fires only when every day of the spans
 //! breaks it, so a vague date (`BEF 1900`, `1850`) fires less often than an
 //! exact one, and never wrongly.
 

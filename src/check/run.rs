@@ -14,9 +14,9 @@ use crate::Error;
 
 impl Checker {
     /// Checks the input of `chunks` as [`Checker::run`] checks a stream of
-    /// records, with the same findings in the same order: each chunk is
-    /// read into a tree of its records and inspected on one of the chunks'
-    /// [`jobs`](Chunks::jobs) threads (this checker's own
+    /// records, with the same findings in the same order: each chunk's
+    /// records are inspected as its reader reads them (no tree is built)
+    /// on one of the chunks' [`jobs`](Chunks::jobs) threads (this checker's own
     /// [`jobs`](Checker::jobs) do not count here), and the inspections are
     /// absorbed in document order on the calling thread. The fast way to
     /// check a file that is in memory (or mapped).
