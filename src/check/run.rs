@@ -77,33 +77,19 @@ impl Checker {
             |i, reader, ds| {
                 let mut found = Inspection::with_room(ranges[i].len());
                 let mut walk = Walk::new(&config, groups, version, (i == 0).then_some(version));
-                loop {
-                    // Matched where it lies: moving the event out of the
-                    // result would copy it through memory.
-                    let next = reader.next_event();
-                    match &next {
-                        Ok(Some(Event::Begin(b))) => {
-                            walk.begin(
-                                &mut found,
-                                &b.tag,
-                                b.xref.as_ref(),
-                                b.value.as_ref(),
-                                b.line,
-                            );
+                reader.feed(
+                    |e| {
+                        match e {
+                            Event::Begin(b) => {
+                                let (tag, xref, value) = (&b.tag, b.xref.as_ref(), b.value.as_ref());
+                                walk.begin(&mut found, tag, xref, value, b.line);
+                            }
+                            Event::End(_) => walk.end(&mut found),
                         }
-                        Ok(Some(Event::End(_))) => walk.end(&mut found),
-                        Ok(None) => break,
-                        Err(_) => {}
-                    }
-                    // Not `next?`: that would move the event out first.
-                    #[allow(clippy::question_mark)]
-                    if let Err(e) = next {
-                        return Err(e);
-                    }
-                    if !reader.diagnostics().is_empty() {
-                        ds.extend(reader.drain_diagnostics());
-                    }
-                }
+                        Ok(())
+                    },
+                    |d| ds.push(d),
+                )?;
                 Ok(found)
             },
             |found, ds, _| {

@@ -394,6 +394,34 @@ impl<'a> Reader<'a> {
         self.next_slow()
     }
 
+    /// Hands every remaining event to `on` where it lies (matched in place:
+    /// moving an event out of the result would copy it through memory) and
+    /// each diagnostic to `take` as soon as it is reported, in order.
+    /// Diagnostics of the end of input (a missing `TRLR`) stay with the
+    /// reader. The loop of everything that consumes a whole piece's events
+    /// (a tree's builder, `check`'s walk).
+    pub(crate) fn feed(
+        &mut self,
+        mut on: impl FnMut(&Event<'a>) -> Result<(), Error>,
+        mut take: impl FnMut(Diagnostic),
+    ) -> Result<(), Error> {
+        loop {
+            let next = self.next_event();
+            match &next {
+                Ok(Some(e)) => on(e)?,
+                Ok(None) => return Ok(()),
+                Err(_) => {}
+            }
+            #[allow(clippy::question_mark)] // `next?` would move the event
+            if let Err(e) = next {
+                return Err(e);
+            }
+            if !self.diagnostics.is_empty() {
+                self.drain_diagnostics().for_each(&mut take);
+            }
+        }
+    }
+
     #[inline(never)]
     fn next_slow(&mut self) -> Result<Option<Event<'a>>, Error> {
         loop {

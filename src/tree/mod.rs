@@ -118,29 +118,22 @@ fn read_into<'a>(
     Ok(builder)
 }
 
-/// Feeds every event of `reader` to `builder`, handing each diagnostic to
-/// `take` as soon as the reader reports it (in order). Diagnostics of the
-/// end of input (a missing `TRLR`) stay with the reader.
+/// Feeds every event of `reader` to `builder` ([`Reader::feed`]).
 fn feed<'a>(
     builder: &mut Builder<'a>,
     reader: &mut Reader<'a>,
-    mut take: impl FnMut(Diagnostic),
+    take: impl FnMut(Diagnostic),
 ) -> Result<(), Error> {
-    loop {
-        // Matched where it lies: moving the event out of the result would
-        // copy it through memory.
-        let next = reader.next_event();
-        match &next {
-            Ok(Some(Event::Begin(b))) => builder.begin(b)?,
-            Ok(Some(Event::End(_))) => builder.end(),
-            Ok(None) => return Ok(()),
-            Err(_) => {}
-        }
-        next?;
-        if !reader.diagnostics().is_empty() {
-            reader.drain_diagnostics().for_each(&mut take);
-        }
-    }
+    reader.feed(
+        |e| match e {
+            Event::Begin(b) => builder.begin(b),
+            Event::End(_) => {
+                builder.end();
+                Ok(())
+            }
+        },
+        take,
+    )
 }
 
 impl<'a> Tree<'a> {
