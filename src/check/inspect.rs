@@ -670,6 +670,26 @@ fn path_id(found: &mut Inspection, path: &[&str]) -> u32 {
     id
 }
 
+impl<'a> Walk<'a, '_> {
+    /// Walks one record of a tree: its structures as they begin and end
+    /// (the walk's buffers serve every record given to it).
+    pub(super) fn record(&mut self, found: &mut Inspection, record: NodeRef<'a>) {
+        for step in record.walk() {
+            match step {
+                Step::Enter(n) => {
+                    let value = match n.pointer() {
+                        Some(p) => Some(Value::Pointer(p)),
+                        None => n.payload().map(Value::Text),
+                    };
+                    let tag = Cow::Borrowed(n.tag());
+                    self.begin(found, &tag, n.xref().as_ref(), value.as_ref(), n.line());
+                }
+                Step::Leave(_) => self.end(found),
+            }
+        }
+    }
+}
+
 /// Inspects one record of a tree into `found`: see
 /// [`Checker::inspect`](super::Checker::inspect). `first`: the first
 /// record of the document (a HEAD there decides the version).
@@ -682,18 +702,5 @@ pub(super) fn inspect_into(
     found: &mut Inspection,
 ) {
     let head = (first && record.tag() == "HEAD").then(|| structure::version_of(record));
-    let mut walk = Walk::new(config, g, head.unwrap_or(version), head);
-    for step in record.walk() {
-        match step {
-            Step::Enter(n) => {
-                let value = match n.pointer() {
-                    Some(p) => Some(Value::Pointer(p)),
-                    None => n.payload().map(Value::Text),
-                };
-                let tag = Cow::Borrowed(n.tag());
-                walk.begin(found, &tag, n.xref().as_ref(), value.as_ref(), n.line());
-            }
-            Step::Leave(_) => walk.end(found),
-        }
-    }
+    Walk::new(config, g, head.unwrap_or(version), head).record(found, record);
 }

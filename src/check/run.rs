@@ -4,7 +4,7 @@
 use std::io::Read;
 
 use super::checker::{RunError, Summary};
-use super::inspect::{inspect_into, Inspection, Walk};
+use super::inspect::{Inspection, Walk};
 use super::{structure, Checker, Finding};
 use crate::event::Event;
 use crate::ordered::{grouped, map_in_order};
@@ -81,7 +81,8 @@ impl Checker {
                     |e| {
                         match e {
                             Event::Begin(b) => {
-                                let (tag, xref, value) = (&b.tag, b.xref.as_ref(), b.value.as_ref());
+                                let (tag, xref, value) =
+                                    (&b.tag, b.xref.as_ref(), b.value.as_ref());
                                 walk.begin(&mut found, tag, xref, value, b.line);
                             }
                             Event::End(_) => walk.end(&mut found),
@@ -197,11 +198,14 @@ impl Checker {
         // diagnostics read with them pass through, to be absorbed with them.
         let work = move |group: Vec<(RecordTree, Vec<crate::Diagnostic>)>| {
             let mut found = Inspection::default();
-            let mut diagnostics = Vec::new();
-            for (r, ds) in group {
-                inspect_into(&config, groups, version, false, r.root(), &mut found);
-                diagnostics.extend(ds);
+            // One walk for the group's records: its buffers reused.
+            let mut walk = Walk::new(&config, groups, version, None);
+            for (r, _) in &group {
+                walk.record(&mut found, r.root());
             }
+            drop(walk);
+            let diagnostics: Vec<crate::Diagnostic> =
+                group.into_iter().flat_map(|(_, ds)| ds).collect();
             (found, diagnostics)
         };
         // The records after the first, until the end or a reading error
