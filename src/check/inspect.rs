@@ -179,7 +179,7 @@ fn tag_flags(tag: &str) -> u8 {
         "PEDI" => f |= PEDI,
         _ => {}
     }
-    if matches!(tag, "BIRT" | "DEAT" | "BURI" | "CREM" | "MARR") || plausible::life_event(tag) {
+    if plausible::dated_tag(tag).is_some() {
         f |= DATED_EVENT;
     }
     f
@@ -292,14 +292,23 @@ pub(super) struct Walk<'a, 'c> {
     structure_found: Vec<Finding>,
     other_found: Vec<Finding>,
     /// The current record's xref_id and tag in the inspection's strings,
-    /// its line, and whether its dates are read for the plausibility rules.
-    record: (Option<(Span, u64)>, Span, u64, bool),
+    /// its line, and which record rules of the plausibility rules read it.
+    record: (Option<(Span, u64)>, Span, u64, Dating),
     head_version: Option<Version>,
     /// The current record's substructures whose dates the plausibility
     /// rules read, and the payloads of those dates (for the findings'
     /// texts).
     events: Vec<Dated>,
     dates: Vec<Option<Value<'a>>>,
+}
+
+/// Which of the plausibility rules' record rules a record is for (worked
+/// out from its tag once, as it begins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dating {
+    No,
+    Person,
+    Family,
 }
 
 /// Appends `s` to `strings`, giving its span there.
@@ -329,7 +338,7 @@ impl<'a, 'c> Walk<'a, 'c> {
             depth: 0,
             structure_found: Vec::new(),
             other_found: Vec::new(),
-            record: (None, (0, 0), 0, false),
+            record: (None, (0, 0), 0, Dating::No),
             head_version: None,
             events: Vec::new(),
             dates: Vec::new(),
@@ -409,7 +418,7 @@ impl<'a, 'c> Walk<'a, 'c> {
             return;
         }
         let g = self.g;
-        let dated = self.record.3;
+        let dated = self.record.3 != Dating::No;
         if dated && level == 1 && flags & DATED_EVENT != 0 {
             if let Some(tag) = plausible::dated_tag(tag) {
                 self.frames[level].event = self.events.len() as u32;
@@ -561,8 +570,13 @@ impl<'a, 'c> Walk<'a, 'c> {
             (put(&mut found.strings, &x), hash_bytes(x.as_bytes()))
         });
         let t = put(&mut found.strings, tag);
-        let dated = self.g.plausible && matches!(tag, "INDI" | "FAM");
-        self.record = (xref, t, line, dated);
+        let dating = match tag {
+            _ if !self.g.plausible => Dating::No,
+            "INDI" => Dating::Person,
+            "FAM" => Dating::Family,
+            _ => Dating::No,
+        };
+        self.record = (xref, t, line, dating);
         self.events.clear();
         self.dates.clear();
         self.structure_found.clear();
@@ -571,7 +585,7 @@ impl<'a, 'c> Walk<'a, 'c> {
     }
 
     fn end_record(&mut self, found: &mut Inspection) {
-        let (xref, tag, line, _) = self.record;
+        let (xref, tag, line, dating) = self.record;
         let mut mine = std::mem::take(&mut self.structure_found);
         if !self.g.structure {
             mine.clear();
@@ -586,7 +600,7 @@ impl<'a, 'c> Walk<'a, 'c> {
             Some(Some(Value::Text(p))) => Some(p.text()),
             _ => None,
         };
-        if self.g.plausible && found.text(tag) == "INDI" {
+        if dating == Dating::Person {
             let from = mine.len();
             birth = plausible::person("INDI", &self.events, limits, &mut mine);
             for f in &mut mine[from..] {
@@ -597,7 +611,7 @@ impl<'a, 'c> Walk<'a, 'c> {
                 f.text = i.and_then(text).map(|t| t.into_owned());
             }
         }
-        if self.g.plausible && found.text(tag) == "FAM" {
+        if dating == Dating::Family {
             marriage = plausible::marriage(&self.events).and_then(|(i, s)| {
                 let line = self.events[i].date?.line;
                 Some((s, line, put(&mut found.strings, &text(i)?)))
