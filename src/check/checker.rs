@@ -17,7 +17,7 @@ use super::links::{self, Role};
 use super::plausible::{self, age_range};
 use super::{read, structure, CheckConfig, Finding, Rule, Version};
 use crate::ordered::par_ranges;
-use crate::tree::hash::FastMap as HashMap;
+use crate::tree::hash::{hash_bytes, FastMap as HashMap};
 use crate::tree::NodeRef;
 use crate::{Diagnostic, Error, Severity};
 
@@ -75,28 +75,55 @@ impl Interner {
 /// open-addressing table keyed by the hashes worked out where the records
 /// were inspected, so that the thread absorbing them hashes nothing and
 /// allocates nothing per record.
+///
+/// Each id's entry keeps together what a lookup needs (the id, its
+/// record's tag and its text), and the table's slots say where entries
+/// are: resolving a pointer reads one slot and one entry, two places in
+/// memory, where the tables are much larger than the caches.
 #[derive(Default)]
 struct Xrefs {
-    /// Per slot: an id plus one in the low half (0 for none) and the top
-    /// of its hash in the high half, so that probing compares no text
-    /// but the one that matches; a power of two long, at most half full.
+    /// Per slot: an entry's place in `entries` plus one in the low
+    /// [`PLACE_BITS`] (0 for none) and the top of its hash above, so that
+    /// probing compares no text but the one that matches; a power of two
+    /// long, at most three quarters full (fewer slots are less memory to
+    /// fetch and to clear: one id in eight needs a second probe).
     slots: Vec<u64>,
-    hashes: Vec<u64>,
-    /// Each id's text in `text`.
-    names: Vec<Span>,
-    text: String,
+    /// Each id's entry's place in `entries`.
+    places: Vec<u64>,
+    /// The entries one after the other: the id and its record's tag id
+    /// (four octets each, little-endian), the text's length (four) and the
+    /// text.
+    entries: Vec<u8>,
+}
+
+/// The low bits of an [`Xrefs`] slot that say where its entry is.
+const PLACE_BITS: u32 = 40;
+const PLACE_MASK: u64 = (1 << PLACE_BITS) - 1;
+
+/// An [`Xrefs`] entry's header: id, tag and length.
+const HEADER: usize = 12;
+
+fn word(bytes: &[u8], at: usize) -> u32 {
+    bytes
+        .get(at..at + 4)
+        .and_then(|w| w.try_into().ok())
+        .map_or(0, u32::from_le_bytes)
 }
 
 impl Xrefs {
-    /// The id of `name`, whose hash is `hash`.
-    fn find(&self, hash: u64, name: &str) -> Option<u32> {
+    /// The id of `name`, whose hash is `hash`, and its record's tag id.
+    fn find(&self, hash: u64, name: &str) -> Option<(u32, u32)> {
         let mask = self.slots.len().checked_sub(1)?;
         let mut i = hash as usize & mask;
         loop {
             let slot = self.slots[i];
-            let id = (slot as u32).checked_sub(1)?;
-            if slot >> 32 == hash >> 32 && self.name(id) == name {
-                return Some(id);
+            let place = (slot & PLACE_MASK).checked_sub(1)? as usize;
+            if slot >> PLACE_BITS == hash >> PLACE_BITS {
+                let len = word(&self.entries, place + 8) as usize;
+                let text = self.entries.get(place + HEADER..place + HEADER + len);
+                if text == Some(name.as_bytes()) {
+                    return Some((word(&self.entries, place), word(&self.entries, place + 4)));
+                }
             }
             i = (i + 1) & mask;
         }
@@ -104,15 +131,29 @@ impl Xrefs {
 
     /// Makes room for `n` more ids.
     fn reserve(&mut self, n: usize) {
-        let want = (self.names.len() + n).saturating_mul(2).next_power_of_two();
+        let want = Xrefs::slots_for(self.places.len() + n);
         if want > self.slots.len() {
-            self.slots = vec![0; want];
-            for (id, &h) in self.hashes.iter().enumerate() {
-                Xrefs::place(&mut self.slots, h, id as u32);
-            }
+            self.rehash(want);
         }
-        self.hashes.reserve(n);
-        self.names.reserve(n);
+        self.places.reserve(n);
+    }
+
+    /// The slots a table of `ids` ids needs (always one more than the
+    /// ids: a probe ends at an empty slot).
+    fn slots_for(ids: usize) -> usize {
+        ids.saturating_add(ids / 3 + 1).next_power_of_two()
+    }
+
+    /// Places every entry in a new table of `len` slots.
+    fn rehash(&mut self, len: usize) {
+        self.slots = written_zeros(len);
+        for &place in &self.places {
+            let place = place as usize;
+            let len = word(&self.entries, place + 8) as usize;
+            let text = self.entries.get(place + HEADER..place + HEADER + len);
+            let hash = hash_bytes(text.unwrap_or_default());
+            Xrefs::place(&mut self.slots, hash, place as u64);
+        }
     }
 
     /// Reads the slots where `hashes` begin their probes, so that the
@@ -126,39 +167,54 @@ impl Xrefs {
         hashes.fold(0, |acc, h| acc ^ self.slots[h as usize & mask])
     }
 
-    /// Numbers `name` (not defined yet).
-    fn insert(&mut self, hash: u64, name: &str) -> u32 {
-        if (self.names.len() + 1) * 2 > self.slots.len() {
-            let len = (self.slots.len() * 2).max(1 << 12);
-            self.slots = vec![0; len];
-            for (id, &h) in self.hashes.iter().enumerate() {
-                Xrefs::place(&mut self.slots, h, id as u32);
-            }
+    /// Numbers `name` (not defined yet), whose record's tag id is `tag`.
+    fn insert(&mut self, hash: u64, name: &str, tag: u32) -> u32 {
+        if Xrefs::slots_for(self.places.len() + 1) > self.slots.len() {
+            self.rehash((self.slots.len() * 2).max(1 << 12));
         }
-        let id = self.names.len() as u32;
-        let start = self.text.len() as u32;
-        self.text.push_str(name);
-        self.names.push((start, self.text.len() as u32));
-        self.hashes.push(hash);
-        Xrefs::place(&mut self.slots, hash, id);
+        let id = self.places.len() as u32;
+        let place = self.entries.len() as u64;
+        self.entries.extend_from_slice(&id.to_le_bytes());
+        self.entries.extend_from_slice(&tag.to_le_bytes());
+        self.entries
+            .extend_from_slice(&(name.len() as u32).to_le_bytes());
+        self.entries.extend_from_slice(name.as_bytes());
+        self.places.push(place);
+        Xrefs::place(&mut self.slots, hash, place);
         id
     }
 
-    fn place(slots: &mut [u64], hash: u64, id: u32) {
+    fn place(slots: &mut [u64], hash: u64, place: u64) {
         let mask = slots.len() - 1;
         let mut i = hash as usize & mask;
         while slots[i] != 0 {
             i = (i + 1) & mask;
         }
-        slots[i] = (hash >> 32 << 32) | u64::from(id + 1);
+        slots[i] = (hash >> PLACE_BITS << PLACE_BITS) | ((place + 1) & PLACE_MASK);
     }
 
     fn name(&self, id: u32) -> &str {
-        let Some(&(a, b)) = self.names.get(id as usize) else {
+        let Some(&place) = self.places.get(id as usize) else {
             return "";
         };
-        self.text.get(a as usize..b as usize).unwrap_or("")
+        let place = place as usize;
+        let len = word(&self.entries, place + 8) as usize;
+        let text = self.entries.get(place + HEADER..place + HEADER + len);
+        text.and_then(|t| std::str::from_utf8(t).ok()).unwrap_or("")
     }
+}
+
+/// `len` zeros, written one by one rather than allocated zeroed: a
+/// zeroed allocation's pages are the system's one zero page until each is
+/// first written, and the probes read them before any insert writes
+/// them, so every first write to a page would copy it and stop the
+/// other threads' processors to flush their mappings (seen as the main
+/// thread stalled in `smp_call_function_many_cond` for 0.1 s of a check
+/// of the 300 MB generated file).
+fn written_zeros<T: Copy + Default>(len: usize) -> Vec<T> {
+    let mut v = Vec::with_capacity(len);
+    v.resize(len, T::default());
+    v
 }
 
 /// The pointers of one inspection, kept for the end as they came (moved,
@@ -383,7 +439,7 @@ impl Checker {
         let mut new = false;
         if let Some((x, hash)) = r.xref.map(|(x, h)| (found.text(x), h)) {
             match self.xrefs.find(hash, x) {
-                Some(id) => {
+                Some((id, _)) => {
                     from = id;
                     let first = self.defined[id as usize].1;
                     if self.config.has(&links::DUPLICATE_XREF) {
@@ -400,8 +456,8 @@ impl Checker {
                     }
                 }
                 None => {
-                    from = self.xrefs.insert(hash, x);
                     let tag = self.tags.id(tag);
+                    from = self.xrefs.insert(hash, x, tag);
                     self.defined.push((tag, r.line));
                     self.births.push(None);
                     new = true;
@@ -470,46 +526,37 @@ impl Checker {
     /// memory freed on a thread of its own: millions of facts, whose
     /// freeing need not hold up the findings.
     pub(super) fn finish_unsorted(self, out: &mut Vec<Finding>) {
-        let resolved = self.resolve();
-        out.append(&mut self.judge(&resolved));
-        drop_elsewhere((self, resolved));
+        out.append(&mut self.judge());
+        drop_elsewhere(self);
     }
 
-    /// Each pointer's target record, or [`NONE`], part by part (on
+    /// The targets of a part's pointers and their tag ids, or [`NONE`]s,
+    /// into `out`.
+    fn resolve(&self, part: &Part, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        let find = |p: &PointerFact| self.xrefs.find(p.hash, part.text(p.target));
+        // A few dozen at a time, their slots fetched together first
+        // ([`Xrefs::warm`]): each lookup alone would wait for memory.
+        for block in part.pointers.chunks(32) {
+            std::hint::black_box(self.xrefs.warm(block.iter().map(|p| p.hash)));
+            out.extend(block.iter().map(|p| find(p).unwrap_or((NONE, NONE))));
+        }
+    }
+
+    /// The findings of the links and family ages, in no particular order:
+    /// each pointer resolved as its part's turn comes (on
     /// [`jobs`](Checker::jobs) threads).
-    fn resolve(&self) -> Vec<Vec<u32>> {
-        par_ranges(self.parts.len(), self.jobs, |range| {
-            self.parts[range]
-                .iter()
-                .map(|part| {
-                    let find = |p: &PointerFact| self.xrefs.find(p.hash, part.text(p.target));
-                    part.pointers
-                        .iter()
-                        .map(|p| find(p).unwrap_or(NONE))
-                        .collect::<Vec<u32>>()
-                })
-                .collect::<Vec<_>>()
-        })
-        .concat()
-    }
-
-    /// The findings of the links and family ages, pointers resolved
-    /// ([`Checker::resolve`]), in no particular order.
-    fn judge(&self, resolved: &[Vec<u32>]) -> Vec<Finding> {
+    fn judge(&self) -> Vec<Finding> {
         let c = &self.config;
-        let all = Pointers::new(&self.parts, resolved);
+        let all = Pointers::new(&self.parts);
         let name = |id: u32| self.xrefs.name(id);
-        let tag_of = |id: u32| {
-            self.defined
-                .get(id as usize)
-                .map(|&(t, _)| self.tags.name(t))
-        };
+        let tag_name = |t: u32| (t != NONE).then(|| self.tags.name(t));
         let path = |part: &Part, p: &PointerFact| {
             let id = part.paths.get(p.path as usize).copied().unwrap_or(NONE);
             self.paths.name(id)
         };
         let at = |rule: &'static Rule, k: u32, message: String| {
-            let (part, p, from, _) = all.get(k);
+            let (part, p, from) = all.get(k);
             Finding {
                 rule,
                 line: p.line,
@@ -524,8 +571,12 @@ impl Checker {
         let (missing, wrong) = (c.has(&links::MISSING_TARGET), c.has(&links::WRONG_TYPE));
         let shares = par_ranges(self.parts.len(), self.jobs, |range| {
             let mut l = Links::default();
-            for (k, part, p, from, to) in all.iter(range) {
-                match tag_of(to) {
+            let mut targets = Vec::new();
+            for (k, part, p, from, (to, tag)) in all.iter(range, |part| {
+                self.resolve(part, &mut targets);
+                std::mem::take(&mut targets)
+            }) {
+                match tag_name(tag) {
                     None if missing => l.found.push(at(
                         &links::MISSING_TARGET,
                         k,
@@ -677,7 +728,7 @@ impl Checker {
         let name = |id: u32| self.xrefs.name(id);
         let birth = |id: u32| self.births.get(id as usize).copied().flatten();
         // Where each family's parents begin in `parents`, by family.
-        let mut starts = vec![0u32; self.defined.len() + 1];
+        let mut starts = written_zeros::<u32>(self.defined.len() + 1);
         for &(f, _, _) in parents {
             if let Some(n) = starts.get_mut(f as usize + 1) {
                 *n += 1;
@@ -721,7 +772,7 @@ impl Checker {
                     } else {
                         continue;
                     };
-                    let (part, p, _, _) = all.get(k);
+                    let (part, p, _) = all.get(k);
                     found.push(Finding {
                         rule,
                         line: p.line,
@@ -796,17 +847,16 @@ impl Links {
     }
 }
 
-/// Every pointer kept, numbered across the parts, with the records it
-/// is from and to.
+/// Every pointer kept, numbered across the parts, with the record it is
+/// in.
 struct Pointers<'c> {
     parts: &'c [Part],
-    resolved: &'c [Vec<u32>],
     /// The number of the first pointer of each part.
     starts: Vec<u32>,
 }
 
 impl<'c> Pointers<'c> {
-    fn new(parts: &'c [Part], resolved: &'c [Vec<u32>]) -> Pointers<'c> {
+    fn new(parts: &'c [Part]) -> Pointers<'c> {
         let mut n = 0u32;
         let starts = parts
             .iter()
@@ -816,43 +866,90 @@ impl<'c> Pointers<'c> {
                 start
             })
             .collect();
-        Pointers {
-            parts,
-            resolved,
-            starts,
-        }
+        Pointers { parts, starts }
     }
 
-    /// The `k`th pointer: its part, itself, its record and its target.
-    fn get(&self, k: u32) -> (&'c Part, &'c PointerFact, u32, u32) {
+    /// The `k`th pointer: its part, itself and its record.
+    fn get(&self, k: u32) -> (&'c Part, &'c PointerFact, u32) {
         let i = self.starts.partition_point(|&s| s <= k) - 1;
         let j = (k - self.starts[i]) as usize;
         let part = &self.parts[i];
-        (part, &part.pointers[j], part.from(j), self.resolved[i][j])
+        (part, &part.pointers[j], part.from(j))
     }
 
-    /// The pointers of the parts `range` in document order, as `(k, ...)`
-    /// of [`Pointers::get`].
-    fn iter(
-        &self,
+    /// The pointers of the parts `range` in document order, as `(k, part,
+    /// pointer, record, (target, its tag id))`: `resolve` gives those of a
+    /// part's pointers.
+    fn iter<'s>(
+        &'s self,
         range: Range<usize>,
-    ) -> impl Iterator<Item = (u32, &'c Part, &'c PointerFact, u32, u32)> + '_ {
-        let (parts, resolved) = (&self.parts[range.clone()], &self.resolved[range.clone()]);
-        parts
+        mut resolve: impl FnMut(&'c Part) -> Vec<(u32, u32)> + 's,
+    ) -> impl Iterator<Item = (u32, &'c Part, &'c PointerFact, u32, (u32, u32))> + 's {
+        self.parts[range.clone()]
             .iter()
-            .zip(resolved)
             .zip(&self.starts[range])
-            .flat_map(|((part, resolved), &start)| {
+            .flat_map(move |(part, &start)| {
+                let targets = resolve(part);
                 let mut froms = part.froms.iter().peekable();
                 part.pointers
                     .iter()
-                    .zip(resolved)
+                    .zip(targets)
                     .enumerate()
-                    .map(move |(j, (p, &to))| {
+                    .map(move |(j, (p, to))| {
                         while froms.next_if(|&&(_, end)| end as usize <= j).is_some() {}
                         let from = froms.peek().map_or(NONE, |&&(f, _)| f);
                         (start + j as u32, part, p, from, to)
                     })
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find(x: &Xrefs, name: &str) -> Option<(u32, u32)> {
+        x.find(hash_bytes(name.as_bytes()), name)
+    }
+
+    #[test]
+    fn xrefs_find_what_was_inserted_and_end_their_probes_at_any_size() {
+        // A table made for one id, then grown past it: every probe must
+        // still end (an empty slot always left) and find its own.
+        let mut x = Xrefs::default();
+        x.reserve(1);
+        assert_eq!(find(&x, "@I0@"), None);
+        let names: Vec<String> = (0..10_000).map(|i| format!("@I{i}@")).collect();
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(
+                x.insert(hash_bytes(n.as_bytes()), n, i as u32 % 7),
+                i as u32
+            );
+        }
+        assert!(x.slots.iter().any(|&s| s == 0));
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(find(&x, n), Some((i as u32, i as u32 % 7)));
+            assert_eq!(x.name(i as u32), n);
+        }
+        assert_eq!(find(&x, "@I10000@"), None);
+        assert_eq!(x.name(10_000), "");
+        // Reserving again keeps every entry.
+        x.reserve(100_000);
+        assert_eq!(find(&x, "@I9999@"), Some((9999, 9999 % 7)));
+    }
+
+    #[test]
+    fn xrefs_with_one_slot_per_id_and_one_more_stay_findable() {
+        for n in 1..40 {
+            let mut x = Xrefs::default();
+            x.reserve(n);
+            for i in 0..n {
+                let name = format!("@X{i}@");
+                x.insert(hash_bytes(name.as_bytes()), &name, 0);
+            }
+            assert!(x.slots.len() > n);
+            assert_eq!(find(&x, "@missing@"), None);
+            assert_eq!(find(&x, &format!("@X{}@", n - 1)), Some((n as u32 - 1, 0)));
+        }
     }
 }
