@@ -58,10 +58,18 @@ pub(super) struct Ctx {
     system: String,
     /// [`Ctx::std_sub`]'s cache (made at its first use).
     subs: Option<Box<[SubSlot]>>,
+    /// 7.0 output: the `OBJE` records made from the embedded objects of the
+    /// records converted since [`Ctx::take_objects`] last took them.
+    objects: Vec<CNode>,
 }
 
-/// The ids' new names, and the ids defined.
-type Ids = (HashMap<String, String>, HashSet<String>);
+/// The ids' new names, the ids defined, and the new names given.
+#[derive(Debug)]
+struct Ids {
+    rename: HashMap<String, String>,
+    defined: HashSet<String>,
+    renamed: HashSet<String>,
+}
 
 /// An answer of [`standard_sub`] for a parent and a tag of up to 8 octets.
 #[derive(Clone, Copy, Debug, Default)]
@@ -113,6 +121,7 @@ impl Ctx {
             restore: HashMap::new(),
             system: String::new(),
             subs: None,
+            objects: Vec::new(),
         }
     }
 
@@ -126,7 +135,81 @@ impl Ctx {
         for _ in 0..rename.len() {
             report.changed("xref id made a valid 7.0 id");
         }
-        self.ids = Some(Arc::new((rename, defined)));
+        let renamed = rename.values().cloned().collect();
+        self.ids = Some(Arc::new(Ids {
+            rename,
+            defined,
+            renamed,
+        }));
+    }
+
+    /// The `OBJE` records the rules made (7.0 output, from embedded
+    /// objects) since the last call, in the order made.
+    pub(super) fn take_objects(&mut self) -> Vec<CNode> {
+        std::mem::take(&mut self.objects)
+    }
+
+    /// The id of the `OBJE` record made from the embedded object at input
+    /// line `line`: `@O<line>@`, or `@O<line>_2@`, ... when an id of the
+    /// input (or a new name of one) has it. The input's lines are numbered
+    /// alike at any number of threads and chunk size, so the id is too.
+    /// (Before the first pass has gathered the ids, `@O<line>@`.)
+    fn object_id(&self, line: u64) -> String {
+        let mut id = format!("@O{line}@");
+        if let Some(ids) = &self.ids {
+            let mut k = 2u64;
+            while ids.defined.contains(&id) || ids.renamed.contains(&id) {
+                id = format!("@O{line}_{k}@");
+                k += 1;
+            }
+        }
+        id
+    }
+
+    /// A 5.5.1 embedded object (an `OBJE` with no pointer, where 7.0 has a
+    /// pointer to an `OBJE` record): made an `OBJE` record of its own (the
+    /// migration guide), converted as a record and kept for the driver to
+    /// write before the `TRLR`, `n` made the pointer to it. The link's
+    /// `TITL` and 5.5's `FORM` beside `FILE` go under the first `FILE` (the
+    /// record's place for them) unless it has one already; everything else
+    /// stays where it was, judged as any record's substructures are.
+    fn embedded_object(&mut self, n: &mut CNode, report: &mut ConvertReport) {
+        let id = self.object_id(n.line);
+        let mut children = std::mem::take(&mut n.children);
+        for tag in ["FORM", "TITL"] {
+            let Some(mut f) = children.iter().position(|c| c.tag == "FILE") else {
+                break;
+            };
+            if children[f].child(tag).is_some() {
+                continue;
+            }
+            let Some(i) = children.iter().position(|c| c.tag == tag) else {
+                continue;
+            };
+            let moved = children.remove(i);
+            if i < f {
+                f -= 1;
+            }
+            let file = &mut children[f];
+            let at = usize::from(
+                tag == "TITL" && file.children.first().is_some_and(|c| c.tag == "FORM"),
+            );
+            file.children.insert(at, moved);
+        }
+        let mut record = CNode {
+            tag: "OBJE".into(),
+            xref: Some(id.clone()),
+            value: None,
+            pointer: false,
+            line: n.line,
+            children,
+        };
+        let mut path = String::new();
+        self.walk7(&mut record, Parent::Record, "", &mut path, report);
+        self.objects.push(record);
+        n.value = Some(id);
+        n.pointer = true;
+        report.changed("embedded OBJE to an OBJE record");
     }
 
     /// [`standard_sub`] through a small direct-mapped cache of its answers
@@ -253,7 +336,9 @@ impl Ctx {
         let Some(ids) = &self.ids else {
             return;
         };
-        let (rename, defined) = &**ids;
+        let Ids {
+            rename, defined, ..
+        } = &**ids;
         if let Some(x) = &n.xref {
             if let Some(new) = rename.get(x) {
                 n.xref = Some(new.clone());
@@ -402,6 +487,14 @@ impl Ctx {
             "NOTE" if n.pointer => {
                 n.tag = "SNOTE".into();
                 report.changed("NOTE pointer to SNOTE");
+            }
+            "OBJE"
+                if !record
+                    && !n.pointer
+                    && !n.children.is_empty()
+                    && matches!(sub, Some((_, Shape::Pointer))) =>
+            {
+                self.embedded_object(n, report);
             }
             "SOUR" if !record && !n.pointer && citation_at(parent) => {
                 let text = n.value.take().unwrap_or_default();
