@@ -271,15 +271,94 @@ fn dates_to_7() {
 #[test]
 fn ages_to_7() {
     let (i, _) = indi7(
-        "1 DEAT\n2 AGE CHILD\n1 BURI\n2 AGE >21y 6m\n1 CHR\n2 AGE about ten\n1 CREM\n2 AGE STILLBORN\n",
+        "1 DEAT\n2 AGE CHILD\n1 BURI\n2 AGE >21y 6m\n1 CHR\n2 AGE about ten\n1 CONF\n2 AGE INFANT\n",
     );
     assert_eq!(i.value_at("DEAT.AGE"), Some("< 8y"));
     assert_eq!(i.value_at("DEAT.AGE.PHRASE"), Some("Child"));
     assert_eq!(i.value_at("BURI.AGE"), Some("> 21y 6m"));
     assert_eq!(i.value_at("CHR.AGE"), None);
     assert_eq!(i.value_at("CHR.AGE.PHRASE"), Some("about ten"));
-    assert_eq!(i.value_at("CREM.AGE"), Some("0y"));
-    assert_eq!(i.value_at("CREM.AGE.PHRASE"), Some("Stillborn"));
+    assert_eq!(i.value_at("CONF.AGE"), Some("< 1y"));
+    assert_eq!(i.value_at("CONF.AGE.PHRASE"), Some("Infant"));
+}
+
+/// `AGE STILLBORN` under an individual's event, as the migration guide
+/// recommends: the line left out, `NOTE Stillborn` where it stood, a
+/// `DEAT` with `AGE 0y` and a `BIRT` with `TYPE Stillborn` (made, or
+/// given the age or type they lack).
+#[test]
+fn age_stillborn_of_an_individual_becomes_death_at_0y_and_a_stillbirth() {
+    let (out, report) = to(
+        Version::Gedcom7,
+        &format!("{HEAD551}0 @I1@ INDI\n1 NAME A /B/\n1 CREM\n2 AGE STILLBORN\n0 TRLR\n"),
+    );
+    assert_eq!(
+        out,
+        "0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n1 NAME A /B/\n1 CREM\n2 NOTE Stillborn\n\
+         1 BIRT\n2 TYPE Stillborn\n1 DEAT\n2 AGE 0y\n0 TRLR\n"
+    );
+    assert_eq!(
+        report.changes["AGE STILLBORN to DEAT.AGE 0y, BIRT.TYPE Stillborn and a NOTE"],
+        1
+    );
+    assert!(report.not_carried.is_empty());
+
+    // A DEAT and a BIRT there already are given what they lack; the AGE
+    // STILLBORN of the DEAT itself becomes 0y.
+    let (i, _) = indi7(
+        "1 BIRT\n2 DATE 1900\n1 DEAT\n2 DATE 1900\n2 AGE stillborn\n1 BURI\n2 AGE STILLBORN\n",
+    );
+    assert_eq!(i.value_at("BIRT.TYPE"), Some("Stillborn"));
+    assert_eq!(i.value_at("BIRT.DATE"), Some("1900"));
+    assert_eq!(i.value_at("DEAT.AGE"), Some("0y"));
+    assert_eq!(i.at("DEAT.AGE.PHRASE"), None);
+    assert_eq!(i.value_at("DEAT.NOTE"), Some("Stillborn"));
+    assert_eq!(i.value_at("BURI.NOTE"), Some("Stillborn"));
+    assert_eq!(i.at("BURI.AGE"), None);
+    assert_eq!(i.children.iter().filter(|c| c.tag == "BIRT").count(), 1);
+    assert_eq!(i.children.iter().filter(|c| c.tag == "DEAT").count(), 1);
+
+    // A different death age and birth type stay as they were.
+    let (i, _) = indi7("1 BIRT\n2 TYPE live\n1 DEAT\n2 AGE 2d\n1 CHR\n2 AGE STILLBORN\n");
+    assert_eq!(i.value_at("BIRT.TYPE"), Some("live"));
+    assert_eq!(i.value_at("DEAT.AGE"), Some("2d"));
+    assert_eq!(i.value_at("CHR.NOTE"), Some("Stillborn"));
+    assert_eq!(i.at("CHR.AGE"), None);
+
+    // An AGE STILLBORN with substructures of its own, and one under an
+    // extension, are left to the AGE rule (and the extension alone).
+    let (i, _) = indi7("1 CHR\n2 AGE STILLBORN\n3 _X y\n1 _EV\n2 AGE STILLBORN\n");
+    assert_eq!(i.value_at("CHR.AGE"), Some("0y"));
+    assert_eq!(i.value_at("CHR.AGE.PHRASE"), Some("Stillborn"));
+    assert_eq!(i.value_at("_EV.AGE"), Some("STILLBORN"));
+    assert!(i.child("BIRT").is_none() && i.child("DEAT").is_none());
+}
+
+/// Under a family event's `HUSB` or `WIFE`, `AGE STILLBORN` is `AGE 0y` +
+/// `PHRASE Stillborn` (the individual is another record), which gives
+/// `STILLBORN` back in 5.5.1; an individual's comes back as the 7.0 form
+/// said it: `DEAT.AGE 0y`, `BIRT.TYPE Stillborn` and the `NOTE`.
+#[test]
+fn age_stillborn_in_a_family_and_back_to_5_5_1() {
+    let input = format!(
+        "{HEAD551}0 @I1@ INDI\n1 CHR\n2 AGE STILLBORN\n0 @F1@ FAM\n1 MARR\n2 WIFE\n3 AGE STILLBORN\n0 TRLR\n"
+    );
+    let (seven, _) = to(Version::Gedcom7, &input);
+    let recs = records(seven.as_bytes());
+    let fam = record(&recs, "FAM");
+    assert_eq!(fam.value_at("MARR.WIFE.AGE"), Some("0y"));
+    assert_eq!(fam.value_at("MARR.WIFE.AGE.PHRASE"), Some("Stillborn"));
+    let (back, report) = to(Version::Gedcom551, &seven);
+    assert!(report.not_carried.is_empty());
+    let recs = records(back.as_bytes());
+    assert_eq!(
+        record(&recs, "FAM").value_at("MARR.WIFE.AGE"),
+        Some("STILLBORN")
+    );
+    let i = record(&recs, "INDI");
+    assert_eq!(i.value_at("CHR.NOTE"), Some("Stillborn"));
+    assert_eq!(i.value_at("BIRT.TYPE"), Some("Stillborn"));
+    assert_eq!(i.value_at("DEAT.AGE"), Some("0y"));
 }
 
 #[test]

@@ -14,7 +14,9 @@
 //! |---|---|
 //! | `HEAD.CHAR`, `HEAD.GEDC.FORM` | left out (7.0 is UTF-8; `GEDC.VERS 7.0`) |
 //! | `DATE` 5.5.1 syntax (`@#DJULIAN@`, `B.C.`, dual years, `INT d (p)`, `(p)`) | 7.0 syntax (`JULIAN`, `BCE`), the dual year's 5.5.1 form or the phrase in a `PHRASE`; an unparsable date becomes an empty `DATE` with the text as `PHRASE` |
-//! | `AGE` (`CHILD`, `INFANT`, `STILLBORN`, `>21y`) | `< 8y` + `PHRASE Child`, `< 1y` + `PHRASE Infant`, `0y` + `PHRASE Stillborn`, `> 21y`; an unparsable age an empty `AGE` with a `PHRASE` |
+//! | `AGE` (`CHILD`, `INFANT`, `>21y`) | `< 8y` + `PHRASE Child`, `< 1y` + `PHRASE Infant`, `> 21y`; an unparsable age an empty `AGE` with a `PHRASE` |
+//! | `AGE STILLBORN` under an individual's event or attribute | the migration guide's: the line left out, `NOTE Stillborn` added where it stood; the individual's first `DEAT` given `AGE 0y` unless it has an age, its first `BIRT` `TYPE Stillborn` unless it has a type (each made when there is none) |
+//! | `AGE STILLBORN` anywhere else (a family event's `HUSB`/`WIFE`: the individual is another record, which a record's rules do not change), or with substructures | `AGE 0y` + `PHRASE Stillborn` |
 //! | `SEX`, `PEDI`, `QUAY`, `ADOP`, `RESN`, `NAME.TYPE`, `MEDI`, `SOUR.EVEN.ROLE` | 7.0 spellings; a value 7.0 lacks `OTHER` + `PHRASE` where the enumeration has `OTHER`, else a `_` extension |
 //! | `ASSO.RELA x` | `ROLE` (`ROLE OTHER` + `PHRASE x` unless `x` is a role); `ROLE OTHER` added when there was no `RELA` |
 //! | `FILE.FORM jpg`, `FORM.TYPE photo` | `FORM image/jpeg`, `FORM.MEDI PHOTO` |
@@ -31,6 +33,8 @@
 //!
 //! Back to 5.5.1 everything in the table is reversed where 5.5.1 can say it
 //! (an `OBJE` record and its pointer, both 5.5.1, are not embedded again;
+//! an individual's stillbirth stays `DEAT.AGE 0y`, `BIRT.TYPE Stillborn` and
+//! `NOTE Stillborn`, `AGE 0y` + `PHRASE Stillborn` is `AGE STILLBORN`;
 //! a `PHRASE` holding a dual date's 5.5.1 form gives it back; an extension
 //! declared with [`TERMS_551`] gets its tag back), `CONC` lines keep lines
 //! within 255 octets, and every structure 5.5.1 cannot carry is kept as a

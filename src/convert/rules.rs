@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::check::{known_tag, standard_sub, Shape};
 use crate::value::enums::respell;
-use crate::value::{Age, Date, NameType, Restriction, Role};
+use crate::value::{Age, AgeWord, Date, NameType, Restriction, Role};
 use crate::version::Version;
 
 use super::tables::{extension_uri, format_of, language_name, language_tag, media_type};
@@ -266,6 +266,9 @@ impl Ctx {
         if self.to.is_gedcom7() {
             if record.tag == "HEAD" {
                 self.head7(record, report);
+            }
+            if record.tag == "INDI" {
+                stillborn7(record, report);
             }
             self.walk7(record, Parent::Record, "", &mut path, report);
             if record.tag == "HEAD" && !self.made.is_empty() {
@@ -938,6 +941,67 @@ impl Ctx {
             }
             _ => {}
         }
+    }
+}
+
+/// `AGE STILLBORN` under an individual's event or attribute (5.5.1), as the
+/// migration guide recommends: the `AGE` line left out and `NOTE
+/// Stillborn` added to the structure it stood under; then the individual's
+/// first `DEAT` given `AGE 0y` unless it has an age (a `DEAT` made when
+/// there is none), and its first `BIRT` given `TYPE Stillborn` unless it
+/// has a type (a `BIRT` made when there is none). An `AGE STILLBORN` with
+/// substructures of its own is left to the `AGE` rule (`0y` + `PHRASE
+/// Stillborn`), as is one anywhere else: under a family event's `HUSB` or
+/// `WIFE` the individual is another record (the spouse's `INDI`, perhaps
+/// converted already on another thread), which a record's rules do not
+/// change.
+fn stillborn7(indi: &mut CNode, report: &mut ConvertReport) {
+    let stillborn = |a: &CNode| {
+        a.tag == "AGE"
+            && !a.pointer
+            && a.children.is_empty()
+            && matches!(
+                Age::parse(a.text_value()),
+                Ok(Age::Word(AgeWord::Stillborn))
+            )
+    };
+    let mut found = false;
+    for event in indi.children.iter_mut().filter(|e| !e.tag.starts_with('_')) {
+        let before = event.children.len();
+        event.children.retain(|a| !stillborn(a));
+        if event.children.len() < before {
+            found = true;
+            event.children.push(CNode::text("NOTE", "Stillborn"));
+            report.changed("AGE STILLBORN to DEAT.AGE 0y, BIRT.TYPE Stillborn and a NOTE");
+        }
+    }
+    if !found {
+        return;
+    }
+    let made = |tag: &str, sub: CNode| CNode {
+        tag: tag.to_string(),
+        children: vec![sub],
+        ..CNode::default()
+    };
+    match indi.children.iter_mut().find(|c| c.tag == "BIRT") {
+        Some(birt) if birt.child("TYPE").is_some() => {}
+        Some(birt) => birt.children.insert(0, CNode::text("TYPE", "Stillborn")),
+        None => indi
+            .children
+            .push(made("BIRT", CNode::text("TYPE", "Stillborn"))),
+    }
+    match indi.children.iter_mut().find(|c| c.tag == "DEAT") {
+        Some(deat) if deat.child("AGE").is_some() => {}
+        Some(deat) => {
+            // After its DATE, where an age usually stands.
+            let at = deat
+                .children
+                .iter()
+                .position(|c| c.tag == "DATE")
+                .map_or(0, |i| i + 1);
+            deat.children.insert(at, CNode::text("AGE", "0y"));
+        }
+        None => indi.children.push(made("DEAT", CNode::text("AGE", "0y"))),
     }
 }
 
