@@ -651,11 +651,24 @@ fn convert_with<W: Write>(
     };
     let mut ctx = rules::Ctx::new(from, to);
     if from != to && to.is_gedcom7() {
-        // First pass: the ids, and the extension tags the rules make.
+        // First pass: the ids, and the extension tags the rules make. The
+        // ids are kept once (a set with a fast hash: every pointer is looked
+        // up in it), and those 7.0 must rename in document order.
         let mut scratch = ConvertReport::default();
         ctx.convert(&mut head.clone(), &mut scratch);
-        let mut ids: Vec<String> = head.xref.iter().cloned().collect();
-        let mut seen: HashSet<String> = ids.iter().cloned().collect();
+        let mut seen = IdSet::default();
+        let mut invalid: Vec<String> = Vec::new();
+        let mut gather = |x: String| {
+            if !seen.contains(&x) {
+                if !valid_id7(&x) {
+                    invalid.push(x.clone());
+                }
+                seen.insert(x);
+            }
+        };
+        if let Some(x) = &head.xref {
+            gather(x.clone());
+        }
         let mut made = BTreeSet::new();
         let base = &ctx;
         chunked(
@@ -683,15 +696,13 @@ fn convert_with<W: Write>(
             |piece| {
                 let (chunk_ids, chunk_made) = piece.out;
                 for x in chunk_ids {
-                    if seen.insert(x.clone()) {
-                        ids.push(x);
-                    }
+                    gather(x);
                 }
                 made.extend(chunk_made);
                 piece.error.map_or(Ok(()), Err)
             },
         )?;
-        let rename = rename_ids(&ids);
+        let rename = rename_ids(&invalid, &seen);
         ctx.set_ids(rename, seen, &mut report);
         ctx.add_made(made);
     }
@@ -855,14 +866,23 @@ pub(crate) fn valid_id7(id: &str) -> bool {
         && id != "@VOID@"
 }
 
-/// New names for the ids (in document order) that are not valid 7.0 ids:
-/// upper case, every other character `_`, a number appended while the name
-/// is taken.
-fn rename_ids(ids: &[String]) -> HashMap<String, String> {
-    let mut taken: HashSet<String> = ids.iter().filter(|x| valid_id7(x)).cloned().collect();
+/// The set of the input's record ids (a fast hash: every pointer of a 7.0
+/// output is looked up in it).
+pub(crate) type IdSet = HashSet<String, crate::tree::hash::BuildWordHasher>;
+
+/// The ids' new names (looked up for every id and pointer of a 7.0 output).
+pub(crate) type IdMap = HashMap<String, String, crate::tree::hash::BuildWordHasher>;
+
+/// New names for the ids `invalid` (in document order, each once) that are
+/// not valid 7.0 ids: upper case, every other character `_`, a number
+/// appended while the name is taken (by an id of `all`, the input's ids,
+/// which a valid name can only be if it is valid as it is, or by a new
+/// name given before).
+fn rename_ids(invalid: &[String], all: &IdSet) -> IdMap {
+    let mut taken: HashSet<String> = HashSet::new();
     taken.insert("@VOID@".to_string());
-    let mut map = HashMap::new();
-    for id in ids.iter().filter(|x| !valid_id7(x)) {
+    let mut map = IdMap::default();
+    for id in invalid {
         let inner = id.trim_matches('@');
         let mut base: String = inner
             .chars()
@@ -876,7 +896,7 @@ fn rename_ids(ids: &[String]) -> HashMap<String, String> {
         }
         let mut name = format!("@{base}@");
         let mut n = 2u64;
-        while taken.contains(&name) {
+        while taken.contains(&name) || all.contains(&name) {
             name = format!("@{base}_{n}@");
             n += 1;
         }

@@ -15,7 +15,7 @@ use crate::value::{Age, AgeWord, Date, NameType, Restriction, Role};
 use crate::version::Version;
 
 use super::tables::{extension_uri, format_of, language_name, language_tag, media_type};
-use super::{CNode, ConvertReport, TERMS_551};
+use super::{CNode, ConvertReport, IdMap, IdSet, TERMS_551};
 
 /// Where a structure stands: a record, under a standard structure of a
 /// type, or under an extension (whose substructures no rule touches).
@@ -66,8 +66,8 @@ pub(super) struct Ctx {
 /// The ids' new names, the ids defined, and the new names given.
 #[derive(Debug)]
 struct Ids {
-    rename: HashMap<String, String>,
-    defined: HashSet<String>,
+    rename: IdMap,
+    defined: IdSet,
     renamed: HashSet<String>,
 }
 
@@ -126,12 +126,7 @@ impl Ctx {
     }
 
     /// Sets the ids' new names and the ids defined (after the first pass).
-    pub(super) fn set_ids(
-        &mut self,
-        rename: HashMap<String, String>,
-        defined: HashSet<String>,
-        report: &mut ConvertReport,
-    ) {
+    pub(super) fn set_ids(&mut self, rename: IdMap, defined: IdSet, report: &mut ConvertReport) {
         for _ in 0..rename.len() {
             report.changed("xref id made a valid 7.0 id");
         }
