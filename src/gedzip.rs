@@ -395,41 +395,108 @@ pub enum FilePath {
 /// assert_eq!(classify_path("../a.jpg", false), FilePath::Outside);
 /// ```
 pub fn classify_path(payload: &str, legacy: bool) -> FilePath {
+    let syntax = match legacy {
+        true => PathSyntax::Gedcom551,
+        false => PathSyntax::Gedcom7,
+    };
+    match entry_names(payload, syntax) {
+        Ok(names) => FilePath::Local(names),
+        Err(NoEntry::Absolute) => FilePath::Absolute,
+        Err(NoEntry::Url) => FilePath::Url,
+        Err(NoEntry::Outside | NoEntry::Empty | NoEntry::Unusable) => FilePath::Outside,
+    }
+}
+
+/// How the text of a media path is read by [`entry_names`]: the one rule
+/// from a path to a zip entry name, which GEDZIP ([`classify_path`]) and
+/// the GEDCOM X file (`gedcomx::gedx`, an `about` value) share. What the
+/// variants differ in is listed here, and nowhere else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PathSyntax {
+    /// A GEDCOM 7 `FILE` payload, a URL reference: a `?`, `#` or `\`
+    /// (written or escaped) makes it [`NoEntry::Outside`]; the name is the
+    /// payload with its escapes decoded.
+    Gedcom7,
+    /// A GEDCOM 5.5.1 `FILE` payload, a plain file name: `\` separates
+    /// directories, and the name as written is tried before the one with
+    /// its escapes decoded.
+    Gedcom551,
+    /// A GEDCOM X `about` value (a `FILE` payload of either version, not
+    /// rewritten in the document): `\` separates directories, the escapes
+    /// decoded; decoded, it may not begin with `/` or `\` either
+    /// ([`NoEntry::Absolute`]), and the name it gives may not begin with a
+    /// scheme, a single letter's (`c:x`) included ([`NoEntry::Url`]): the
+    /// `about` is the entry's reference as it stands, unescaped, where a
+    /// GEDZIP payload is rewritten with its `:` escaped ([`file_path_of`]).
+    GedxAbout,
+}
+
+/// Why a media path names no zip entry ([`entry_names`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NoEntry {
+    /// A drive letter (`C:`) or a `/` or `\` first.
+    Absolute,
+    /// A URL scheme first (`https:`).
+    Url,
+    /// A `..` segment (or, in 7.0, a query, a fragment or a `\`).
+    Outside,
+    /// Nothing but separators and `.` segments.
+    Empty,
+    /// Control characters (a line break, a tab) in every name it may mean.
+    Unusable,
+}
+
+/// The zip entry names a media path may mean, most likely first (relative,
+/// `/`-separated, with no empty, `.` or `..` segment, no control
+/// character), or why it means none. `syntax` says how its text is read.
+pub(crate) fn entry_names(payload: &str, syntax: PathSyntax) -> Result<Vec<String>, NoEntry> {
     let b = payload.as_bytes();
     let drive = b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
     if drive || payload.starts_with(['/', '\\']) {
-        return FilePath::Absolute;
+        return Err(NoEntry::Absolute);
     }
-    if has_scheme(payload) {
-        return FilePath::Url;
+    if has_scheme(payload, false) {
+        return Err(NoEntry::Url);
     }
-    if !legacy && (payload.contains(['?', '#', '\\']) || percent_decode(payload).contains('\\')) {
-        return FilePath::Outside;
+    let decoded = percent_decode(payload);
+    match syntax {
+        PathSyntax::Gedcom7 if payload.contains(['?', '#', '\\']) || decoded.contains('\\') => {
+            return Err(NoEntry::Outside);
+        }
+        PathSyntax::GedxAbout if decoded.starts_with(['/', '\\']) => {
+            return Err(NoEntry::Absolute);
+        }
+        _ => {}
     }
+    let texts: &[&str] = match syntax {
+        PathSyntax::Gedcom551 => &[payload, &decoded],
+        PathSyntax::Gedcom7 | PathSyntax::GedxAbout => &[&decoded],
+    };
     let mut names: Vec<String> = Vec::new();
-    let mut tried = |text: &str| -> bool {
+    let mut unusable = false;
+    for text in texts {
         let mut parts = Vec::new();
         for part in text.split(['/', '\\']) {
             match part {
                 "" | "." => {}
-                ".." => return false,
+                ".." => return Err(NoEntry::Outside),
                 p => parts.push(p),
             }
         }
         let name = parts.join("/");
-        if !name.is_empty() && !name.chars().any(char::is_control) && !names.contains(&name) {
+        if name.chars().any(char::is_control) {
+            unusable = true;
+        } else if !name.is_empty() && !names.contains(&name) {
             names.push(name);
         }
-        true
-    };
-    let decoded = percent_decode(payload);
-    let fine = match legacy {
-        true => tried(payload) & tried(&decoded),
-        false => tried(&decoded),
-    };
-    match fine && !names.is_empty() {
-        true => FilePath::Local(names),
-        false => FilePath::Outside,
+    }
+    if syntax == PathSyntax::GedxAbout && names.iter().any(|n| has_scheme(n, true)) {
+        return Err(NoEntry::Url);
+    }
+    match (names.is_empty(), unusable) {
+        (false, _) => Ok(names),
+        (true, true) => Err(NoEntry::Unusable),
+        (true, false) => Err(NoEntry::Empty),
     }
 }
 
@@ -447,14 +514,14 @@ pub fn file_path_of(name: &str) -> String {
         .join("/")
 }
 
-/// Whether `s` starts with a URL scheme (`https:`; not a drive letter,
-/// which is one letter).
-fn has_scheme(s: &str) -> bool {
+/// Whether `s` starts with a URI scheme (`https:`); a single letter (`C:`,
+/// which may be a Windows drive) counts only when `one_letter` says so.
+pub(crate) fn has_scheme(s: &str, one_letter: bool) -> bool {
     let Some((scheme, _)) = s.split_once(':') else {
         return false;
     };
     let mut bytes = scheme.bytes();
-    scheme.len() > 1
+    (one_letter || scheme.len() > 1)
         && bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
         && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
 }
@@ -720,6 +787,43 @@ mod tests {
             zip.write_all(bytes).unwrap();
         }
         zip.finish().unwrap().into_inner()
+    }
+
+    /// The one path rule read three ways: what the syntaxes share, and
+    /// each of the differences `PathSyntax` lists.
+    #[test]
+    fn entry_names_share_one_rule_and_differ_where_the_syntax_says() {
+        use PathSyntax::{Gedcom551, Gedcom7, GedxAbout};
+        let ok = |n: &[&str]| Ok(n.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        for syntax in [Gedcom7, Gedcom551, GedxAbout] {
+            assert_eq!(entry_names("./a//b/c.jpg", syntax), ok(&["a/b/c.jpg"]));
+            assert_eq!(entry_names("C:\\x.jpg", syntax), Err(NoEntry::Absolute));
+            assert_eq!(entry_names("/x.jpg", syntax), Err(NoEntry::Absolute));
+            assert_eq!(entry_names("https://e.org/x", syntax), Err(NoEntry::Url));
+            assert_eq!(entry_names("a/../../x", syntax), Err(NoEntry::Outside));
+            assert_eq!(entry_names("./.", syntax), Err(NoEntry::Empty));
+            assert_eq!(entry_names("a%0Ab", syntax).is_err(), syntax != Gedcom551);
+        }
+        // 5.5.1: `\` a separator, the name as written first.
+        assert_eq!(
+            entry_names("p\\a%201.jpg", Gedcom551),
+            ok(&["p/a%201.jpg", "p/a 1.jpg"])
+        );
+        assert_eq!(entry_names("a%0Ab", Gedcom551), ok(&["a%0Ab"]));
+        // 7.0: a URL reference; a `\`, query or fragment names no entry.
+        assert_eq!(entry_names("p\\a.jpg", Gedcom7), Err(NoEntry::Outside));
+        assert_eq!(entry_names("a.jpg?x", Gedcom7), Err(NoEntry::Outside));
+        assert_eq!(entry_names("a%5Cb.jpg", Gedcom7), Err(NoEntry::Outside));
+        assert_eq!(entry_names("a%0Ab", Gedcom7), Err(NoEntry::Unusable));
+        // A GEDCOM X `about`: `\` a separator, escapes decoded, checked
+        // again once decoded, and no scheme (one letter's too) in the name.
+        assert_eq!(entry_names("p\\a%201.jpg", GedxAbout), ok(&["p/a 1.jpg"]));
+        assert_eq!(entry_names("a.jpg?x", GedxAbout), ok(&["a.jpg?x"]));
+        assert_eq!(entry_names("%2Fetc/x", GedxAbout), Err(NoEntry::Absolute));
+        assert_eq!(entry_names("%2Fetc/x", Gedcom7), ok(&["etc/x"]));
+        assert_eq!(entry_names("./c:x.jpg", GedxAbout), Err(NoEntry::Url));
+        assert_eq!(entry_names("./c:x.jpg", Gedcom7), ok(&["c:x.jpg"]));
+        assert_eq!(file_path_of("c:x.jpg"), "c%3Ax.jpg");
     }
 
     #[test]

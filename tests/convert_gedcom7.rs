@@ -271,15 +271,94 @@ fn dates_to_7() {
 #[test]
 fn ages_to_7() {
     let (i, _) = indi7(
-        "1 DEAT\n2 AGE CHILD\n1 BURI\n2 AGE >21y 6m\n1 CHR\n2 AGE about ten\n1 CREM\n2 AGE STILLBORN\n",
+        "1 DEAT\n2 AGE CHILD\n1 BURI\n2 AGE >21y 6m\n1 CHR\n2 AGE about ten\n1 CONF\n2 AGE INFANT\n",
     );
     assert_eq!(i.value_at("DEAT.AGE"), Some("< 8y"));
     assert_eq!(i.value_at("DEAT.AGE.PHRASE"), Some("Child"));
     assert_eq!(i.value_at("BURI.AGE"), Some("> 21y 6m"));
     assert_eq!(i.value_at("CHR.AGE"), None);
     assert_eq!(i.value_at("CHR.AGE.PHRASE"), Some("about ten"));
-    assert_eq!(i.value_at("CREM.AGE"), Some("0y"));
-    assert_eq!(i.value_at("CREM.AGE.PHRASE"), Some("Stillborn"));
+    assert_eq!(i.value_at("CONF.AGE"), Some("< 1y"));
+    assert_eq!(i.value_at("CONF.AGE.PHRASE"), Some("Infant"));
+}
+
+/// `AGE STILLBORN` under an individual's event, as the migration guide
+/// recommends: the line left out, `NOTE Stillborn` where it stood, a
+/// `DEAT` with `AGE 0y` and a `BIRT` with `TYPE Stillborn` (made, or
+/// given the age or type they lack).
+#[test]
+fn age_stillborn_of_an_individual_becomes_death_at_0y_and_a_stillbirth() {
+    let (out, report) = to(
+        Version::Gedcom7,
+        &format!("{HEAD551}0 @I1@ INDI\n1 NAME A /B/\n1 CREM\n2 AGE STILLBORN\n0 TRLR\n"),
+    );
+    assert_eq!(
+        out,
+        "0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n1 NAME A /B/\n1 CREM\n2 NOTE Stillborn\n\
+         1 BIRT\n2 TYPE Stillborn\n1 DEAT\n2 AGE 0y\n0 TRLR\n"
+    );
+    assert_eq!(
+        report.changes["AGE STILLBORN to DEAT.AGE 0y, BIRT.TYPE Stillborn and a NOTE"],
+        1
+    );
+    assert!(report.not_carried.is_empty());
+
+    // A DEAT and a BIRT there already are given what they lack; the AGE
+    // STILLBORN of the DEAT itself becomes 0y.
+    let (i, _) = indi7(
+        "1 BIRT\n2 DATE 1900\n1 DEAT\n2 DATE 1900\n2 AGE stillborn\n1 BURI\n2 AGE STILLBORN\n",
+    );
+    assert_eq!(i.value_at("BIRT.TYPE"), Some("Stillborn"));
+    assert_eq!(i.value_at("BIRT.DATE"), Some("1900"));
+    assert_eq!(i.value_at("DEAT.AGE"), Some("0y"));
+    assert_eq!(i.at("DEAT.AGE.PHRASE"), None);
+    assert_eq!(i.value_at("DEAT.NOTE"), Some("Stillborn"));
+    assert_eq!(i.value_at("BURI.NOTE"), Some("Stillborn"));
+    assert_eq!(i.at("BURI.AGE"), None);
+    assert_eq!(i.children.iter().filter(|c| c.tag == "BIRT").count(), 1);
+    assert_eq!(i.children.iter().filter(|c| c.tag == "DEAT").count(), 1);
+
+    // A different death age and birth type stay as they were.
+    let (i, _) = indi7("1 BIRT\n2 TYPE live\n1 DEAT\n2 AGE 2d\n1 CHR\n2 AGE STILLBORN\n");
+    assert_eq!(i.value_at("BIRT.TYPE"), Some("live"));
+    assert_eq!(i.value_at("DEAT.AGE"), Some("2d"));
+    assert_eq!(i.value_at("CHR.NOTE"), Some("Stillborn"));
+    assert_eq!(i.at("CHR.AGE"), None);
+
+    // An AGE STILLBORN with substructures of its own, and one under an
+    // extension, are left to the AGE rule (and the extension alone).
+    let (i, _) = indi7("1 CHR\n2 AGE STILLBORN\n3 _X y\n1 _EV\n2 AGE STILLBORN\n");
+    assert_eq!(i.value_at("CHR.AGE"), Some("0y"));
+    assert_eq!(i.value_at("CHR.AGE.PHRASE"), Some("Stillborn"));
+    assert_eq!(i.value_at("_EV.AGE"), Some("STILLBORN"));
+    assert!(i.child("BIRT").is_none() && i.child("DEAT").is_none());
+}
+
+/// Under a family event's `HUSB` or `WIFE`, `AGE STILLBORN` is `AGE 0y` +
+/// `PHRASE Stillborn` (the individual is another record), which gives
+/// `STILLBORN` back in 5.5.1; an individual's comes back as the 7.0 form
+/// said it: `DEAT.AGE 0y`, `BIRT.TYPE Stillborn` and the `NOTE`.
+#[test]
+fn age_stillborn_in_a_family_and_back_to_5_5_1() {
+    let input = format!(
+        "{HEAD551}0 @I1@ INDI\n1 CHR\n2 AGE STILLBORN\n0 @F1@ FAM\n1 MARR\n2 WIFE\n3 AGE STILLBORN\n0 TRLR\n"
+    );
+    let (seven, _) = to(Version::Gedcom7, &input);
+    let recs = records(seven.as_bytes());
+    let fam = record(&recs, "FAM");
+    assert_eq!(fam.value_at("MARR.WIFE.AGE"), Some("0y"));
+    assert_eq!(fam.value_at("MARR.WIFE.AGE.PHRASE"), Some("Stillborn"));
+    let (back, report) = to(Version::Gedcom551, &seven);
+    assert!(report.not_carried.is_empty());
+    let recs = records(back.as_bytes());
+    assert_eq!(
+        record(&recs, "FAM").value_at("MARR.WIFE.AGE"),
+        Some("STILLBORN")
+    );
+    let i = record(&recs, "INDI");
+    assert_eq!(i.value_at("CHR.NOTE"), Some("Stillborn"));
+    assert_eq!(i.value_at("BIRT.TYPE"), Some("Stillborn"));
+    assert_eq!(i.value_at("DEAT.AGE"), Some("0y"));
 }
 
 #[test]
@@ -332,6 +411,150 @@ fn media_forms_and_languages_to_7() {
     assert_eq!(obje.children[0].value_at("FORM.MEDI"), Some("PHOTO"));
     assert_eq!(obje.children[1].value_at("FORM"), Some("application/x-xyz"));
     assert_eq!(record(&recs, "SUBM").value_at("LANG"), Some("de"));
+}
+
+/// The migration guide's example: an embedded object becomes a pointer to
+/// an `OBJE` record of its own (its `TITL` under `FILE`, its format a
+/// media type), written after the input's records, before the `TRLR`.
+#[test]
+fn an_embedded_object_becomes_an_obje_record() {
+    let input = format!(
+        "{HEAD551}0 @I1@ INDI\n1 NAME John /Smith/\n1 OBJE\n2 FILE d:\\Media\\John.jpg\n\
+         3 FORM jpg\n2 TITL John Smith, 1896\n0 @F1@ FAM\n1 HUSB @I1@\n0 TRLR\n"
+    );
+    let (out, report) = to(Version::Gedcom7, &input);
+    assert_eq!(
+        out,
+        "0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n1 NAME John /Smith/\n1 OBJE @O8@\n\
+         0 @F1@ FAM\n1 HUSB @I1@\n0 @O8@ OBJE\n1 FILE d:\\Media\\John.jpg\n\
+         2 FORM image/jpeg\n2 TITL John Smith, 1896\n0 TRLR\n"
+    );
+    assert_eq!(report.changes["embedded OBJE to an OBJE record"], 1);
+    assert_eq!(report.records, 5);
+    assert!(report.not_carried.is_empty());
+    // Nothing to declare: no extension was made.
+    assert!(!out.contains("SCHMA"));
+}
+
+/// An embedded object's id is `@O<line>@`, or with `_2`, ... when the
+/// input has that id already (as it is or as a 7.0 id made from one);
+/// what else the object holds is converted as a record's substructures
+/// (5.5's `FORM` under `FILE`, a `NOTE` pointer an `SNOTE`, a 5.5 `BLOB` an
+/// extension); an object with nothing in it says nothing and is left out;
+/// one where 7.0 has no object (`HEAD`) stays an extension.
+#[test]
+fn embedded_object_ids_are_new_and_their_contents_carried() {
+    let input = format!(
+        "{HEAD551}0 @O12@ OBJE\n1 FILE x.png\n2 FORM png\n0 @S1@ SOUR\n1 TITL s\n\
+         0 @I1@ INDI\n1 OBJE\n2 FORM jpeg\n2 TITL Pic\n2 FILE a.jpg\n2 NOTE @N1@\n\
+         2 BLOB\n3 CONT xx\n1 BIRT\n2 OBJE\n3 FILE b.png\n4 FORM png\n3 TITL T\n\
+         1 OBJE\n1 OBJE @O12@\n0 @o20@ NOTE n\n0 @N1@ NOTE m\n0 TRLR\n"
+    );
+    // The embedded objects stand at lines 12 and 20 of the input; @o20@
+    // becomes @O20@.
+    let (out, report) = to(Version::Gedcom7, &input);
+    let recs = records(out.as_bytes());
+    let i = record(&recs, "INDI");
+    let links: Vec<&str> = i
+        .children
+        .iter()
+        .filter(|c| c.tag == "OBJE")
+        .filter_map(|c| c.value.as_deref())
+        .collect();
+    assert_eq!(links, ["@O12_2@", "@O12@"]);
+    assert_eq!(i.value_at("BIRT.OBJE"), Some("@O20_2@"));
+    // The empty one said nothing.
+    assert_eq!(i.children.iter().filter(|c| c.tag == "OBJE").count(), 2);
+    let made = recs
+        .iter()
+        .find(|r| r.xref.as_deref() == Some("@O12_2@"))
+        .unwrap();
+    assert_eq!(made.value_at("FILE"), Some("a.jpg"));
+    assert_eq!(made.value_at("FILE.FORM"), Some("image/jpeg"));
+    assert_eq!(made.value_at("FILE.TITL"), Some("Pic"));
+    assert_eq!(made.value_at("SNOTE"), Some("@N1@"));
+    assert_eq!(made.value_at("_BLOB"), Some("\nxx"));
+    assert!(out.contains("2 TAG _BLOB https://gedcom.io/terms/v5.5.1/BLOB\n"));
+    // The records made come last, in input order, before the TRLR.
+    let tail: Vec<Option<&str>> = recs[recs.len() - 3..]
+        .iter()
+        .map(|r| r.xref.as_deref())
+        .collect();
+    assert_eq!(tail, [Some("@O12_2@"), Some("@O20_2@"), None]);
+    assert_eq!(recs.last().unwrap().tag, "TRLR");
+    // The renamed note kept its new name.
+    assert!(recs.iter().any(|r| r.xref.as_deref() == Some("@O20@")));
+    assert_eq!(report.changes["embedded OBJE to an OBJE record"], 2);
+
+    let (out, _) = to(
+        Version::Gedcom7,
+        &format!("{HEAD551}1 OBJE\n2 FILE h.jpg\n0 TRLR\n"),
+    );
+    assert!(out.contains("1 _OBJE\n2 FILE h.jpg\n"), "{out}");
+}
+
+/// Back to 5.5.1 an `OBJE` record and its pointer stay as they are (both
+/// are 5.5.1): the object is not embedded again.
+#[test]
+fn obje_records_made_stay_records_in_5_5_1() {
+    let input =
+        format!("{HEAD551}0 @I1@ INDI\n1 OBJE\n2 FILE a.jpg\n3 FORM jpg\n2 TITL A\n0 TRLR\n");
+    let (seven, _) = to(Version::Gedcom7, &input);
+    let (back, report) = to(Version::Gedcom551, &seven);
+    assert!(
+        back.ends_with(
+            "0 @I1@ INDI\n1 OBJE @O7@\n0 @O7@ OBJE\n1 FILE a.jpg\n2 FORM jpg\n2 TITL A\n0 TRLR\n"
+        ),
+        "{back}"
+    );
+    assert!(report.not_carried.is_empty());
+}
+
+/// Records made from embedded objects in every chunk, and a document with
+/// no `TRLR`, give the same output at any number of threads and chunk
+/// size, the records made last (before the `TRLR` when there is one).
+#[test]
+fn embedded_objects_are_the_same_at_every_jobs_and_chunk_size() {
+    let body: String = (1..=40)
+        .map(|k| format!("0 @I{k}@ INDI\n1 OBJE\n2 FILE f{k}.jpg\n3 FORM jpg\n1 NAME n{k}\n"))
+        .collect();
+    for tail in [
+        "0 TRLR\n",
+        "",
+        "0 TRLR\n0 @I99@ INDI\n1 OBJE\n2 FILE z.jpg\n",
+    ] {
+        let input = format!("{HEAD551}{body}{tail}");
+        let mut one = Vec::new();
+        convert(
+            input.as_bytes(),
+            &ConvertConfig::new(Version::Gedcom7),
+            &mut one,
+        )
+        .unwrap();
+        let text = String::from_utf8(one.clone()).unwrap();
+        let recs = records(&one);
+        assert_eq!(
+            recs.iter().filter(|r| r.tag == "OBJE").count(),
+            40 + usize::from(tail.contains("z.jpg")),
+            "{text}"
+        );
+        if tail == "0 TRLR\n" {
+            assert!(
+                text.ends_with("0 @O202@ OBJE\n1 FILE f40.jpg\n2 FORM image/jpeg\n0 TRLR\n"),
+                "{text}"
+            );
+        }
+        for jobs in [1, 2, 3] {
+            for chunk in [1, 40, 300] {
+                let config = ConvertConfig::new(Version::Gedcom7)
+                    .jobs(jobs)
+                    .batch_bytes(chunk);
+                let mut many = Vec::new();
+                convert(input.as_bytes(), &config, &mut many).unwrap();
+                assert!(many == one, "{jobs} jobs, chunks of {chunk}: {tail:?}");
+            }
+        }
+    }
 }
 
 #[test]
@@ -697,6 +920,54 @@ fn norm(t: &T, parent: &str, ids: &HashMap<String, String>, original: bool) -> O
     })
 }
 
+/// `t` with each embedded object (an `OBJE` with substructures and no
+/// pointer, below a record) as the conversion makes it an `OBJE` record:
+/// its `FORM` and `TITL` beside `FILE` under the first `FILE`, unless that
+/// has one already.
+fn objects_as_records(t: &T, level: usize) -> T {
+    let mut c = t.clone();
+    if level > 0 && t.tag == "OBJE" && t.value.is_none() {
+        for tag in ["FORM", "TITL"] {
+            let Some(f) = c.children.iter().position(|x| x.tag == "FILE") else {
+                break;
+            };
+            if c.children[f].child(tag).is_some() {
+                continue;
+            }
+            if let Some(i) = c.children.iter().position(|x| x.tag == tag) {
+                let moved = c.children.remove(i);
+                let f = if i < f { f - 1 } else { f };
+                c.children[f].children.push(moved);
+            }
+        }
+    }
+    c.children = c
+        .children
+        .iter()
+        .map(|x| objects_as_records(x, level + 1))
+        .collect();
+    c
+}
+
+/// `t` with each pointer to one of `made` (the `OBJE` records the
+/// conversion made from embedded objects) replaced by the record's
+/// substructures, as an embedded object.
+fn records_as_objects(t: &T, made: &HashMap<String, T>) -> T {
+    let mut c = t.clone();
+    if let Some(record) = t.value.as_ref().and_then(|v| made.get(v)) {
+        if t.tag == "OBJE" && t.children.is_empty() {
+            c.value = None;
+            c.children = record.children.clone();
+        }
+    }
+    c.children = c
+        .children
+        .iter()
+        .map(|x| records_as_objects(x, made))
+        .collect();
+    c
+}
+
 /// Where two trees first differ: the path and both sides.
 fn first_difference(a: &T, b: &T, path: &str) -> Option<String> {
     if (&a.tag, &a.xref, &a.value) != (&b.tag, &b.xref, &b.value) {
@@ -743,6 +1014,7 @@ fn every_5_5_1_corpus_file_converts_to_7_and_back_keeping_its_meaning() {
     };
     let files = common::ged_files(&dir);
     assert!(files.len() >= 10, "{} files", files.len());
+    let mut objects = 0;
     for (name, bytes) in files {
         let mut seven = Vec::new();
         let there = convert(&bytes, &ConvertConfig::new(Version::Gedcom7), &mut seven)
@@ -788,14 +1060,30 @@ fn every_5_5_1_corpus_file_converts_to_7_and_back_keeping_its_meaning() {
         let want: Vec<T> = original
             .iter()
             .filter(|r| r.tag != "HEAD")
-            .map(|r| norm(&strip(r), "", &ids, true).unwrap())
+            .map(|r| norm(&objects_as_records(&strip(r), 0), "", &ids, true).unwrap())
             .collect();
         let final_recs = records(&back);
+        // The OBJE records made from embedded objects, put back in place.
+        let known: std::collections::HashSet<&String> = ids.values().collect();
+        let made: HashMap<String, T> = final_recs
+            .iter()
+            .filter(|r| r.tag == "OBJE")
+            .filter_map(|r| Some((r.xref.clone()?, r.clone())))
+            .filter(|(x, _)| !known.contains(x))
+            .collect();
+        let embedded = there
+            .changes
+            .get("embedded OBJE to an OBJE record")
+            .copied()
+            .unwrap_or(0);
+        assert_eq!(made.len() as u64, embedded, "{name}");
+        objects += embedded;
         let same: HashMap<String, String> = HashMap::new();
         let got: Vec<T> = final_recs
             .iter()
             .filter(|r| r.tag != "HEAD")
-            .map(|r| norm(r, "", &same, false).unwrap())
+            .filter(|r| !r.xref.as_ref().is_some_and(|x| made.contains_key(x)))
+            .map(|r| norm(&records_as_objects(r, &made), "", &same, false).unwrap())
             .collect();
         assert_eq!(want.len(), got.len(), "{name}: records");
         for (w, g) in want.iter().zip(&got) {
@@ -806,6 +1094,8 @@ fn every_5_5_1_corpus_file_converts_to_7_and_back_keeping_its_meaning() {
         let head = record(&final_recs, "HEAD");
         assert_eq!(head.value_at("GEDC.VERS"), Some("5.5.1"), "{name}");
     }
+    // The TGC torture tests embed objects: the normalisation above was used.
+    assert!(objects > 0);
 }
 
 /// The error findings `check` gives `input`, as `rule: message` lines.

@@ -22,7 +22,9 @@ const OUTSIDE: &str =
 pub(super) const UNNAMED: &str = "an entry of the input archive no FILE names: not in the archive";
 
 /// The `FILE` payloads of `record` (7.0 output: under `OBJE`, or `_OBJE`,
-/// the 5.5.1 embedded object kept as an extension, and their `TRAN`s, or
+/// a 5.5.1 embedded object kept as an extension where 7.0 has no `OBJE`
+/// (an embedded object elsewhere is an `OBJE` record by now), and their
+/// `TRAN`s, or
 /// `_TRAN`s, a 7.0 `TRAN` that went through 5.5.1):
 /// each local one found in `files` named as its entry and pushed on
 /// `carried`, the others reported. `legacy`: the input was 5.5.1 (its

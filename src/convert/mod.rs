@@ -14,10 +14,13 @@
 //! |---|---|
 //! | `HEAD.CHAR`, `HEAD.GEDC.FORM` | left out (7.0 is UTF-8; `GEDC.VERS 7.0`) |
 //! | `DATE` 5.5.1 syntax (`@#DJULIAN@`, `B.C.`, dual years, `INT d (p)`, `(p)`) | 7.0 syntax (`JULIAN`, `BCE`), the dual year's 5.5.1 form or the phrase in a `PHRASE`; an unparsable date becomes an empty `DATE` with the text as `PHRASE` |
-//! | `AGE` (`CHILD`, `INFANT`, `STILLBORN`, `>21y`) | `< 8y` + `PHRASE Child`, `< 1y` + `PHRASE Infant`, `0y` + `PHRASE Stillborn`, `> 21y`; an unparsable age an empty `AGE` with a `PHRASE` |
+//! | `AGE` (`CHILD`, `INFANT`, `>21y`) | `< 8y` + `PHRASE Child`, `< 1y` + `PHRASE Infant`, `> 21y`; an unparsable age an empty `AGE` with a `PHRASE` |
+//! | `AGE STILLBORN` under an individual's event or attribute | the migration guide's: the line left out, `NOTE Stillborn` added where it stood; the individual's first `DEAT` given `AGE 0y` unless it has an age, its first `BIRT` `TYPE Stillborn` unless it has a type (each made when there is none) |
+//! | `AGE STILLBORN` anywhere else (a family event's `HUSB`/`WIFE`: the individual is another record, which a record's rules do not change), or with substructures | `AGE 0y` + `PHRASE Stillborn` |
 //! | `SEX`, `PEDI`, `QUAY`, `ADOP`, `RESN`, `NAME.TYPE`, `MEDI`, `SOUR.EVEN.ROLE` | 7.0 spellings; a value 7.0 lacks `OTHER` + `PHRASE` where the enumeration has `OTHER`, else a `_` extension |
 //! | `ASSO.RELA x` | `ROLE` (`ROLE OTHER` + `PHRASE x` unless `x` is a role); `ROLE OTHER` added when there was no `RELA` |
 //! | `FILE.FORM jpg`, `FORM.TYPE photo` | `FORM image/jpeg`, `FORM.MEDI PHOTO` |
+//! | an embedded `OBJE` (no pointer; `FILE`, `TITL`, 5.5's `FORM`) | `OBJE @O<line>@` (its input line; `_2`, ... when the input has that id) and a record `0 @O<line>@ OBJE` with what it held, `TITL` and 5.5's `FORM` under its first `FILE`, converted as a record's substructures; the records made written after the input's, before `TRLR`, in input order |
 //! | `LANG English` | `LANG en` (BCP 47) |
 //! | `SOUR text` (a citation with no pointer), its `TEXT` | `SOUR @VOID@` with `NOTE text` first, `DATA.TEXT` |
 //! | `NOTE @N1@`, `0 @N1@ NOTE` | `SNOTE @N1@`, `0 @N1@ SNOTE` |
@@ -26,10 +29,13 @@
 //! | `ROMN`, `FONE` with the guide's `TYPE`s | `TRAN` with a `LANG` |
 //! | `AFN`, `RIN`, `RFN` | `EXID` with the migration guide's `TYPE` URIs |
 //! | `INDI.WAC` (5.3's LDS initiatory, still written by some programs) | `INIL` |
-//! | a structure 7.0 does not have where it stands (`HEAD.FILE`, `SUBN`, an embedded `OBJE`, text `ALIA`, ...) | `_TAG`, declared `HEAD.SCHMA.TAG _TAG https://gedcom.io/terms/v5.5.1/TAG` |
+//! | a structure 7.0 does not have where it stands (`HEAD.FILE`, `SUBN`, an embedded `OBJE` where 7.0 has no `OBJE`, text `ALIA`, ...) | `_TAG`, declared `HEAD.SCHMA.TAG _TAG https://gedcom.io/terms/v5.5.1/TAG` |
 //!
 //! Back to 5.5.1 everything in the table is reversed where 5.5.1 can say it
-//! (a `PHRASE` holding a dual date's 5.5.1 form gives it back; an extension
+//! (an `OBJE` record and its pointer, both 5.5.1, are not embedded again;
+//! an individual's stillbirth stays `DEAT.AGE 0y`, `BIRT.TYPE Stillborn` and
+//! `NOTE Stillborn`, `AGE 0y` + `PHRASE Stillborn` is `AGE STILLBORN`;
+//! a `PHRASE` holding a dual date's 5.5.1 form gives it back; an extension
 //! declared with [`TERMS_551`] gets its tag back), `CONC` lines keep lines
 //! within 255 octets, and every structure 5.5.1 cannot carry is kept as a
 //! `_` extension or, for a pointer to `@VOID@` (but a source citation with a
@@ -366,7 +372,9 @@ fn read_error(e: crate::Error) -> WriteError {
 /// [module docs](self) for what changes.
 ///
 /// Memory: a few chunks of records per thread, and for 7.0 output the set
-/// of record ids (and their new names) and of extension tags made.
+/// of record ids (and their new names), of extension tags made, and the
+/// output of the `OBJE` records made from embedded objects (held until the
+/// `TRLR`).
 ///
 /// # Errors
 /// [`WriteErrorKind::Read`] when the input cannot be read (before anything
@@ -422,8 +430,9 @@ impl MediaStep for Media<'_> {
 
 /// Converts `input` to GEDCOM 7.0 as [`convert`] does, into a GEDZIP
 /// archive written to `out` (feature `gedzip`): `gedcom.ged`, then each
-/// media file that a `FILE` payload (of an `OBJE`, or of a 5.5.1 embedded
-/// object kept as `_OBJE`, and their `TRAN`s) names as a local relative
+/// media file that a `FILE` payload (of an `OBJE`, the records made from
+/// 5.5.1 embedded objects included, or of an embedded object kept as
+/// `_OBJE`, and their `TRAN`s) names as a local relative
 /// path and `files` has, once, in the order first named. Such a payload is
 /// rewritten to name its entry (a 7.0 URL path: `/`, percent-escapes) when
 /// it does not already; a 5.5.1 payload is a plain file name (`\` a
@@ -526,6 +535,11 @@ struct Written {
 enum Run {
     Bytes(Vec<u8>, usize),
     Node(CNode),
+    /// `OBJE` records made from embedded objects (7.0 output), written
+    /// before the `TRLR`.
+    Objects(Vec<u8>, usize),
+    /// The `TRLR` (7.0 output): the records made so far go before it.
+    Trailer(CNode),
 }
 
 /// Reads the input's chunks (`config`'s jobs and chunk size) on the
@@ -637,11 +651,24 @@ fn convert_with<W: Write>(
     };
     let mut ctx = rules::Ctx::new(from, to);
     if from != to && to.is_gedcom7() {
-        // First pass: the ids, and the extension tags the rules make.
+        // First pass: the ids, and the extension tags the rules make. The
+        // ids are kept once (a set with a fast hash: every pointer is looked
+        // up in it), and those 7.0 must rename in document order.
         let mut scratch = ConvertReport::default();
         ctx.convert(&mut head.clone(), &mut scratch);
-        let mut ids: Vec<String> = head.xref.iter().cloned().collect();
-        let mut seen: HashSet<String> = ids.iter().cloned().collect();
+        let mut seen = IdSet::default();
+        let mut invalid: Vec<String> = Vec::new();
+        let mut gather = |x: String| {
+            if !seen.contains(&x) {
+                if !valid_id7(&x) {
+                    invalid.push(x.clone());
+                }
+                seen.insert(x);
+            }
+        };
+        if let Some(x) = &head.xref {
+            gather(x.clone());
+        }
         let mut made = BTreeSet::new();
         let base = &ctx;
         chunked(
@@ -656,6 +683,7 @@ fn convert_with<W: Write>(
                         ids.push(x.clone());
                     }
                     ctx.convert(record, &mut scratch);
+                    ctx.take_objects();
                     Ok(())
                 })
                 .err();
@@ -668,15 +696,13 @@ fn convert_with<W: Write>(
             |piece| {
                 let (chunk_ids, chunk_made) = piece.out;
                 for x in chunk_ids {
-                    if seen.insert(x.clone()) {
-                        ids.push(x);
-                    }
+                    gather(x);
                 }
                 made.extend(chunk_made);
                 piece.error.map_or(Ok(()), Err)
             },
         )?;
-        let rename = rename_ids(&ids);
+        let rename = rename_ids(&invalid, &seen);
         ctx.set_ids(rename, seen, &mut report);
         ctx.add_made(made);
     }
@@ -686,6 +712,18 @@ fn convert_with<W: Write>(
         ctx.convert(&mut head, &mut report);
     }
     let mut carried = Vec::new();
+    // The OBJE records made from embedded objects, written before the TRLR.
+    let mut objects = Writer::<std::io::Sink>::collecting(
+        wconfig.clone().headless(true).bom(Some(false)),
+        Vec::new(),
+    );
+    for mut object in ctx.take_objects() {
+        media.record(&mut object, from, &mut carried, &mut report);
+        report.records += 1;
+        write_node(&mut objects, &object)?;
+    }
+    let (mut pending, len) = objects.take_collected();
+    pending.truncate(len);
     if to.is_gedcom7() {
         media.record(&mut head, from, &mut carried, &mut report);
     }
@@ -711,6 +749,10 @@ fn convert_with<W: Write>(
                 .and_then(|mut s| s.pop())
                 .unwrap_or_default();
             let mut piece = Writer::<std::io::Sink>::collecting(piece_config.clone(), buf);
+            // The OBJE records the rules made, written by a writer of their
+            // own (whole level-0 records: no line depends on another's).
+            let collect = || Writer::<std::io::Sink>::collecting(piece_config.clone(), Vec::new());
+            let mut objects = collect();
             // Until the chunk's first record the piece writer writes, records
             // whose level depends on the lines before them go to the writer
             // that wrote those.
@@ -718,11 +760,30 @@ fn convert_with<W: Write>(
             let result = each(&mut |record| {
                 if from != to {
                     ctx.convert(record, &mut report);
+                    for mut object in ctx.take_objects() {
+                        media.record(&mut object, from, &mut written.carried, &mut report);
+                        report.records += 1;
+                        write_node(&mut objects, &object)?;
+                    }
                 }
                 if to.is_gedcom7() {
                     media.record(record, from, &mut written.carried, &mut report);
                 }
                 report.records += 1;
+                if from != to && to.is_gedcom7() && record.tag == "TRLR" {
+                    // The records made go before the TRLR: the piece's output
+                    // so far, the records made so far (after those of the
+                    // chunks before), the TRLR, and what follows (a new run,
+                    // as at a chunk's start).
+                    let (buf, len) = std::mem::replace(&mut piece, collect()).take_collected();
+                    written.runs.push(Run::Bytes(buf, len));
+                    let (buf, len) = std::mem::replace(&mut objects, collect()).take_collected();
+                    written.runs.push(Run::Objects(buf, len));
+                    written.runs.push(Run::Trailer(std::mem::take(record)));
+                    written.last_level = None;
+                    run_started = false;
+                    return Ok(());
+                }
                 if !run_started && keeps_previous_level(&record.tag) {
                     written.runs.push(Run::Node(std::mem::take(record)));
                     return Ok(());
@@ -735,6 +796,10 @@ fn convert_with<W: Write>(
             });
             let (buf, len) = piece.take_collected();
             written.runs.push(Run::Bytes(buf, len));
+            let (buf, len) = objects.take_collected();
+            if len > 0 {
+                written.runs.push(Run::Objects(buf, len));
+            }
             Piece {
                 out: written,
                 report,
@@ -758,6 +823,15 @@ fn convert_with<W: Write>(
                         }
                         write_node(&mut writer, &node)?;
                     }
+                    Run::Objects(buf, len) => pending.extend_from_slice(&buf[..len]),
+                    Run::Trailer(node) => {
+                        if !pending.is_empty() {
+                            writer.append_records(&pending)?;
+                            pending = Vec::new();
+                        }
+                        previous_level = None;
+                        write_node(&mut writer, &node)?;
+                    }
                 }
             }
             if piece.out.last_level.is_some() {
@@ -773,6 +847,10 @@ fn convert_with<W: Write>(
         },
     )?;
     (report.read_errors, report.read_warnings) = counts;
+    if !pending.is_empty() {
+        // No TRLR (or records after it): the records made at the end.
+        writer.append_records(&pending)?;
+    }
     writer.finish()?;
     Ok((report, carried))
 }
@@ -788,14 +866,23 @@ pub(crate) fn valid_id7(id: &str) -> bool {
         && id != "@VOID@"
 }
 
-/// New names for the ids (in document order) that are not valid 7.0 ids:
-/// upper case, every other character `_`, a number appended while the name
-/// is taken.
-fn rename_ids(ids: &[String]) -> HashMap<String, String> {
-    let mut taken: HashSet<String> = ids.iter().filter(|x| valid_id7(x)).cloned().collect();
+/// The set of the input's record ids (a fast hash: every pointer of a 7.0
+/// output is looked up in it).
+pub(crate) type IdSet = HashSet<String, crate::tree::hash::BuildWordHasher>;
+
+/// The ids' new names (looked up for every id and pointer of a 7.0 output).
+pub(crate) type IdMap = HashMap<String, String, crate::tree::hash::BuildWordHasher>;
+
+/// New names for the ids `invalid` (in document order, each once) that are
+/// not valid 7.0 ids: upper case, every other character `_`, a number
+/// appended while the name is taken (by an id of `all`, the input's ids,
+/// which a valid name can only be if it is valid as it is, or by a new
+/// name given before).
+fn rename_ids(invalid: &[String], all: &IdSet) -> IdMap {
+    let mut taken: HashSet<String> = HashSet::new();
     taken.insert("@VOID@".to_string());
-    let mut map = HashMap::new();
-    for id in ids.iter().filter(|x| !valid_id7(x)) {
+    let mut map = IdMap::default();
+    for id in invalid {
         let inner = id.trim_matches('@');
         let mut base: String = inner
             .chars()
@@ -809,7 +896,7 @@ fn rename_ids(ids: &[String]) -> HashMap<String, String> {
         }
         let mut name = format!("@{base}@");
         let mut n = 2u64;
-        while taken.contains(&name) {
+        while taken.contains(&name) || all.contains(&name) {
             name = format!("@{base}_{n}@");
             n += 1;
         }

@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use crate::check::{known_tag, standard_sub, Shape};
 use crate::value::enums::respell;
-use crate::value::{Age, Date, NameType, Restriction, Role};
+use crate::value::{Age, AgeWord, Date, NameType, Restriction, Role};
 use crate::version::Version;
 
 use super::tables::{extension_uri, format_of, language_name, language_tag, media_type};
-use super::{CNode, ConvertReport, TERMS_551};
+use super::{CNode, ConvertReport, IdMap, IdSet, TERMS_551};
 
 /// Where a structure stands: a record, under a standard structure of a
 /// type, or under an extension (whose substructures no rule touches).
@@ -58,10 +58,18 @@ pub(super) struct Ctx {
     system: String,
     /// [`Ctx::std_sub`]'s cache (made at its first use).
     subs: Option<Box<[SubSlot]>>,
+    /// 7.0 output: the `OBJE` records made from the embedded objects of the
+    /// records converted since [`Ctx::take_objects`] last took them.
+    objects: Vec<CNode>,
 }
 
-/// The ids' new names, and the ids defined.
-type Ids = (HashMap<String, String>, HashSet<String>);
+/// The ids' new names, the ids defined, and the new names given.
+#[derive(Debug)]
+struct Ids {
+    rename: IdMap,
+    defined: IdSet,
+    renamed: HashSet<String>,
+}
 
 /// An answer of [`standard_sub`] for a parent and a tag of up to 8 octets.
 #[derive(Clone, Copy, Debug, Default)]
@@ -113,20 +121,90 @@ impl Ctx {
             restore: HashMap::new(),
             system: String::new(),
             subs: None,
+            objects: Vec::new(),
         }
     }
 
     /// Sets the ids' new names and the ids defined (after the first pass).
-    pub(super) fn set_ids(
-        &mut self,
-        rename: HashMap<String, String>,
-        defined: HashSet<String>,
-        report: &mut ConvertReport,
-    ) {
+    pub(super) fn set_ids(&mut self, rename: IdMap, defined: IdSet, report: &mut ConvertReport) {
         for _ in 0..rename.len() {
             report.changed("xref id made a valid 7.0 id");
         }
-        self.ids = Some(Arc::new((rename, defined)));
+        let renamed = rename.values().cloned().collect();
+        self.ids = Some(Arc::new(Ids {
+            rename,
+            defined,
+            renamed,
+        }));
+    }
+
+    /// The `OBJE` records the rules made (7.0 output, from embedded
+    /// objects) since the last call, in the order made.
+    pub(super) fn take_objects(&mut self) -> Vec<CNode> {
+        std::mem::take(&mut self.objects)
+    }
+
+    /// The id of the `OBJE` record made from the embedded object at input
+    /// line `line`: `@O<line>@`, or `@O<line>_2@`, ... when an id of the
+    /// input (or a new name of one) has it. The input's lines are numbered
+    /// alike at any number of threads and chunk size, so the id is too.
+    /// (Before the first pass has gathered the ids, `@O<line>@`.)
+    fn object_id(&self, line: u64) -> String {
+        let mut id = format!("@O{line}@");
+        if let Some(ids) = &self.ids {
+            let mut k = 2u64;
+            while ids.defined.contains(&id) || ids.renamed.contains(&id) {
+                id = format!("@O{line}_{k}@");
+                k += 1;
+            }
+        }
+        id
+    }
+
+    /// A 5.5.1 embedded object (an `OBJE` with no pointer, where 7.0 has a
+    /// pointer to an `OBJE` record): made an `OBJE` record of its own (the
+    /// migration guide), converted as a record and kept for the driver to
+    /// write before the `TRLR`, `n` made the pointer to it. The link's
+    /// `TITL` and 5.5's `FORM` beside `FILE` go under the first `FILE` (the
+    /// record's place for them) unless it has one already; everything else
+    /// stays where it was, judged as any record's substructures are.
+    fn embedded_object(&mut self, n: &mut CNode, report: &mut ConvertReport) {
+        let id = self.object_id(n.line);
+        let mut children = std::mem::take(&mut n.children);
+        for tag in ["FORM", "TITL"] {
+            let Some(mut f) = children.iter().position(|c| c.tag == "FILE") else {
+                break;
+            };
+            if children[f].child(tag).is_some() {
+                continue;
+            }
+            let Some(i) = children.iter().position(|c| c.tag == tag) else {
+                continue;
+            };
+            let moved = children.remove(i);
+            if i < f {
+                f -= 1;
+            }
+            let file = &mut children[f];
+            let at = usize::from(
+                tag == "TITL" && file.children.first().is_some_and(|c| c.tag == "FORM"),
+            );
+            file.children.insert(at, moved);
+        }
+        let mut record = CNode {
+            tag: "OBJE".into(),
+            xref: Some(id.clone()),
+            value: None,
+            pointer: false,
+            line: n.line,
+            children,
+        };
+        let mut path = String::new();
+        self.walk7(&mut record, Parent::Record, "", &mut path, report);
+        self.objects.push(record);
+        n.value = Some(id);
+        n.pointer = true;
+        report.changed("embedded OBJE to an OBJE record");
     }
 
     /// [`standard_sub`] through a small direct-mapped cache of its answers
@@ -183,6 +261,9 @@ impl Ctx {
         if self.to.is_gedcom7() {
             if record.tag == "HEAD" {
                 self.head7(record, report);
+            }
+            if record.tag == "INDI" {
+                stillborn7(record, report);
             }
             self.walk7(record, Parent::Record, "", &mut path, report);
             if record.tag == "HEAD" && !self.made.is_empty() {
@@ -253,7 +334,9 @@ impl Ctx {
         let Some(ids) = &self.ids else {
             return;
         };
-        let (rename, defined) = &**ids;
+        let Ids {
+            rename, defined, ..
+        } = &**ids;
         if let Some(x) = &n.xref {
             if let Some(new) = rename.get(x) {
                 n.xref = Some(new.clone());
@@ -402,6 +485,14 @@ impl Ctx {
             "NOTE" if n.pointer => {
                 n.tag = "SNOTE".into();
                 report.changed("NOTE pointer to SNOTE");
+            }
+            "OBJE"
+                if !record
+                    && !n.pointer
+                    && !n.children.is_empty()
+                    && matches!(sub, Some((_, Shape::Pointer))) =>
+            {
+                self.embedded_object(n, report);
             }
             "SOUR" if !record && !n.pointer && citation_at(parent) => {
                 let text = n.value.take().unwrap_or_default();
@@ -845,6 +936,67 @@ impl Ctx {
             }
             _ => {}
         }
+    }
+}
+
+/// `AGE STILLBORN` under an individual's event or attribute (5.5.1), as the
+/// migration guide recommends: the `AGE` line left out and `NOTE
+/// Stillborn` added to the structure it stood under; then the individual's
+/// first `DEAT` given `AGE 0y` unless it has an age (a `DEAT` made when
+/// there is none), and its first `BIRT` given `TYPE Stillborn` unless it
+/// has a type (a `BIRT` made when there is none). An `AGE STILLBORN` with
+/// substructures of its own is left to the `AGE` rule (`0y` + `PHRASE
+/// Stillborn`), as is one anywhere else: under a family event's `HUSB` or
+/// `WIFE` the individual is another record (the spouse's `INDI`, perhaps
+/// converted already on another thread), which a record's rules do not
+/// change.
+fn stillborn7(indi: &mut CNode, report: &mut ConvertReport) {
+    let stillborn = |a: &CNode| {
+        a.tag == "AGE"
+            && !a.pointer
+            && a.children.is_empty()
+            && matches!(
+                Age::parse(a.text_value()),
+                Ok(Age::Word(AgeWord::Stillborn))
+            )
+    };
+    let mut found = false;
+    for event in indi.children.iter_mut().filter(|e| !e.tag.starts_with('_')) {
+        let before = event.children.len();
+        event.children.retain(|a| !stillborn(a));
+        if event.children.len() < before {
+            found = true;
+            event.children.push(CNode::text("NOTE", "Stillborn"));
+            report.changed("AGE STILLBORN to DEAT.AGE 0y, BIRT.TYPE Stillborn and a NOTE");
+        }
+    }
+    if !found {
+        return;
+    }
+    let made = |tag: &str, sub: CNode| CNode {
+        tag: tag.to_string(),
+        children: vec![sub],
+        ..CNode::default()
+    };
+    match indi.children.iter_mut().find(|c| c.tag == "BIRT") {
+        Some(birt) if birt.child("TYPE").is_some() => {}
+        Some(birt) => birt.children.insert(0, CNode::text("TYPE", "Stillborn")),
+        None => indi
+            .children
+            .push(made("BIRT", CNode::text("TYPE", "Stillborn"))),
+    }
+    match indi.children.iter_mut().find(|c| c.tag == "DEAT") {
+        Some(deat) if deat.child("AGE").is_some() => {}
+        Some(deat) => {
+            // After its DATE, where an age usually stands.
+            let at = deat
+                .children
+                .iter()
+                .position(|c| c.tag == "DATE")
+                .map_or(0, |i| i + 1);
+            deat.children.insert(at, CNode::text("AGE", "0y"));
+        }
+        None => indi.children.push(made("DEAT", CNode::text("AGE", "0y"))),
     }
 }
 

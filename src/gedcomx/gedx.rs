@@ -58,7 +58,7 @@
 //! # Ok::<(), gedcom_elf::gedcomx::gedx::GedxError>(())
 //! ```
 
-use crate::escape::percent_decode;
+use crate::gedzip::{entry_names, has_scheme, NoEntry, PathSyntax};
 use std::collections::HashSet;
 use std::fmt;
 use std::fs::File;
@@ -461,7 +461,7 @@ fn check_name(name: &str) -> Result<(), &'static str> {
     if name.is_empty() {
         return Err("an empty name");
     }
-    if name.starts_with('/') || name.contains('\\') || has_scheme(name) {
+    if name.starts_with('/') || name.contains('\\') || has_scheme(name, true) {
         return Err("not a relative path");
     }
     if name.chars().any(char::is_control) {
@@ -635,51 +635,20 @@ pub struct MediaSelection {
     pub excluded: Vec<(String, Exclusion)>,
 }
 
-/// Whether `s` starts with a URI scheme (`http:`, `file:`; a Windows drive
-/// letter `C:` too).
-fn has_scheme(s: &str) -> bool {
-    let Some((scheme, _)) = s.split_once(':') else {
-        return false;
-    };
-    let mut bytes = scheme.bytes();
-    bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
-        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
-}
-
 /// The zip entry name an `about` value names, or why it names none: a
-/// relative path, percent-escapes decoded, `./` segments dropped.
+/// relative path, percent-escapes decoded, `./` segments dropped (GEDZIP's
+/// rule, [`entry_names`] with the `about`'s syntax), and not one of the
+/// names the archive keeps for itself.
 fn entry_name(about: &str) -> Result<String, Exclusion> {
-    let drive = about
-        .as_bytes()
-        .first()
-        .is_some_and(u8::is_ascii_alphabetic)
-        && about.as_bytes().get(1) == Some(&b':');
-    if drive {
-        return Err(Exclusion::Absolute);
-    }
-    if has_scheme(about) {
-        return Err(Exclusion::Url);
-    }
-    let path = percent_decode(about);
-    if path.starts_with(['/', '\\']) {
-        return Err(Exclusion::Absolute);
-    }
-    let mut parts = Vec::new();
-    for part in path.split(['/', '\\']) {
-        match part {
-            "" | "." => {}
-            ".." => return Err(Exclusion::Escapes),
-            p => parts.push(p),
-        }
-    }
-    let name = parts.join("/");
-    if name.is_empty() {
-        Err(Exclusion::NotFound)
-    } else if name.chars().any(char::is_control) {
-        Err(Exclusion::Unusable)
-    } else if has_scheme(&name) {
-        Err(Exclusion::Url)
-    } else if is_reserved(&name) || name == "tree.json" || name == "tree.xml" {
+    let name = match entry_names(about, PathSyntax::GedxAbout) {
+        Ok(mut names) if !names.is_empty() => names.swap_remove(0),
+        Ok(_) | Err(NoEntry::Empty) => return Err(Exclusion::NotFound),
+        Err(NoEntry::Absolute) => return Err(Exclusion::Absolute),
+        Err(NoEntry::Url) => return Err(Exclusion::Url),
+        Err(NoEntry::Outside) => return Err(Exclusion::Escapes),
+        Err(NoEntry::Unusable) => return Err(Exclusion::Unusable),
+    };
+    if is_reserved(&name) || name == "tree.json" || name == "tree.xml" {
         Err(Exclusion::Reserved)
     } else {
         Ok(name)
