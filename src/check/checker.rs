@@ -7,16 +7,15 @@
 //! the pointers on `jobs` threads and judges links and family ages with
 //! sorted lists, not hash sets.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::ops::Range;
-use std::sync::{Mutex, PoisonError};
 
 use super::config::Groups;
 use super::inspect::{inspect_into, Inspection, PointerFact, Span};
 use super::links::{self, Role};
 use super::plausible::{self, age_range};
 use super::{read, structure, CheckConfig, Finding, Rule, Version};
-use crate::ordered::par_ranges;
+use crate::ordered::{par_ranges, run_scoped};
 use crate::tree::hash::{hash_bytes, FastMap as HashMap};
 use crate::tree::NodeRef;
 use crate::{Diagnostic, Error, Severity};
@@ -24,11 +23,15 @@ use crate::{Diagnostic, Error, Severity};
 /// Drops `value` on a thread of its own (or here, if no thread can be
 /// made): large collections of small allocations take a while to free,
 /// which nobody waits for.
-fn drop_elsewhere<T: Send + 'static>(value: T) {
+pub(super) fn drop_elsewhere<T: Send + 'static>(value: T) {
     let _ = std::thread::Builder::new()
         .name("gedcom-elf-drop".into())
         .spawn(move || drop(value));
 }
+
+/// No birth known: a span no date gives (`jdn_range` gives `i64::MAX`
+/// only as an end and `i64::MIN` only as a start).
+const NO_BIRTH: (i64, i64) = (i64::MAX, i64::MIN);
 
 /// No record: a pointer's record has no xref_id, or its target is none.
 const NONE: u32 = u32::MAX;
@@ -330,7 +333,8 @@ pub struct Checker {
     /// Per xref_id: the tag and line of the first record that has it.
     defined: Vec<(u32, u64)>,
     /// Per xref_id: the span of the birth of the individual that has it.
-    births: Vec<Option<(i64, i64)>>,
+    /// ([`NO_BIRTH`] for none: 16 octets an id, not 24.)
+    births: Vec<(i64, i64)>,
     parts: Vec<Part>,
     /// The records with pointers of the inspection being absorbed: see
     /// [`Part::froms`].
@@ -459,7 +463,7 @@ impl Checker {
                     let tag = self.tags.id(tag);
                     from = self.xrefs.insert(hash, x, tag);
                     self.defined.push((tag, r.line));
-                    self.births.push(None);
+                    self.births.push(NO_BIRTH);
                     new = true;
                 }
             }
@@ -474,7 +478,7 @@ impl Checker {
         }
         let dated = found.dated.get(r.dated as usize);
         if new {
-            self.births[from as usize] = dated.and_then(|d| d.birth);
+            self.births[from as usize] = dated.and_then(|d| d.birth).unwrap_or(NO_BIRTH);
         }
         if let (Some((span, line, text)), true) = (dated.and_then(|d| d.marriage), from != NONE) {
             self.marriages.push(Marriage {
@@ -566,6 +570,22 @@ impl Checker {
                 text: Some(part.text(p.target).to_string()),
             }
         };
+        // Whether a pointer whose target code is `code` may point to a
+        // record whose tag id is `tag`: worked out once per code and tag
+        // (a few of each), not per pointer.
+        let tags = self.tags.names.len();
+        let table: Vec<bool> = (0..=u8::MAX)
+            .flat_map(|code| {
+                let target = structure::target_of(code);
+                (0..tags as u32).map(move |t| target.is_none_or(|e| e.contains(&self.tags.name(t))))
+            })
+            .collect();
+        let fits = |code: u8, tag: u32| {
+            table
+                .get(usize::from(code) * tags + tag as usize)
+                .copied()
+                .unwrap_or(true)
+        };
         // Each pointer's findings and the links it says, parts shared out
         // among the threads (concatenated in order: as one pass would).
         let (missing, wrong) = (c.has(&links::MISSING_TARGET), c.has(&links::WRONG_TYPE));
@@ -582,9 +602,8 @@ impl Checker {
                         k,
                         format!("{} names no record", part.text(p.target)),
                     )),
-                    Some(t) if wrong => {
-                        let expected = structure::target_of(p.expected);
-                        if let Some(expected) = expected.filter(|e| !e.contains(&t)) {
+                    Some(t) if wrong && !fits(p.expected, tag) => {
+                        if let Some(expected) = structure::target_of(p.expected) {
                             l.found.push(at(
                                 &links::WRONG_TYPE,
                                 k,
@@ -622,28 +641,39 @@ impl Checker {
         });
         let Links {
             mut found,
-            spouse_of,
-            has_spouse,
-            child_of,
-            has_child,
+            mut spouse_of,
+            mut has_spouse,
+            mut child_of,
+            mut has_child,
             mut parents,
             mut adopted,
         } = Links::concat(shares);
         // The family links as (individual, family, pointer) lists, sorted
         // (a list a thread): each way of saying a link, to find the one
         // said only one way.
-        let lists = [spouse_of, has_spouse, child_of, has_child].map(Mutex::new);
-        par_ranges(lists.len(), self.jobs, |range| {
-            for list in &lists[range] {
-                list.lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .sort_unstable();
+        {
+            // Two shares of about the same length (the spouses' lists and
+            // the parents', the children's and the exempt ones).
+            type Sort<'s> = Box<dyn FnOnce() + Send + 's>;
+            let shares: Vec<Sort<'_>> = vec![
+                Box::new(|| {
+                    spouse_of.sort_unstable();
+                    has_spouse.sort_unstable();
+                    parents.sort_unstable();
+                }),
+                Box::new(|| {
+                    child_of.sort_unstable();
+                    has_child.sort_unstable();
+                    adopted.sort_unstable();
+                }),
+            ];
+            match self.jobs {
+                0 | 1 => shares.into_iter().for_each(|sort| sort()),
+                _ => {
+                    run_scoped(shares, |sort| sort());
+                }
             }
-        });
-        parents.sort_unstable();
-        adopted.sort_unstable();
-        let [spouse_of, has_spouse, child_of, has_child] =
-            lists.map(|l| l.into_inner().unwrap_or_else(PoisonError::into_inner));
+        }
         // Whether the record `id` is tagged `tag` (a tag's id).
         let tag_id = |tag: &str| self.tags.ids.get(tag).copied();
         let is = |id: u32, tag: Option<u32>| {
@@ -726,7 +756,10 @@ impl Checker {
     ) {
         let limits = self.config.limits();
         let name = |id: u32| self.xrefs.name(id);
-        let birth = |id: u32| self.births.get(id as usize).copied().flatten();
+        let birth = |id: u32| {
+            let b = self.births.get(id as usize).copied();
+            b.filter(|&b| b != NO_BIRTH)
+        };
         // Where each family's parents begin in `parents`, by family.
         let mut starts = written_zeros::<u32>(self.defined.len() + 1);
         for &(f, _, _) in parents {
@@ -754,24 +787,27 @@ impl Checker {
                 for &(_, parent, wife) in parents_of(family) {
                     let Some(pb) = birth(parent) else { continue };
                     let (least, most) = age_range(pb, born);
-                    let (rule, message) = if most < limits.min_parent_age {
-                        (
-                            &plausible::PARENT_TOO_YOUNG,
-                            format!("was at most {}", most as i64),
-                        )
+                    let (rule, bound, age) = if most < limits.min_parent_age {
+                        (&plausible::PARENT_TOO_YOUNG, "at most", most)
                     } else if !wife && least > limits.max_parent_age {
-                        (
-                            &plausible::PARENT_TOO_OLD,
-                            format!("was at least {}", least as i64),
-                        )
+                        (&plausible::PARENT_TOO_OLD, "at least", least)
                     } else if wife && least > limits.max_mother_age {
-                        (
-                            &plausible::MOTHER_TOO_OLD,
-                            format!("was at least {}", least as i64),
-                        )
+                        (&plausible::MOTHER_TOO_OLD, "at least", least)
                     } else {
                         continue;
                     };
+                    // `{parent} ({role}) was {bound} {age} at the birth of
+                    // {child}`, written piece by piece (there may be
+                    // hundreds of thousands).
+                    let (parent, child) = (name(parent), name(child));
+                    let mut message = String::with_capacity(parent.len() + child.len() + 48);
+                    message.push_str(parent);
+                    message.push_str(if wife { " (WIFE) was " } else { " (HUSB) was " });
+                    message.push_str(bound);
+                    message.push(' ');
+                    let _ = write!(message, "{}", age as i64);
+                    message.push_str(" at the birth of ");
+                    message.push_str(child);
                     let (part, p, _) = all.get(k);
                     found.push(Finding {
                         rule,
@@ -781,39 +817,39 @@ impl Checker {
                             .paths
                             .name(part.paths.get(p.path as usize).copied().unwrap_or(NONE))
                             .to_string(),
-                        message: format!(
-                            "{} ({}) {message} at the birth of {}",
-                            name(parent),
-                            if wife { "WIFE" } else { "HUSB" },
-                            name(child)
-                        ),
-                        text: Some(name(child).to_string()),
+                        message,
+                        text: Some(child.to_string()),
                     });
                 }
             }
             found
         });
         found.extend(shares.into_iter().flatten());
-        for m in &self.marriages {
-            for &(_, spouse, _) in parents_of(m.family) {
-                let Some(sb) = birth(spouse) else { continue };
-                let (_, most) = age_range(sb, m.span);
-                if most < limits.min_marriage_age {
-                    found.push(Finding {
-                        rule: &plausible::MARRIED_TOO_YOUNG,
-                        line: m.line,
-                        record: Some(name(m.family).to_string()),
-                        path: "FAM.MARR.DATE".into(),
-                        message: format!(
-                            "{} was at most {} at the marriage",
-                            name(spouse),
-                            most as i64
-                        ),
-                        text: Some(m.text.to_string()),
-                    });
+        let shares = par_ranges(self.marriages.len(), self.jobs, |range| {
+            let mut found = Vec::new();
+            for m in &self.marriages[range] {
+                for &(_, spouse, _) in parents_of(m.family) {
+                    let Some(sb) = birth(spouse) else { continue };
+                    let (_, most) = age_range(sb, m.span);
+                    if most < limits.min_marriage_age {
+                        found.push(Finding {
+                            rule: &plausible::MARRIED_TOO_YOUNG,
+                            line: m.line,
+                            record: Some(name(m.family).to_string()),
+                            path: "FAM.MARR.DATE".into(),
+                            message: format!(
+                                "{} was at most {} at the marriage",
+                                name(spouse),
+                                most as i64
+                            ),
+                            text: Some(m.text.to_string()),
+                        });
+                    }
                 }
             }
-        }
+            found
+        });
+        found.extend(shares.into_iter().flatten());
     }
 }
 
@@ -833,7 +869,9 @@ struct Links {
 impl Links {
     /// The lists of `shares` one after the other.
     fn concat(shares: Vec<Links>) -> Links {
-        let mut all = Links::default();
+        let mut shares = shares.into_iter();
+        // The first share's lists grown, not copied.
+        let mut all = shares.next().unwrap_or_default();
         for s in shares {
             all.found.extend(s.found);
             all.spouse_of.extend(s.spouse_of);
@@ -926,7 +964,7 @@ mod tests {
                 i as u32
             );
         }
-        assert!(x.slots.iter().any(|&s| s == 0));
+        assert!(x.slots.contains(&0));
         for (i, n) in names.iter().enumerate() {
             assert_eq!(find(&x, n), Some((i as u32, i as u32 % 7)));
             assert_eq!(x.name(i as u32), n);

@@ -108,6 +108,33 @@ impl Inspection {
         self.records.is_empty()
     }
 
+    /// Adds `by` to every line number it holds (findings, their messages'
+    /// line references, records, pointers, marriages): a chunk read
+    /// numbered from line 1, renumbered once the lines before it are
+    /// known.
+    pub(super) fn shift_lines(&mut self, by: u64) {
+        if by == 0 {
+            return;
+        }
+        for r in &mut self.records {
+            r.line = r.line.saturating_add(by);
+        }
+        for p in &mut self.pointers {
+            p.line = p.line.saturating_add(by);
+        }
+        for d in &mut self.dated {
+            if let Some((_, line, _)) = &mut d.marriage {
+                *line = line.saturating_add(by);
+            }
+        }
+        for f in &mut self.findings {
+            if f.line != 0 {
+                f.line = f.line.saturating_add(by);
+            }
+            plausible::shift_line_reference(f, by);
+        }
+    }
+
     pub(super) fn text(&self, (a, b): Span) -> &str {
         self.strings.get(a as usize..b as usize).unwrap_or("")
     }

@@ -117,6 +117,31 @@ fn at_date(
 
 /// Judges one individual record (tagged `record`) by the dates of its
 /// substructures `events`, in order; gives its birth's span.
+/// How the messages of [`DEATH_BEFORE_BIRTH`] and [`AFTER_DEATH`] end:
+/// the line of the date they compare with.
+fn line_reference(line: u64) -> String {
+    format!("(line {line})")
+}
+
+/// Adds `by` to the line a finding's message ends with, if its rule's
+/// messages end with a [`line_reference`] (see
+/// [`Inspection::shift_lines`](super::Inspection)).
+pub(super) fn shift_line_reference(f: &mut Finding, by: u64) {
+    if f.rule != &DEATH_BEFORE_BIRTH && f.rule != &AFTER_DEATH {
+        return;
+    }
+    let Some(open) = f.message.rfind("(line ") else {
+        return;
+    };
+    let digits = f.message.get(open + 6..f.message.len().saturating_sub(1));
+    if let Some(line) = digits.and_then(|d| d.parse::<u64>().ok()) {
+        if line != 0 {
+            f.message.truncate(open);
+            f.message.push_str(&line_reference(line.saturating_add(by)));
+        }
+    }
+}
+
 pub(crate) fn person(
     record: &str,
     events: &[Dated],
@@ -152,7 +177,10 @@ pub(crate) fn person(
                 &DEATH_BEFORE_BIRTH,
                 (record, died.tag),
                 &date(died),
-                format!("death dated before the birth (line {})", date(born).line),
+                format!(
+                    "death dated before the birth {}",
+                    line_reference(date(born).line)
+                ),
             ));
         } else {
             let (least, _) = age_range(b, d);
@@ -189,9 +217,9 @@ pub(crate) fn person(
                     (record, event.tag),
                     &d,
                     format!(
-                        "{} dated after the {what} (line {})",
+                        "{} dated after the {what} {}",
                         event.tag,
-                        date(ended).line
+                        line_reference(date(ended).line)
                     ),
                 ));
                 continue;

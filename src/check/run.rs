@@ -72,8 +72,11 @@ impl Checker {
             pending: Vec::new(),
         };
         let mut failed_sink = None;
+        // Each chunk numbered from line 1 as it is read (no pass over the
+        // input to count lines first), its inspection renumbered when its
+        // turn comes to be absorbed.
         let result = chunks.run(
-            Numbering::Global,
+            Numbering::Relative,
             |i, reader, ds| {
                 let mut found = Inspection::with_room(ranges[i].len());
                 let mut walk = Walk::new(&config, groups, version, (i == 0).then_some(version));
@@ -93,7 +96,8 @@ impl Checker {
                 )?;
                 Ok(found)
             },
-            |found, ds, _| {
+            |mut found: Inspection, ds, off| {
+                found.shift_lines(off);
                 out.pending
                     .extend(ds.iter().filter_map(|d| self.diagnostic(d)));
                 if let Err(e) = out.absorb(&mut self, found, &mut summary, &mut sink) {
@@ -320,6 +324,11 @@ where
         let f = &list[i as usize];
         summary.count(f);
         sink(f).map_err(RunError::Sink)?;
+    }
+    // Hundreds of thousands of findings (at the end) are freed on a
+    // thread of their own: nobody waits for it.
+    if list.len() > 1 << 12 {
+        super::checker::drop_elsewhere(std::mem::take(list));
     }
     list.clear();
     Ok(())
