@@ -13,17 +13,18 @@ use gedcom_elf::Input;
 
 use crate::cli::{CheckArgs, ReadOpts, Settings};
 use crate::drive::{Source, CHUNK};
-use crate::json::write_str;
+use crate::json::{write_str, write_u64};
 use crate::output::Output;
 use crate::progress::Progress;
 use crate::report::{say, Fail, Report};
 
-/// Writes one finding as a JSON object on a line.
-fn json(out: &mut Output, file: &str, f: &Finding) -> io::Result<()> {
+/// Writes one finding as a JSON object on a line (into a buffer: one
+/// write to the output a finding, and there may be hundreds of thousands).
+fn json(out: &mut Vec<u8>, file: &str, f: &Finding) -> io::Result<()> {
     out.write_all(b"{\"file\":")?;
     write_str(out, file)?;
     out.write_all(b",\"line\":")?;
-    out.write_all(f.line.to_string().as_bytes())?;
+    write_u64(out, f.line)?;
     // The keys with their quotes and colons, written as they are.
     for (key, value) in [
         (&b",\"record\":"[..], f.record.as_deref()),
@@ -43,7 +44,7 @@ fn json(out: &mut Output, file: &str, f: &Finding) -> io::Result<()> {
 }
 
 /// Writes one finding as `FILE:LINE: severity: [rule] message[: text]`.
-fn text(out: &mut Output, file: &str, f: &Finding) -> io::Result<()> {
+fn text(out: &mut Vec<u8>, file: &str, f: &Finding) -> io::Result<()> {
     let (line, severity, rule) = (f.line, f.severity(), f.rule.id);
     write!(out, "{file}:{line}: {severity}: [{rule}] {}", f.message)?;
     match &f.text {
@@ -139,7 +140,12 @@ fn check(
     let write = if args.format == "text" { text } else { json };
     let reader_config = settings.config().encoding(settings.encoding());
     let (checker, jobs) = (Checker::new(config.clone()), settings.jobs());
-    let mut sink = |f: &Finding| write(out, name, f);
+    let mut line = Vec::new();
+    let mut sink = |f: &Finding| {
+        line.clear();
+        write(&mut line, name, f)?;
+        out.write_all(&line)
+    };
     let result = if let Source::Stdin = source {
         let progress = Progress::new(None);
         let records = Records::with_config(progress.wrap(crate::drive::stdin()?), reader_config);
