@@ -196,6 +196,12 @@ impl Xrefs {
         slots[i] = (hash >> PLACE_BITS << PLACE_BITS) | ((place + 1) & PLACE_MASK);
     }
 
+    /// The tag id of the record that defined `id`.
+    fn tag(&self, id: u32) -> Option<u32> {
+        let place = *self.places.get(id as usize)? as usize;
+        Some(word(&self.entries, place + 4))
+    }
+
     fn name(&self, id: u32) -> &str {
         let Some(&place) = self.places.get(id as usize) else {
             return "";
@@ -330,8 +336,9 @@ pub struct Checker {
     xrefs: Xrefs,
     paths: Interner,
     tags: Interner,
-    /// Per xref_id: the tag and line of the first record that has it.
-    defined: Vec<(u32, u64)>,
+    /// Per xref_id: the line of the first record that has it (its tag is
+    /// in its [`Xrefs`] entry).
+    defined: Vec<u64>,
     /// Per xref_id: the span of the birth of the individual that has it.
     /// ([`NO_BIRTH`] for none: 16 octets an id, not 24.)
     births: Vec<(i64, i64)>,
@@ -445,7 +452,7 @@ impl Checker {
             match self.xrefs.find(hash, x) {
                 Some((id, _)) => {
                     from = id;
-                    let first = self.defined[id as usize].1;
+                    let first = self.defined[id as usize];
                     if self.config.has(&links::DUPLICATE_XREF) {
                         out.push(Finding {
                             rule: &links::DUPLICATE_XREF,
@@ -462,7 +469,7 @@ impl Checker {
                 None => {
                     let tag = self.tags.id(tag);
                     from = self.xrefs.insert(hash, x, tag);
-                    self.defined.push((tag, r.line));
+                    self.defined.push(r.line);
                     self.births.push(NO_BIRTH);
                     new = true;
                 }
@@ -534,10 +541,9 @@ impl Checker {
         drop_elsewhere(self);
     }
 
-    /// The targets of a part's pointers and their tag ids, or [`NONE`]s,
-    /// into `out`.
-    fn resolve(&self, part: &Part, out: &mut Vec<(u32, u32)>) {
-        out.clear();
+    /// The targets of a part's pointers and their tag ids, or [`NONE`]s.
+    fn resolve(&self, part: &Part) -> Vec<(u32, u32)> {
+        let mut out = Vec::with_capacity(part.pointers.len());
         let find = |p: &PointerFact| self.xrefs.find(p.hash, part.text(p.target));
         // A few dozen at a time, their slots fetched together first
         // ([`Xrefs::warm`]): each lookup alone would wait for memory.
@@ -545,6 +551,7 @@ impl Checker {
             std::hint::black_box(self.xrefs.warm(block.iter().map(|p| p.hash)));
             out.extend(block.iter().map(|p| find(p).unwrap_or((NONE, NONE))));
         }
+        out
     }
 
     /// The findings of the links and family ages, in no particular order:
@@ -591,11 +598,7 @@ impl Checker {
         let (missing, wrong) = (c.has(&links::MISSING_TARGET), c.has(&links::WRONG_TYPE));
         let shares = par_ranges(self.parts.len(), self.jobs, |range| {
             let mut l = Links::default();
-            let mut targets = Vec::new();
-            for (k, part, p, from, (to, tag)) in all.iter(range, |part| {
-                self.resolve(part, &mut targets);
-                std::mem::take(&mut targets)
-            }) {
+            for (k, part, p, from, (to, tag)) in all.iter(range, |part| self.resolve(part)) {
                 match tag_name(tag) {
                     None if missing => l.found.push(at(
                         &links::MISSING_TARGET,
@@ -648,8 +651,8 @@ impl Checker {
             mut parents,
             mut adopted,
         } = Links::concat(shares);
-        // The family links as (individual, family, pointer) lists, sorted
-        // (a list a thread): each way of saying a link, to find the one
+        // The family links as (individual, family, pointer) lists, sorted:
+        // each way of saying a link, to find the one
         // said only one way.
         {
             // Two shares of about the same length (the spouses' lists and
@@ -676,9 +679,7 @@ impl Checker {
         }
         // Whether the record `id` is tagged `tag` (a tag's id).
         let tag_id = |tag: &str| self.tags.ids.get(tag).copied();
-        let is = |id: u32, tag: Option<u32>| {
-            tag.is_some() && self.defined.get(id as usize).map(|d| d.0) == tag
-        };
+        let is = |id: u32, tag: Option<u32>| tag.is_some() && self.xrefs.tag(id) == tag;
         if c.has(&links::ONE_SIDED) {
             // Each list, the one that should say the same, and whether
             // its pointers point to the family (else to the individual).
@@ -921,7 +922,7 @@ impl<'c> Pointers<'c> {
     fn iter<'s>(
         &'s self,
         range: Range<usize>,
-        mut resolve: impl FnMut(&'c Part) -> Vec<(u32, u32)> + 's,
+        resolve: impl Fn(&'c Part) -> Vec<(u32, u32)> + 's,
     ) -> impl Iterator<Item = (u32, &'c Part, &'c PointerFact, u32, (u32, u32))> + 's {
         self.parts[range.clone()]
             .iter()

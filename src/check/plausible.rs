@@ -115,8 +115,6 @@ fn at_date(
     }
 }
 
-/// Judges one individual record (tagged `record`) by the dates of its
-/// substructures `events`, in order; gives its birth's span.
 /// How the messages of [`DEATH_BEFORE_BIRTH`] and [`AFTER_DEATH`] end:
 /// the line of the date they compare with.
 fn line_reference(line: u64) -> String {
@@ -142,6 +140,8 @@ pub(super) fn shift_line_reference(f: &mut Finding, by: u64) {
     }
 }
 
+/// Judges one individual record (tagged `record`) by the dates of its
+/// substructures `events`, in order; gives its birth's span.
 pub(crate) fn person(
     record: &str,
     events: &[Dated],
