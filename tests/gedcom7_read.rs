@@ -674,3 +674,59 @@ fn gedcom7_lines_read_leniently_with_diagnostics() {
         .collect();
     assert_eq!(ours, [4, 5, 6, 9, 10]);
 }
+
+/// A blank line is not a line of 7.0's grammar: each one in a 7.0 document
+/// (between lines, before a continuation line, at the end) has a
+/// `gedcom7-line` warning naming it, from a whole read, from chunks and
+/// from a stream alike; a 5.5.1 document's blank lines have none.
+#[test]
+fn gedcom7_blank_lines_each_have_a_warning() {
+    let body = "0 @I1@ INDI\n\n1 NAME John /Doe/\n \t\n1 NOTE a\n\r\n2 CONT b\n0 TRLR\n\n\n";
+    let g7 = format!("0 HEAD\n1 GEDC\n2 VERS 7.0\n{body}");
+    let (events, diagnostics) = read_all(g7.as_bytes(), ReaderConfig::new());
+    let found: Vec<(u64, &str)> = diagnostics
+        .iter()
+        .map(|d| (d.position.line, d.message.split(',').next().unwrap_or("")))
+        .collect();
+    let want: Vec<(u64, &str)> = [5, 7, 9, 12, 13]
+        .iter()
+        .map(|&l| (l, "a blank line"))
+        .collect();
+    assert_eq!(found, want);
+    assert!(diagnostics
+        .iter()
+        .all(|d| d.kind == DiagnosticKind::Gedcom7Line && d.severity() == Severity::Warning));
+    assert_eq!(text_of(&events, "@I1@", Some("NOTE")), "a\nb");
+    let lines: Vec<u64> = want.iter().map(|(l, _)| *l).collect();
+    let input = Input::new(g7.as_bytes()).unwrap();
+    let read_through = |r: &mut Reader<'_>| {
+        while r.next_event()?.is_some() {}
+        Ok(())
+    };
+    for batch in [8, 16, 64] {
+        let mut chunked = Vec::new();
+        Chunks::new(&input, ReaderConfig::new())
+            .unwrap()
+            .jobs(2)
+            .batch_bytes(batch)
+            .for_each(read_through, |(), ds| {
+                chunked.extend(ds.iter().map(|d| d.position.line));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(chunked, lines, "chunks of {batch}");
+        let mut streamed = Vec::new();
+        StreamReader::new(BufReader::new(g7.as_bytes()))
+            .jobs(2)
+            .batch_bytes(batch)
+            .for_each(read_through, |(), ds| {
+                streamed.extend(ds.iter().map(|d| d.position.line));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(streamed, lines, "stream batches of {batch}");
+    }
+    let g551 = format!("0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n{body}");
+    let (_, diagnostics) = read_all(g551.as_bytes(), ReaderConfig::new());
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+}

@@ -432,6 +432,9 @@ impl<'a> Reader<'a> {
                         return self.next_event();
                     }
                     self.phase = Phase::Closing;
+                    if self.state.setup.version == Version::Gedcom7 {
+                        self.gedcom7_blank_tail()?;
+                    }
                 }
                 Phase::Closing => {
                     if !self.stack.is_empty() {

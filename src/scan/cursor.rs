@@ -8,7 +8,7 @@
 //! built and then moved.
 
 use super::bytes::find_break;
-use super::{is_id, is_valid_xref, is_ws, trim_end, LineError};
+use super::{is_id, is_upper_id, is_valid_xref, is_ws, trim_end, LineError};
 
 /// One non-blank line string, parsed against the `Line` production. Every
 /// position is a byte offset in the buffer being scanned.
@@ -34,74 +34,84 @@ pub(crate) struct Scanned {
     pub tag_end: usize,
     /// Whether the tag is one the structure rules treat specially.
     pub kind: TagKind,
+    /// How the line departs from GEDCOM 7's line form: [`gedcom7`] bits.
+    pub gedcom7: u8,
+    /// With [`gedcom7::BLANK`]: the number of the first of the blank lines
+    /// before this one (they run up to `number`), and where it starts.
+    pub blank_from: u64,
+    pub blank_start: usize,
+}
+
+/// How a line departs from GEDCOM 7's stricter `Line` production, which
+/// the scanner reads as ELF's (7.0 §1: a file is lines, each `Level D [Xref
+/// D] Tag [D LineVal] EOL`, `D` one space, no whitespace before the level,
+/// tags of upper-case letters, digits and underscores): a set of these
+/// bits, found while the line is scanned. The line GEDCOM 7 allows, nearly
+/// every line, has none, so the reader's 7.0 mode tests one byte a line.
+pub(crate) mod gedcom7 {
+    /// Blank lines (empty, or only spaces and tabs) just before the line.
+    pub const BLANK: u8 = 1;
+    /// Whitespace before the level.
+    pub const LEADING: u8 = 2;
+    /// A delimiter other than one space between level, xref, tag and payload.
+    pub const DELIMITER: u8 = 4;
+    /// Lowercase letters in the tag.
+    pub const LOWERCASE: u8 = 8;
 }
 
 impl Scanned {
-    /// The first way this line (parsed, at its place in `input`) departs
-    /// from GEDCOM 7's stricter `Line` production, which the scanner reads
-    /// as ELF's (7.0 §1: `Level D [Xref D] Tag [D LineVal] EOL`, `D` one
-    /// space, no whitespace before the level, tags of upper-case letters,
-    /// digits and underscores): a description, or `None` for a line
-    /// GEDCOM 7 allows (or an unparsable one, reported as that).
-    #[inline(always)]
-    pub fn gedcom7_departure(&self, input: &[u8]) -> Option<&'static str> {
-        // The usual line, settled by a few comparisons: a one-digit level
-        // and one space (`tag_start` right after it, the byte between a
-        // space), the xref and one space, the tag, then the end or a space;
-        // nothing before the level; and (the one loop) no lowercase letter
-        // in the tag, whose octets are `[0-9A-Z_a-z]`: lowercase is `a` up.
-        let s = self.start;
-        let tag_after = match self.has_xref() {
-            true => {
-                self.xref_start == s + 2
-                    && input.get(self.xref_end) == Some(&b' ')
-                    && self.tag_start == self.xref_end + 1
-            }
-            false => self.tag_start == s + 2,
-        };
-        let usual = self.error.is_none()
-            && tag_after
-            && input.get(s + 1) == Some(&b' ')
-            && (s == 0 || input.get(s - 1).is_some_and(|&b| !is_ws(b)))
-            && (self.tag_end == self.end || input.get(self.tag_end) == Some(&b' '))
-            && input
-                .get(self.tag_start..self.tag_end)
-                .is_some_and(|t| t.iter().all(|&b| b < b'a'));
-        if usual {
-            return None;
+    /// The first way this line departs from GEDCOM 7's line form, other than
+    /// the blank lines before it ([`Scanned::blank_lines`]): a description,
+    /// or `None` for a line GEDCOM 7 allows (or an unparsable one, reported
+    /// as that).
+    pub fn gedcom7_departure(&self) -> Option<&'static str> {
+        let f = self.gedcom7;
+        if f & gedcom7::LEADING != 0 {
+            Some("whitespace before the level")
+        } else if f & gedcom7::DELIMITER != 0 {
+            Some("a delimiter other than one space")
+        } else if f & gedcom7::LOWERCASE != 0 {
+            Some("lowercase letters in the tag")
+        } else {
+            None
         }
-        self.gedcom7_departure_slow(input)
     }
 
-    /// [`Scanned::gedcom7_departure`] for a line that is not the usual one.
-    #[cold]
-    #[inline(never)]
-    fn gedcom7_departure_slow(&self, input: &[u8]) -> Option<&'static str> {
-        if self.error.is_some() {
+    /// The blank lines just before this line, which GEDCOM 7 does not
+    /// allow: each one's number and the offset where it starts.
+    pub fn blank_lines<'i>(&self, input: &'i [u8]) -> impl Iterator<Item = (u64, usize)> + 'i {
+        let (line, end) = match self.gedcom7 & gedcom7::BLANK != 0 {
+            true => (self.blank_from, self.number),
+            false => (self.number, self.number),
+        };
+        blank_run(input, self.blank_start, line, end)
+    }
+}
+
+/// The lines from `pos` (numbered from `line`) that are known to be blank,
+/// up to the line numbered `until` or the end of `input`: each one's number
+/// and the offset where it starts.
+fn blank_run(
+    input: &[u8],
+    mut pos: usize,
+    mut line: u64,
+    until: u64,
+) -> impl Iterator<Item = (u64, usize)> + '_ {
+    std::iter::from_fn(move || {
+        if line >= until || pos >= input.len() {
             return None;
         }
-        if self.start > 0 && input.get(self.start - 1).is_some_and(|&b| is_ws(b)) {
-            return Some("whitespace before the level");
-        }
-        let level = input.get(self.start..)?;
-        let level_end = self.start + level.iter().take_while(|b| b.is_ascii_digit()).count();
-        // One space from `at` to `next`.
-        let one_space = |at: usize, next: usize| next == at + 1 && input.get(at) == Some(&b' ');
-        let delimited = match self.has_xref() {
-            true => {
-                one_space(level_end, self.xref_start) && one_space(self.xref_end, self.tag_start)
-            }
-            false => one_space(level_end, self.tag_start),
-        };
-        if !delimited || (self.tag_end < self.end && input.get(self.tag_end) != Some(&b' ')) {
-            return Some("a delimiter other than one space");
-        }
-        let tag = input.get(self.tag_start..self.tag_end)?;
-        if tag.iter().any(u8::is_ascii_lowercase) {
-            return Some("lowercase letters in the tag");
-        }
-        None
-    }
+        let here = (line, pos);
+        pos = find_break(input, pos).map_or(input.len(), |b| after_break(input, b));
+        line += 1;
+        Some(here)
+    })
+}
+
+/// The offset just past the line break at `end` (CRLF is one break).
+#[inline(always)]
+fn after_break(input: &[u8], end: usize) -> usize {
+    end + 1 + usize::from(input[end] == b'\r' && input.get(end + 1) == Some(&b'\n'))
 }
 
 /// The tags the structure rules treat specially (seed §4.1-§4.2).
@@ -171,8 +181,20 @@ pub(crate) fn parse_at(input: &[u8], start: usize, end: usize, out: &mut Scanned
     out.xref_start = 0;
     out.xref_end = 0;
     match parse_fields(input, start, n, out) {
-        Ok(()) => out.error = None,
+        Ok(()) => {
+            out.error = None;
+            // What the fields leave to see: whitespace before the level,
+            // and what follows the tag (a space, or nothing).
+            if start > 0 && is_ws(input[start - 1]) {
+                out.gedcom7 |= gedcom7::LEADING;
+            }
+            if out.tag_end < end && input[out.tag_end] != b' ' {
+                out.gedcom7 |= gedcom7::DELIMITER;
+            }
+        }
         Err(e) => {
+            // An unparsable line is reported as that.
+            out.gedcom7 = 0;
             out.error = Some(e);
             out.tag_start = start;
             out.tag_end = start;
@@ -202,6 +224,7 @@ fn parse_fields(t: &[u8], mut i: usize, n: usize, out: &mut Scanned) -> Result<(
         _ => return Err(LineError::Level),
     };
     out.level = level;
+    let mut form = 0;
     // S
     if i >= n || !is_ws(t[i]) {
         return Err(if i < n && t[i].is_ascii_digit() {
@@ -210,6 +233,7 @@ fn parse_fields(t: &[u8], mut i: usize, n: usize, out: &mut Scanned) -> Result<(
             LineError::Delimiter
         });
     }
+    form |= one_space(t, i, n);
     i = skip_ws(t, i + 1, n);
     // (XRefID S)?
     if i < n && t[i] == b'@' {
@@ -226,11 +250,19 @@ fn parse_fields(t: &[u8], mut i: usize, n: usize, out: &mut Scanned) -> Result<(
         if i >= n || !is_ws(t[i]) {
             return Err(LineError::Delimiter);
         }
+        form |= one_space(t, i, n);
         i = skip_ws(t, i + 1, n);
     }
-    // Tag
+    // Tag: its upper-case part, then (rarely) the rest.
     let tag_start = i;
-    i = t[i..n].iter().position(|&b| !is_id(b)).map_or(n, |k| i + k);
+    i = t[i..n]
+        .iter()
+        .position(|&b| !is_upper_id(b))
+        .map_or(n, |k| i + k);
+    if i < n && is_id(t[i]) {
+        form |= gedcom7::LOWERCASE;
+        i = t[i..n].iter().position(|&b| !is_id(b)).map_or(n, |k| i + k);
+    }
     if i == tag_start {
         return Err(LineError::Tag);
     }
@@ -241,7 +273,17 @@ fn parse_fields(t: &[u8], mut i: usize, n: usize, out: &mut Scanned) -> Result<(
     out.tag_start = tag_start;
     out.tag_end = i;
     out.kind = TagKind::of(&t[tag_start..i]);
+    out.gedcom7 = form;
     Ok(())
+}
+
+/// [`gedcom7::DELIMITER`] unless the whitespace at `t[i]` is one space.
+#[inline(always)]
+fn one_space(t: &[u8], i: usize, n: usize) -> u8 {
+    match t[i] == b' ' && (i + 1 >= n || !is_ws(t[i + 1])) {
+        true => 0,
+        false => gedcom7::DELIMITER,
+    }
 }
 
 /// The first position at or after `i` (and before `n`) that is not a space or tab.
@@ -261,6 +303,9 @@ pub(crate) struct Cursor<'a> {
     input: &'a [u8],
     pos: usize,
     line: u64,
+    /// Where the blank lines at the end of the input start, and the first
+    /// one's number, once the cursor has reached the end.
+    tail: (u64, usize),
 }
 
 impl<'a> Cursor<'a> {
@@ -270,7 +315,15 @@ impl<'a> Cursor<'a> {
             input,
             pos: pos.min(input.len()),
             line,
+            tail: (line, input.len()),
         }
+    }
+
+    /// The blank lines at the end of the input (after its last line string),
+    /// once [`Cursor::next_into`] has found no more line strings: each one's
+    /// number and start.
+    pub fn blank_tail(&self) -> impl Iterator<Item = (u64, usize)> + 'a {
+        blank_run(self.input, self.tail.1, self.tail.0, u64::MAX)
     }
 
     /// The buffer being scanned.
@@ -292,9 +345,11 @@ impl<'a> Cursor<'a> {
     }
 
     /// The shape nearly every line has: a one-digit level at the very start,
-    /// one space, a tag, then a space or the line's end. Parsed here without
-    /// the general path's loops; anything else (and the line after a blank
-    /// one) is left to it, which gives the same result for these lines.
+    /// one space, an upper-case tag, then a space or the line's end. Parsed
+    /// here without the general path's loops; anything else (and the line
+    /// after a blank one) is left to it, which gives the same result for
+    /// these lines. These are lines as GEDCOM 7 writes them: the reader's
+    /// 7.0 check finds nothing to see in them ([`gedcom7`] bits none).
     #[inline(always)]
     fn next_simple(&mut self, out: &mut Scanned) -> bool {
         let input = self.input;
@@ -302,23 +357,23 @@ impl<'a> Cursor<'a> {
         let Some(&[d @ b'0'..=b'9', b' ', t]) = input.get(start..start.wrapping_add(3)) else {
             return false;
         };
-        if !is_id(t) {
+        if !is_upper_id(t) {
             return false;
         }
         let tag_start = start + 2;
         let tag_end = input[tag_start + 1..]
             .iter()
-            .position(|&b| !is_id(b))
+            .position(|&b| !is_upper_id(b))
             .map_or(input.len(), |k| tag_start + 1 + k);
         let end = match input.get(tag_end) {
             None => input.len(),
             Some(b'\n' | b'\r') => tag_end,
-            Some(b' ' | b'\t') => find_break(input, tag_end + 1).unwrap_or(input.len()),
+            Some(b' ') => find_break(input, tag_end + 1).unwrap_or(input.len()),
             Some(_) => return false,
         };
         let next = match input.get(end) {
             None => end,
-            Some(&b) => end + 1 + usize::from(b == b'\r' && input.get(end + 1) == Some(&b'\n')),
+            Some(_) => after_break(input, end),
         };
         let trimmed = tag_end + trim_end(&input[tag_end..end]).len();
         out.number = self.line;
@@ -334,6 +389,7 @@ impl<'a> Cursor<'a> {
         out.tag_start = tag_start;
         out.tag_end = tag_end;
         out.kind = TagKind::of(&input[tag_start..tag_end]);
+        out.gedcom7 = 0;
         true
     }
 
@@ -347,10 +403,16 @@ impl<'a> Cursor<'a> {
         if self.next_simple(out) {
             return true;
         }
+        let (line, pos) = (self.line, self.pos);
         match self.next_raw() {
             Some((number, start, end)) => {
                 out.number = number;
                 parse_at(self.input, start, end, out);
+                if number > line {
+                    out.gedcom7 |= gedcom7::BLANK;
+                    out.blank_from = line;
+                    out.blank_start = pos;
+                }
                 true
             }
             None => false,
@@ -362,19 +424,18 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     pub fn next_raw(&mut self) -> Option<(u64, usize, usize)> {
         let input = self.input;
+        let first = (self.line, self.pos);
         loop {
             let mut start = self.pos;
             if start >= input.len() {
+                self.tail = first;
                 return None;
             }
             while start < input.len() && is_ws(input[start]) {
                 start += 1;
             }
             let (end, next) = match find_break(input, start) {
-                Some(end) => {
-                    let crlf = input[end] == b'\r' && input.get(end + 1) == Some(&b'\n');
-                    (end, end + 1 + usize::from(crlf))
-                }
+                Some(end) => (end, after_break(input, end)),
                 None => (input.len(), input.len()),
             };
             let number = self.line;
@@ -399,7 +460,7 @@ mod tests {
         let first = |text: &str| {
             let mut s = Scanned::default();
             assert!(Cursor::new(text.as_bytes(), 0, 1).next_into(&mut s));
-            s.gedcom7_departure(text.as_bytes())
+            s.gedcom7_departure()
         };
         for fine in [
             "0 HEAD",
@@ -423,6 +484,85 @@ mod tests {
         assert_eq!(first("1 _Ext y"), Some("lowercase letters in the tag"));
         // Unparsable lines are reported as that, not as this.
         assert_eq!(first("not a line"), None);
+    }
+
+    /// Blank lines (empty, or spaces and tabs only) before a line are
+    /// marked on it, with the first one's number and start; the scanner
+    /// still skips them.
+    #[test]
+    fn blank_lines_before_a_line() {
+        let input = b"0 HEAD\n\n \t\r\n1 X\n2 Y\n\n\rbad\n\n  3 Z";
+        let scanned = all(input);
+        let blanks: Vec<Vec<(u64, usize)>> = scanned
+            .iter()
+            .map(|s| s.blank_lines(input).collect())
+            .collect();
+        assert_eq!(
+            blanks,
+            [
+                vec![],
+                vec![(2, 7), (3, 8)],
+                vec![],
+                vec![(6, 20), (7, 21)],
+                vec![(9, 26)]
+            ]
+        );
+        assert_eq!(scanned[0].gedcom7, 0);
+        assert_eq!(scanned[1].gedcom7, gedcom7::BLANK);
+        // An unparsable line is reported as that, its blank lines as theirs.
+        assert_eq!(scanned[3].gedcom7, gedcom7::BLANK);
+        assert_eq!(scanned[4].gedcom7, gedcom7::BLANK | gedcom7::LEADING);
+        assert_eq!(
+            scanned[4].gedcom7_departure(),
+            Some("whitespace before the level")
+        );
+        // A first line after blank lines, and one that is only blank lines.
+        let first = all(b"\r\n0 HEAD");
+        assert_eq!(
+            first[0].blank_lines(b"\r\n0 HEAD").collect::<Vec<_>>(),
+            [(1, 0)]
+        );
+        assert!(all(b"\n\n").is_empty());
+    }
+
+    /// The blank lines after the last line string, once the end is reached.
+    #[test]
+    fn blank_lines_at_the_end() {
+        let tail = |input: &'static [u8]| {
+            let mut c = Cursor::new(input, 0, 1);
+            let mut s = Scanned::default();
+            while c.next_into(&mut s) {}
+            c.blank_tail().collect::<Vec<_>>()
+        };
+        assert_eq!(tail(b"0 TRLR\n"), []);
+        assert_eq!(tail(b"0 TRLR"), []);
+        assert_eq!(tail(b"0 TRLR\n\n"), [(2, 7)]);
+        assert_eq!(tail(b"0 TRLR\r\n\r\n \t"), [(2, 8), (3, 10)]);
+        assert_eq!(tail(b"\n"), [(1, 0)]);
+        assert_eq!(tail(b""), []);
+    }
+
+    /// The fast path gives a line the same [`gedcom7`] bits as the general
+    /// one (`parse_at`) gives it, on inputs rich in what they look at.
+    #[test]
+    fn gedcom7_bits_agree_between_paths() {
+        let alphabet = b"01 \t\n\r@AZ_xa!";
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..4000 {
+            let len = (seed % 30) as usize;
+            let mut input = Vec::with_capacity(len);
+            for _ in 0..len {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                input.push(alphabet[(seed % alphabet.len() as u64) as usize]);
+            }
+            for s in all(&input) {
+                let mut general = Scanned::default();
+                parse_at(&input, s.start, s.end, &mut general);
+                assert_eq!(s.gedcom7 & !gedcom7::BLANK, general.gedcom7, "{input:?}");
+            }
+        }
     }
 
     fn all(input: &[u8]) -> Vec<Scanned> {

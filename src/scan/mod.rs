@@ -27,8 +27,10 @@ pub use line::{is_pointer, is_tag, is_valid_xref, parse_line, Line, LineError};
 
 const WS: u8 = 1;
 const ID: u8 = 2;
+const LOWER: u8 = 4;
 
-/// Byte classes of the line grammar: whitespace (`S`) and `[0-9a-zA-Z_]`.
+/// Byte classes of the line grammar: whitespace (`S`) and `[0-9a-zA-Z_]`,
+/// the lowercase letters marked apart (GEDCOM 7's tags have none).
 static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     t[b' ' as usize] = WS;
@@ -36,7 +38,9 @@ static CLASS: [u8; 256] = {
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        if c.is_ascii_alphanumeric() || c == b'_' {
+        if c.is_ascii_lowercase() {
+            t[b] = ID | LOWER;
+        } else if c.is_ascii_alphanumeric() || c == b'_' {
             t[b] = ID;
         }
         b += 1;
@@ -53,6 +57,12 @@ pub(crate) fn is_ws(b: u8) -> bool {
 /// `true` for `[0-9a-zA-Z_]`, the characters of tags and of an xref's first character.
 #[inline(always)]
 pub(crate) fn is_id(b: u8) -> bool {
+    CLASS[b as usize] & ID != 0
+}
+
+/// `true` for `[0-9A-Z_]`, the characters of GEDCOM 7's tags.
+#[inline(always)]
+pub(crate) fn is_upper_id(b: u8) -> bool {
     CLASS[b as usize] == ID
 }
 
@@ -185,6 +195,16 @@ mod tests {
         let lines: Vec<_> = Lines::new(input).collect();
         assert_eq!(lines[1].start, 10);
         assert_eq!(&input[lines[1].start..lines[1].end()], b"1 X");
+    }
+
+    #[test]
+    fn byte_classes() {
+        for b in 0..=255u8 {
+            let id = b.is_ascii_alphanumeric() || b == b'_';
+            assert_eq!(is_id(b), id, "{b}");
+            assert_eq!(is_upper_id(b), id && !b.is_ascii_lowercase(), "{b}");
+            assert_eq!(is_ws(b), b == b' ' || b == b'\t', "{b}");
+        }
     }
 
     #[test]
