@@ -29,7 +29,7 @@ fn description(kind: DiagnosticKind) -> &'static str {
         K::Schema => "a malformed SCHMA (schema) structure in the HEAD",
         K::ConcInGedcom7 => "a CONC line in a GEDCOM 7 document (kept as a structure, not joined)",
         K::Gedcom7Line => {
-            "a GEDCOM 7 line with whitespace before the level, a delimiter other than one space, or a lowercase tag"
+            "a GEDCOM 7 line with whitespace before the level, a delimiter other than one space or a lowercase tag, or a blank line in a GEDCOM 7 document"
         }
     }
 }
