@@ -1,6 +1,7 @@
 //! The command line on GEDCOM 7 files: `stats` reports the version and how
 //! it was decided, `--vers` forces one, `events` applies the 7.0 payload
-//! rules; file and standard input agree.
+//! rules and `events` and `json` say which they applied; file and standard
+//! input agree.
 
 mod cli_support;
 
@@ -81,6 +82,39 @@ fn events_apply_the_version_s_payload_rules() {
     assert!(g7[0].contains(r#""text":"@me and a@@b""#), "{g7:?}");
     let g551 = texts(&["events", "--vers", "5.5.1", "-"]);
     assert!(g551[0].contains(r#""text":"@me and a@b""#), "{g551:?}");
+}
+
+/// `events` and `json` say on standard error when they read an input as
+/// GEDCOM 7, or as `--vers` said, and where that came from; an input read
+/// as 5.5.1 by default gets no note, and `--quiet` hides it.
+#[test]
+fn events_and_json_say_the_version_they_read_by() {
+    let g7 = b"0 HEAD\n1 GEDC\n2 VERS 7.0\n0 TRLR\n";
+    let g551 = b"0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 TRLR\n";
+    let stderr = |args: &[&str], input: &[u8]| {
+        let out = run(args, Some(input));
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    for command in ["events", "json"] {
+        assert_eq!(
+            stderr(&[command, "-"], g7),
+            "<stdin>: note: read as GEDCOM 7.0 (from HEAD.GEDC.VERS, line 3)\n"
+        );
+        assert_eq!(stderr(&[command, "-"], g551), "");
+        assert_eq!(
+            stderr(&[command, "--vers", "5.5.1", "-"], g7),
+            "<stdin>: note: read as GEDCOM 5.5.1 (given with --vers)\n"
+        );
+        assert_eq!(stderr(&[command, "-q", "-"], g7), "");
+    }
+    if let Some(path) = escapes() {
+        let said = stderr(&["events", &path], b"");
+        assert_eq!(
+            said,
+            format!("{path}: note: read as GEDCOM 7.0 (from HEAD.GEDC.VERS, line 3)\n")
+        );
+    }
 }
 
 /// `--vers 7.0` on an input with no `CHAR` line and no byte-order mark reads

@@ -78,6 +78,20 @@ pub struct Done {
     pub jobs: usize,
 }
 
+impl Done {
+    /// The version the input was read as and where it came from
+    /// (`7.0 (from HEAD.GEDC.VERS, line 3)`), as `stats` and `events` say it.
+    pub fn version_said(&self, settings: &Settings) -> Option<String> {
+        let (version, line) = self.version?;
+        let how = match line {
+            Some(line) => format!("from HEAD.GEDC.VERS, line {line}"),
+            None if settings.read.gedcom_version.is_some() => "given with --vers".to_string(),
+            None => "the default: no HEAD.GEDC.VERS".to_string(),
+        };
+        Some(format!("{version} ({how})"))
+    }
+}
+
 /// Where a command reads from.
 pub enum Source {
     /// A file, memory-mapped.

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use gedcom_elf::{Error, Event, Reader, StructureType};
+use gedcom_elf::{Error, Event, Reader, StructureType, Version};
 
 use crate::cli::Settings;
 use crate::drive::{self, Source, Work};
@@ -85,7 +85,9 @@ pub fn run(
 
 /// Runs a command whose chunks' outputs are text for standard output, and
 /// reports their diagnostics as they come; a chunk's reading error ends the
-/// run after its text.
+/// run after its text. An input read as GEDCOM 7, or as `--vers` said, gets
+/// a note saying so: the payload rules differ (an input read as 5.5.1 by
+/// default, the usual case, gets none).
 pub fn write_chunks<W: Work<Out = Vec<u8>>>(
     settings: &Settings,
     source: &Source,
@@ -98,5 +100,11 @@ pub fn write_chunks<W: Work<Out = Vec<u8>>>(
         out.write_all(&bytes).map_err(|e| out.fail(e))
     })?;
     report.diagnostics(&done.summary.diagnostics);
+    let told = settings.read.gedcom_version.is_some();
+    if told || done.version.is_some_and(|(v, _)| v == Version::Gedcom7) {
+        if let Some(version) = done.version_said(settings) {
+            report.note(&format!("read as GEDCOM {version}"));
+        }
+    }
     out.commit()
 }

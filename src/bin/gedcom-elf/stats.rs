@@ -104,13 +104,8 @@ pub fn run(settings: &Settings, source: &Source, report: &mut Report) -> Result<
                 writeln!(out, "  specified: CHAR {c}")?;
             }
         }
-        if let Some((version, line)) = done.version {
-            let how = match line {
-                Some(line) => format!("from HEAD.GEDC.VERS, line {line}"),
-                None if settings.read.gedcom_version.is_some() => "given with --vers".to_string(),
-                None => "the default: no HEAD.GEDC.VERS".to_string(),
-            };
-            writeln!(out, "version:     {version} ({how})")?;
+        if let Some(version) = done.version_said(settings) {
+            writeln!(out, "version:     {version}")?;
         }
         writeln!(out, "lines:       {}", stats.lines)?;
         writeln!(out, "structures:  {}", stats.structures)?;
