@@ -11,7 +11,7 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 
 use super::emit::{Json, Xml};
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::index::Index;
 use super::map::{reason, Item, Mapper, NotConverted};
@@ -80,7 +80,18 @@ const SPOOLED: [(&str, &str); 5] = [
 pub struct Mapping {
     options: Options,
     index: Arc<Index>,
+    /// Section buffers [`Export::absorb`] gave back, emptied, for the next
+    /// groups to write into: they grow in the first groups, not in each.
+    spare: Arc<Mutex<Vec<Sections>>>,
 }
+
+/// A group's written items: persons, then the spooled sections
+/// ([`SPOOLED`]).
+type Sections = [Vec<u8>; 6];
+
+/// Sets of section buffers [`Mapping`] keeps for reuse (more than the
+/// groups in flight at once).
+const SPARE: usize = 16;
 
 /// A group of records mapped and written ([`Mapping::map`]), waiting to
 /// be absorbed in order ([`Export::absorb`]).
@@ -89,7 +100,7 @@ pub struct Mapped {
     /// Persons, then the spooled sections ([`SPOOLED`]), written; in JSON
     /// each item begins with a comma (the first item of a section drops
     /// it).
-    sections: [Vec<u8>; 6],
+    sections: Sections,
     counts: [u64; 6],
     /// The places described: id, name and coordinates (to tell two places
     /// of one id apart), written.
@@ -110,7 +121,35 @@ impl Mapping {
     /// A mapping with `options`, borrowing from other records through
     /// `index` (the index of the whole input).
     pub fn new(options: Options, index: Arc<Index>) -> Self {
-        Mapping { options, index }
+        Mapping {
+            options,
+            index,
+            spare: Arc::default(),
+        }
+    }
+
+    /// Buffers for a group's sections: given back ones, or new ones.
+    fn sections(&self) -> Sections {
+        let spare = self.spare.lock().map(|mut s| s.pop());
+        if let Ok(Some(sections)) = spare {
+            return sections;
+        }
+        let mut sections = Sections::default();
+        // Persons take most of a document: room for them at once.
+        sections[0].reserve(1 << 17);
+        sections
+    }
+
+    /// Keeps a group's section buffers, emptied, for another group.
+    fn give_back(&self, mut sections: Sections) {
+        for s in &mut sections {
+            s.clear();
+        }
+        if let Ok(mut spare) = self.spare.lock() {
+            if spare.len() < SPARE {
+                spare.push(sections);
+            }
+        }
     }
 
     /// Maps `records` and writes their items. `first`: the group begins
@@ -122,9 +161,10 @@ impl Mapping {
         if !first {
             mapper = mapper.after_first();
         }
-        let mut mapped = Mapped::default();
-        // Persons take most of a document: room for them at once.
-        mapped.sections[0].reserve(1 << 17);
+        let mut mapped = Mapped {
+            sections: self.sections(),
+            ..Mapped::default()
+        };
         let mut items = Vec::new();
         for record in records {
             mapper.map_record(record, &mut items);
@@ -426,6 +466,7 @@ impl<W: Write, S: Spool> Export<W, S> {
             out.write_all(&bytes[skip..])?;
             *total += n;
         }
+        self.mapping.give_back(sections);
         for (id, key, bytes) in places {
             match self.places.get(&id) {
                 Some(seen) if *seen == key => continue,

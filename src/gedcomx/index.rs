@@ -49,7 +49,8 @@ struct Source {
     /// The elements under the record, in [`CITATION_ELEMENTS`]'s order.
     elements: Vec<CitationElement>,
     /// Where the repository's name goes among them (after the elements of
-    /// the rows before its own), and the repository's id.
+    /// the rows before its own), and the repository's id; `None` too once
+    /// [`Index::resolve_repositories`] put the name among the elements.
     repository: Option<(usize, String)>,
 }
 
@@ -150,7 +151,29 @@ impl Index {
                 Ok(())
             },
         )?;
+        self.resolve_repositories();
         Ok(self)
+    }
+
+    /// Puts each source's repository name among its elements, in its row,
+    /// when the index holds the name (a source whose repository has none
+    /// yet keeps its pointer, resolved as it is asked for): then
+    /// [`Index::source_elements`] gives the same elements with one look-up
+    /// instead of two. A repository's name, once held, never changes (the
+    /// first `NAME` of the first record of an id).
+    fn resolve_repositories(&mut self) {
+        let repositories = &self.repositories;
+        for source in self.sources.values_mut() {
+            let Some((at, repository)) = &source.repository else {
+                continue;
+            };
+            let Some(name) = repositories.get(repository) else {
+                continue;
+            };
+            let element = repository_element(name);
+            source.elements.insert(*at, element);
+            source.repository = None;
+        }
     }
 
     /// Reads `reader`'s events to their end, adding what they hold.

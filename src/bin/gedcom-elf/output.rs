@@ -9,11 +9,14 @@
 //! handler [`on_interrupt`] installs. OUT may be the input itself: the input
 //! stays readable until the rename (its old content lives on in the mapped
 //! or opened file), so in-place `fmt`, `convert` and `edit` are safe.
+//! A large OUT is written to disk as it grows ([`Syncer`]), so the sync
+//! before the rename has only its last part to wait for.
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{mpsc, Mutex};
+use std::thread::JoinHandle;
 
 use tempfile::NamedTempFile;
 
@@ -50,12 +53,82 @@ pub fn pending(path: &Path, add: bool) {
     }
 }
 
+/// Bytes written to `-o OUT` between two of [`Syncer`]'s syncs.
+const SYNC_EVERY: u64 = 64 << 20;
+
+/// Writes a staged file's data to disk on a thread of its own while the
+/// command still writes it: after every [`SYNC_EVERY`] bytes, a
+/// `sync_data` of what has reached the file so far (requests that come
+/// while one runs are served by the next). [`Output::commit`] still syncs
+/// the file whole before the rename; it only has the rest to wait for, not
+/// the whole output. Its errors are left to that last sync, which meets
+/// them again.
+struct Syncer {
+    /// Bytes written to the output so far, and when to ask for the next sync.
+    written: u64,
+    next: u64,
+    /// The thread (started at the first request) and its requests.
+    thread: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
+}
+
+impl Syncer {
+    fn new() -> Self {
+        Syncer {
+            written: 0,
+            next: SYNC_EVERY,
+            thread: None,
+        }
+    }
+
+    /// Counts `n` more bytes written to `file`; asks for a sync at each
+    /// [`SYNC_EVERY`] bytes.
+    fn wrote(&mut self, n: usize, file: &fs::File) {
+        self.written += n as u64;
+        if self.written < self.next {
+            return;
+        }
+        self.next = self.written + SYNC_EVERY;
+        if self.thread.is_none() {
+            // Without a handle of its own or a thread, the last sync does it all.
+            let Ok(file) = file.try_clone() else {
+                return;
+            };
+            let (tx, rx) = mpsc::channel::<()>();
+            let spawned = std::thread::Builder::new()
+                .name("output-sync".into())
+                .spawn(move || {
+                    while rx.recv().is_ok() {
+                        while rx.try_recv().is_ok() {}
+                        let _ = file.sync_data();
+                    }
+                });
+            match spawned {
+                Ok(handle) => self.thread = Some((tx, handle)),
+                Err(_) => return,
+            }
+        }
+        if let Some((tx, _)) = &self.thread {
+            let _ = tx.send(());
+        }
+    }
+
+    /// Stops the thread, after the sync it is running.
+    fn stop(&mut self) {
+        if let Some((tx, handle)) = self.thread.take() {
+            drop(tx);
+            let _ = handle.join();
+        }
+    }
+}
+
 /// Where a command's output goes.
 pub struct Output {
     out: BufWriter<Box<dyn Write>>,
     /// `-o OUT`: the temporary file written (removed when dropped, unless
     /// renamed) and OUT, where it goes.
     staged: Option<(NamedTempFile, PathBuf)>,
+    /// The staged file written to disk as it grows.
+    syncer: Syncer,
     name: String,
     /// The first error writing (kept so that it is reported, once, as the output's).
     error: Option<io::Error>,
@@ -103,6 +176,7 @@ impl Output {
         Output {
             out: BufWriter::with_capacity(1 << 16, out),
             staged,
+            syncer: Syncer::new(),
             name: name.to_string(),
             error: None,
         }
@@ -159,8 +233,11 @@ impl Output {
     /// (flushed, synced, with the permissions OUT had, renamed over it).
     pub fn commit(mut self) -> Result<(), Fail> {
         self.check()?;
-        let put = |out: &mut BufWriter<_>, staged: &mut Option<(NamedTempFile, PathBuf)>| {
+        let put = |out: &mut BufWriter<_>,
+                   staged: &mut Option<(NamedTempFile, PathBuf)>,
+                   syncer: &mut Syncer| {
             out.flush()?;
+            syncer.stop();
             if let Some((temp, dest)) = staged {
                 temp.as_file().sync_all()?;
                 if let Ok(m) = fs::metadata(&dest) {
@@ -171,13 +248,16 @@ impl Output {
             }
             io::Result::Ok(())
         };
-        put(&mut self.out, &mut self.staged).map_err(|e| self.fail(e))
+        put(&mut self.out, &mut self.staged, &mut self.syncer).map_err(|e| self.fail(e))
     }
 }
 
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let r = self.out.write(buf);
+        if let (Ok(n), Some((temp, _))) = (&r, &self.staged) {
+            self.syncer.wrote(*n, temp.as_file());
+        }
         self.keep(r)
     }
 
@@ -206,6 +286,20 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    #[test]
+    fn the_syncer_starts_at_its_threshold_and_stops() {
+        let d = dir("sync");
+        let file = fs::File::create(d.join("f")).unwrap();
+        let mut syncer = Syncer::new();
+        syncer.wrote(1, &file);
+        assert!(syncer.thread.is_none());
+        syncer.wrote(SYNC_EVERY as usize, &file);
+        assert!(syncer.thread.is_some());
+        syncer.stop();
+        assert!(syncer.thread.is_none());
+        fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
