@@ -546,23 +546,31 @@ mod tests {
     /// one (`parse_at`) gives it, on inputs rich in what they look at.
     #[test]
     fn gedcom7_bits_agree_between_paths() {
-        let alphabet = b"01 \t\n\r@AZ_xa!";
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..4000 {
-            let len = (seed % 30) as usize;
-            let mut input = Vec::with_capacity(len);
-            for _ in 0..len {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                input.push(alphabet[(seed % alphabet.len() as u64) as usize]);
-            }
+        for input in random_inputs(b"01 \t\n\r@AZ_xa!", 0x9e37_79b9_7f4a_7c15, 30) {
             for s in all(&input) {
                 let mut general = Scanned::default();
                 parse_at(&input, s.start, s.end, &mut general);
                 assert_eq!(s.gedcom7 & !gedcom7::BLANK, general.gedcom7, "{input:?}");
             }
         }
+    }
+
+    /// 4000 inputs of under `max_len` octets drawn from `alphabet` by a
+    /// xorshift generator from `seed`: the same ones every run.
+    fn random_inputs(alphabet: &[u8], mut seed: u64, max_len: u64) -> Vec<Vec<u8>> {
+        (0..4000)
+            .map(|_| {
+                let len = (seed % max_len) as usize;
+                let mut input = Vec::with_capacity(len);
+                for _ in 0..len {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    input.push(alphabet[(seed % alphabet.len() as u64) as usize]);
+                }
+                input
+            })
+            .collect()
     }
 
     fn all(input: &[u8]) -> Vec<Scanned> {
@@ -607,17 +615,7 @@ mod tests {
     #[test]
     fn agrees_with_lines_and_parse_line_on_random_input() {
         // Inputs over an alphabet rich in the grammar's delimiters.
-        let alphabet = b"0123 \t\n\r@AZ_x:!-\xc3";
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..4000 {
-            let len = (seed % 40) as usize;
-            let mut input = Vec::with_capacity(len);
-            for _ in 0..len {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                input.push(alphabet[(seed % alphabet.len() as u64) as usize]);
-            }
+        for input in random_inputs(b"0123 \t\n\r@AZ_x:!-\xc3", 0x2545_f491_4f6c_dd1d, 40) {
             let scanned = all(&input);
             let lines: Vec<_> = super::super::Lines::new(&input).collect();
             assert_eq!(scanned.len(), lines.len(), "{input:?}");
