@@ -4,7 +4,10 @@
 //! order, a table's batches are cut into row groups once their rows'
 //! estimated size reaches `--row-group-bytes` and into parts once it
 //! reaches `--part-bytes`. A Parquet row group's columns are encoded on
-//! `--jobs` threads (`encode_columns`, zstd) and written in column order;
+//! `--jobs` threads (`encode_columns`, zstd), on a thread of their own
+//! while the next row group is gathered, and written in column order before
+//! it; a part ends (its last row group, the file synced) on a thread of its
+//! own while the next part begins;
 //! Arrow IPC files, or one Arrow IPC stream on standard output, get the
 //! rows in record batches of [`BATCH_ROWS`]. Within a row group, batches
 //! (and the writes to a Parquet column) are [`BATCH_ROWS`] rows counted
@@ -208,10 +211,15 @@ pub struct Out {
     kind: Kind,
     limits: Limits,
     /// Whether a Parquet row group is encoded on a thread of its own while
-    /// the next one is gathered (not for a partition: up to
+    /// the next one is gathered, and a part ended on one while the next
+    /// begins (not for a partition: up to
     /// `OPEN_PARTITIONS` of them are open at once, and each would hold one
     /// more row group).
     background: bool,
+    /// The last part, ending on a thread of its own (with `background`):
+    /// its last row group appended and its file synced while the next
+    /// part begins.
+    closing: Option<JoinHandle<io::Result<()>>>,
     /// The rows of the row group being gathered (for Arrow IPC, of the
     /// record batch being gathered), end to end.
     pieces: Vec<RecordBatch>,
@@ -250,6 +258,7 @@ impl Out {
             kind,
             limits,
             background: skip.is_none(),
+            closing: None,
             pieces: Vec::new(),
             rows: 0,
             group: 0,
@@ -355,15 +364,49 @@ impl Out {
             Some(Writer::Parquet {
                 mut file, encoding, ..
             }) => {
-                append(&mut file, encoding)?;
-                let file = file.into_inner().map_err(other)?;
-                file.into_inner().map_err(|e| e.into_error())?.sync_all()
+                let end = move || {
+                    append(&mut file, encoding)?;
+                    let file = file.into_inner().map_err(other)?;
+                    file.into_inner().map_err(|e| e.into_error())?.sync_all()
+                };
+                // At most one part ends on its own thread: the one before
+                // first.
+                self.wait_closing()?;
+                if !self.background {
+                    return end();
+                }
+                // The part's end (its last row group appended, the file
+                // synced) on a thread of its own, while the next part
+                // begins; here when no thread can be had.
+                let (tx, rx) = mpsc::channel::<Box<dyn FnOnce() -> io::Result<()> + Send>>();
+                let spawned = thread::Builder::new().spawn(move || match rx.recv() {
+                    Ok(end) => end(),
+                    Err(e) => Err(io::Error::other(e)),
+                });
+                match spawned {
+                    Ok(handle) => match tx.send(Box::new(end)) {
+                        Ok(()) => {
+                            self.closing = Some(handle);
+                            Ok(())
+                        }
+                        Err(mpsc::SendError(end)) => end(),
+                    },
+                    Err(_) => end(),
+                }
             }
             Some(Writer::Ipc(w)) => {
                 let file = w.into_inner().map_err(other)?;
                 file.into_inner().map_err(|e| e.into_error())?.sync_all()
             }
             Some(Writer::Stream(w)) => w.into_inner().map_err(other)?.flush(),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits for the part ending on its own thread, if any.
+    fn wait_closing(&mut self) -> io::Result<()> {
+        match self.closing.take() {
+            Some(handle) => handle.join().unwrap_or_else(|e| resume_unwind(e)),
             None => Ok(()),
         }
     }
@@ -414,6 +457,7 @@ impl Out {
         if self.next == 0 {
             self.open()?;
         }
-        self.close()
+        self.close()?;
+        self.wait_closing()
     }
 }
