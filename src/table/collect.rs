@@ -47,7 +47,10 @@ impl Collector {
     /// A reading error of the HEAD.
     pub fn prepare(&mut self, reader: &Reader<'_>) -> Result<(), Error> {
         self.schema = Schema::from_reader(reader.clone())?;
-        let mut head = reader.clone();
+        // A reader of the first record alone: one of the whole document
+        // would look over all of it (UTF-8, NULs) before its first event,
+        // on this one thread, before any chunk is read.
+        let mut head = crate::par::first_record_reader(reader.clone());
         // The tags open, to know a HEAD.GEDC.VERS when it comes.
         let mut open: Vec<String> = Vec::new();
         while let Some(event) = head.next_event()? {

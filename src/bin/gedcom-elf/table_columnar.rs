@@ -4,7 +4,10 @@
 //! order, a table's batches are cut into row groups once their rows'
 //! estimated size reaches `--row-group-bytes` and into parts once it
 //! reaches `--part-bytes`. A Parquet row group's columns are encoded on
-//! `--jobs` threads (`encode_columns`, zstd) and written in column order;
+//! `--jobs` threads (`encode_columns`, zstd), on a thread of their own
+//! while the next row group is gathered, and written in column order before
+//! it; a part ends (its last row group, the file synced) on a thread of its
+//! own while the next part begins;
 //! Arrow IPC files, or one Arrow IPC stream on standard output, get the
 //! rows in record batches of [`BATCH_ROWS`]. Within a row group, batches
 //! (and the writes to a Parquet column) are [`BATCH_ROWS`] rows counted
@@ -17,16 +20,22 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::ops::Range;
+use std::panic::resume_unwind;
 use std::path::PathBuf;
+use std::sync::mpsc;
+use std::thread::{self, JoinHandle};
 
 use arrow_array::RecordBatch;
 use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::SchemaRef;
 use gedcom_elf::table::arrow::{encode_columns, schema, windows, BatchBuilder, SizedBatch};
 use gedcom_elf::table::{Row, Table};
-use parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory;
+use parquet::arrow::arrow_writer::{
+    ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory,
+};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::basic::{Compression, Encoding as ParquetEncoding, ZstdLevel};
+use parquet::errors::ParquetError;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::ColumnPath;
@@ -44,11 +53,64 @@ pub enum Kind {
     ArrowStdout,
 }
 
+/// A Parquet row group's encoded columns, in column order.
+type Encoded = Result<Vec<ArrowColumnChunk>, ParquetError>;
+
+/// A row group being encoded: on a thread of its own while the next one is
+/// gathered, or already encoded (when no thread could be had, or in the
+/// foreground).
+enum Encoding {
+    Thread(JoinHandle<Encoded>),
+    Done(Encoded),
+}
+
+impl Encoding {
+    /// Encodes `pieces`' columns through `writers` (see `encode_columns`),
+    /// on a thread of its own when `background` and one can be had.
+    fn start(
+        writers: Vec<ArrowColumnWriter>,
+        pieces: Vec<RecordBatch>,
+        jobs: usize,
+        background: bool,
+    ) -> Encoding {
+        if !background {
+            return Encoding::Done(encode_columns(writers, &pieces, BATCH_ROWS, jobs));
+        }
+        // The writers and rows are sent once the thread runs: when none
+        // can be had, they are still here, and encoded here.
+        let (tx, rx) = mpsc::channel::<(Vec<ArrowColumnWriter>, Vec<RecordBatch>)>();
+        let spawned = thread::Builder::new().spawn(move || match rx.recv() {
+            Ok((writers, pieces)) => encode_columns(writers, &pieces, BATCH_ROWS, jobs),
+            Err(e) => Err(ParquetError::General(e.to_string())),
+        });
+        match spawned {
+            Ok(handle) => match tx.send((writers, pieces)) {
+                Ok(()) => Encoding::Thread(handle),
+                Err(mpsc::SendError((writers, pieces))) => {
+                    Encoding::Done(encode_columns(writers, &pieces, BATCH_ROWS, jobs))
+                }
+            },
+            Err(_) => Encoding::Done(encode_columns(writers, &pieces, BATCH_ROWS, jobs)),
+        }
+    }
+
+    /// The encoded columns, waiting for them.
+    fn finish(self) -> Encoded {
+        match self {
+            Encoding::Thread(handle) => handle.join().unwrap_or_else(|e| resume_unwind(e)),
+            Encoding::Done(chunks) => chunks,
+        }
+    }
+}
+
 enum Writer {
     Parquet {
         file: Box<SerializedFileWriter<BufWriter<File>>>,
         factory: ArrowRowGroupWriterFactory,
         groups: usize,
+        /// The last row group, being encoded: appended before the next one
+        /// and before the file is closed.
+        encoding: Option<Encoding>,
     },
     Ipc(FileWriter<BufWriter<File>>),
     Stream(StreamWriter<BufWriter<io::Stdout>>),
@@ -79,10 +141,18 @@ pub fn batch<R: Row>(rows: &[R]) -> Option<SizedBatch> {
     b.finish().ok()
 }
 
-/// Columns whose values are all different and grow with the rows
-/// (offsets, line numbers): delta-encoded rather than through a dictionary,
-/// which they would only fill.
-const ASCENDING: [&str; 4] = ["node_id", "parent_id", "line", "byte"];
+/// Columns whose values grow with the rows (offsets, line numbers, the
+/// record's offset, repeated along its structures): delta-encoded rather
+/// than through a dictionary, which they would only fill (and each value
+/// hashed into it).
+const ASCENDING: [&str; 6] = [
+    "node_id",
+    "parent_id",
+    "record_id",
+    "family_id",
+    "line",
+    "byte",
+];
 
 /// Free text, and xrefs (in no useful order): no minimum and maximum kept
 /// (they would select no row group).
@@ -103,13 +173,31 @@ fn properties(table: Table) -> WriterProperties {
         if ASCENDING.contains(&c.name) {
             props = props
                 .set_column_dictionary_enabled(path(), false)
-                .set_column_encoding(path(), Encoding::DELTA_BINARY_PACKED);
+                .set_column_encoding(path(), ParquetEncoding::DELTA_BINARY_PACKED);
         }
         if FREE_TEXT.contains(&c.name) {
             props = props.set_column_statistics_enabled(path(), EnabledStatistics::None);
         }
     }
     props.build()
+}
+
+/// Appends the row group `encoding` encodes (if any) to `file`, waiting
+/// for it.
+fn append(
+    file: &mut SerializedFileWriter<BufWriter<File>>,
+    encoding: Option<Encoding>,
+) -> io::Result<()> {
+    let Some(encoding) = encoding else {
+        return Ok(());
+    };
+    let chunks = encoding.finish().map_err(other)?;
+    let mut group = file.next_row_group().map_err(other)?;
+    for chunk in chunks {
+        chunk.append_to_row_group(&mut group).map_err(other)?;
+    }
+    group.close().map_err(other)?;
+    Ok(())
 }
 
 /// One table's output (or one partition's of a partitioned table).
@@ -122,6 +210,16 @@ pub struct Out {
     keep: Option<Vec<usize>>,
     kind: Kind,
     limits: Limits,
+    /// Whether a Parquet row group is encoded on a thread of its own while
+    /// the next one is gathered, and a part ended on one while the next
+    /// begins (not for a partition: up to
+    /// `OPEN_PARTITIONS` of them are open at once, and each would hold one
+    /// more row group).
+    background: bool,
+    /// The last part, ending on a thread of its own (with `background`):
+    /// its last row group appended and its file synced while the next
+    /// part begins.
+    closing: Option<JoinHandle<io::Result<()>>>,
     /// The rows of the row group being gathered (for Arrow IPC, of the
     /// record batch being gathered), end to end.
     pieces: Vec<RecordBatch>,
@@ -159,6 +257,8 @@ impl Out {
             keep,
             kind,
             limits,
+            background: skip.is_none(),
+            closing: None,
             pieces: Vec::new(),
             rows: 0,
             group: 0,
@@ -199,6 +299,7 @@ impl Out {
                                 file: Box::new(file),
                                 factory,
                                 groups: 0,
+                                encoding: None,
                             }
                         }
                         _ => Writer::Ipc(FileWriter::try_new(file, &schema).map_err(other)?),
@@ -224,22 +325,20 @@ impl Out {
         if self.kind == Kind::Parquet {
             let pieces = std::mem::take(&mut self.pieces);
             self.rows = 0;
-            let jobs = self.limits.jobs;
+            let (jobs, background) = (self.limits.jobs, self.background);
             let Writer::Parquet {
                 file,
                 factory,
                 groups,
+                encoding,
             } = self.open()?
             else {
                 return Err(io::Error::other("no Parquet writer"));
             };
+            // The row group before goes first: row groups stay in order.
+            append(file, encoding.take())?;
             let writers = factory.create_column_writers(*groups).map_err(other)?;
-            let chunks = encode_columns(writers, &pieces, BATCH_ROWS, jobs).map_err(other)?;
-            let mut group = file.next_row_group().map_err(other)?;
-            for chunk in chunks {
-                chunk.append_to_row_group(&mut group).map_err(other)?;
-            }
-            group.close().map_err(other)?;
+            *encoding = Some(Encoding::start(writers, pieces, jobs, background));
             *groups += 1;
             return Ok(());
         }
@@ -262,15 +361,52 @@ impl Out {
     fn close(&mut self) -> io::Result<()> {
         self.write_pending(true)?;
         match self.writer.take() {
-            Some(Writer::Parquet { file, .. }) => {
-                let file = file.into_inner().map_err(other)?;
-                file.into_inner().map_err(|e| e.into_error())?.sync_all()
+            Some(Writer::Parquet {
+                mut file, encoding, ..
+            }) => {
+                let end = move || {
+                    append(&mut file, encoding)?;
+                    let file = file.into_inner().map_err(other)?;
+                    file.into_inner().map_err(|e| e.into_error())?.sync_all()
+                };
+                // At most one part ends on its own thread: the one before
+                // first.
+                self.wait_closing()?;
+                if !self.background {
+                    return end();
+                }
+                // The part's end (its last row group appended, the file
+                // synced) on a thread of its own, while the next part
+                // begins; here when no thread can be had.
+                let (tx, rx) = mpsc::channel::<Box<dyn FnOnce() -> io::Result<()> + Send>>();
+                let spawned = thread::Builder::new().spawn(move || match rx.recv() {
+                    Ok(end) => end(),
+                    Err(e) => Err(io::Error::other(e)),
+                });
+                match spawned {
+                    Ok(handle) => match tx.send(Box::new(end)) {
+                        Ok(()) => {
+                            self.closing = Some(handle);
+                            Ok(())
+                        }
+                        Err(mpsc::SendError(end)) => end(),
+                    },
+                    Err(_) => end(),
+                }
             }
             Some(Writer::Ipc(w)) => {
                 let file = w.into_inner().map_err(other)?;
                 file.into_inner().map_err(|e| e.into_error())?.sync_all()
             }
             Some(Writer::Stream(w)) => w.into_inner().map_err(other)?.flush(),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits for the part ending on its own thread, if any.
+    fn wait_closing(&mut self) -> io::Result<()> {
+        match self.closing.take() {
+            Some(handle) => handle.join().unwrap_or_else(|e| resume_unwind(e)),
             None => Ok(()),
         }
     }
@@ -321,6 +457,7 @@ impl Out {
         if self.next == 0 {
             self.open()?;
         }
-        self.close()
+        self.close()?;
+        self.wait_closing()
     }
 }
