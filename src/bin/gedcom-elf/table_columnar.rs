@@ -30,9 +30,7 @@ use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::SchemaRef;
 use gedcom_elf::table::arrow::{encode_columns, schema, windows, BatchBuilder, SizedBatch};
 use gedcom_elf::table::{Row, Table};
-use parquet::arrow::arrow_writer::{
-    ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory,
-};
+use parquet::arrow::arrow_writer::{ArrowColumnChunk, ArrowRowGroupWriterFactory};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding as ParquetEncoding, ZstdLevel};
 use parquet::errors::ParquetError;
@@ -53,55 +51,50 @@ pub enum Kind {
     ArrowStdout,
 }
 
-/// A Parquet row group's encoded columns, in column order.
-type Encoded = Result<Vec<ArrowColumnChunk>, ParquetError>;
-
-/// A row group being encoded: on a thread of its own while the next one is
-/// gathered, or already encoded (when no thread could be had, or in the
-/// foreground).
-enum Encoding {
-    Thread(JoinHandle<Encoded>),
-    Done(Encoded),
+/// Work done on a thread of its own while the caller goes on, or already
+/// done (when no thread could be had, or none was asked for): a row group
+/// being encoded while the next is gathered, a part ending while the next
+/// begins.
+enum Background<R, E> {
+    Thread(JoinHandle<Result<R, E>>),
+    Done(Result<R, E>),
 }
 
-impl Encoding {
-    /// Encodes `pieces`' columns through `writers` (see `encode_columns`),
-    /// on a thread of its own when `background` and one can be had.
-    fn start(
-        writers: Vec<ArrowColumnWriter>,
-        pieces: Vec<RecordBatch>,
-        jobs: usize,
-        background: bool,
-    ) -> Encoding {
+impl<R: Send + 'static, E: From<io::Error> + Send + 'static> Background<R, E> {
+    /// Runs `work` on a thread of its own when `background` and one can be
+    /// had, else here.
+    fn start(work: impl FnOnce() -> Result<R, E> + Send + 'static, background: bool) -> Self {
         if !background {
-            return Encoding::Done(encode_columns(writers, &pieces, BATCH_ROWS, jobs));
+            return Background::Done(work());
         }
-        // The writers and rows are sent once the thread runs: when none
-        // can be had, they are still here, and encoded here.
-        let (tx, rx) = mpsc::channel::<(Vec<ArrowColumnWriter>, Vec<RecordBatch>)>();
+        // The work is sent once the thread runs: when none can be had, it
+        // is still here, and done here.
+        type Work<R, E> = Box<dyn FnOnce() -> Result<R, E> + Send>;
+        let (tx, rx) = mpsc::channel::<Work<R, E>>();
         let spawned = thread::Builder::new().spawn(move || match rx.recv() {
-            Ok((writers, pieces)) => encode_columns(writers, &pieces, BATCH_ROWS, jobs),
-            Err(e) => Err(ParquetError::General(e.to_string())),
+            Ok(work) => work(),
+            Err(e) => Err(io::Error::other(e).into()),
         });
         match spawned {
-            Ok(handle) => match tx.send((writers, pieces)) {
-                Ok(()) => Encoding::Thread(handle),
-                Err(mpsc::SendError((writers, pieces))) => {
-                    Encoding::Done(encode_columns(writers, &pieces, BATCH_ROWS, jobs))
-                }
+            Ok(handle) => match tx.send(Box::new(work)) {
+                Ok(()) => Background::Thread(handle),
+                Err(mpsc::SendError(work)) => Background::Done(work()),
             },
-            Err(_) => Encoding::Done(encode_columns(writers, &pieces, BATCH_ROWS, jobs)),
+            Err(_) => Background::Done(work()),
         }
     }
 
-    /// The encoded columns, waiting for them.
-    fn finish(self) -> Encoded {
+    /// The work's result, waiting for it.
+    fn finish(self) -> Result<R, E> {
         match self {
-            Encoding::Thread(handle) => handle.join().unwrap_or_else(|e| resume_unwind(e)),
-            Encoding::Done(chunks) => chunks,
+            Background::Thread(handle) => handle.join().unwrap_or_else(|e| resume_unwind(e)),
+            Background::Done(result) => result,
         }
     }
 }
+
+/// A row group being encoded (see `encode_columns`).
+type Encoding = Background<Vec<ArrowColumnChunk>, ParquetError>;
 
 enum Writer {
     Parquet {
@@ -219,7 +212,7 @@ pub struct Out {
     /// The last part, ending on a thread of its own (with `background`):
     /// its last row group appended and its file synced while the next
     /// part begins.
-    closing: Option<JoinHandle<io::Result<()>>>,
+    closing: Option<Background<(), io::Error>>,
     /// The rows of the row group being gathered (for Arrow IPC, of the
     /// record batch being gathered), end to end.
     pieces: Vec<RecordBatch>,
@@ -338,7 +331,8 @@ impl Out {
             // The row group before goes first: row groups stay in order.
             append(file, encoding.take())?;
             let writers = factory.create_column_writers(*groups).map_err(other)?;
-            *encoding = Some(Encoding::start(writers, pieces, jobs, background));
+            let encode = move || encode_columns(writers, &pieces, BATCH_ROWS, jobs);
+            *encoding = Some(Encoding::start(encode, background));
             *groups += 1;
             return Ok(());
         }
@@ -372,26 +366,16 @@ impl Out {
                 // At most one part ends on its own thread: the one before
                 // first.
                 self.wait_closing()?;
-                if !self.background {
-                    return end();
-                }
                 // The part's end (its last row group appended, the file
                 // synced) on a thread of its own, while the next part
-                // begins; here when no thread can be had.
-                let (tx, rx) = mpsc::channel::<Box<dyn FnOnce() -> io::Result<()> + Send>>();
-                let spawned = thread::Builder::new().spawn(move || match rx.recv() {
-                    Ok(end) => end(),
-                    Err(e) => Err(io::Error::other(e)),
-                });
-                match spawned {
-                    Ok(handle) => match tx.send(Box::new(end)) {
-                        Ok(()) => {
-                            self.closing = Some(handle);
-                            Ok(())
-                        }
-                        Err(mpsc::SendError(end)) => end(),
-                    },
-                    Err(_) => end(),
+                // begins; here without `background`, or when no thread can
+                // be had.
+                match Background::start(end, self.background) {
+                    Background::Done(result) => result,
+                    ending => {
+                        self.closing = Some(ending);
+                        Ok(())
+                    }
                 }
             }
             Some(Writer::Ipc(w)) => {
@@ -406,7 +390,7 @@ impl Out {
     /// Waits for the part ending on its own thread, if any.
     fn wait_closing(&mut self) -> io::Result<()> {
         match self.closing.take() {
-            Some(handle) => handle.join().unwrap_or_else(|e| resume_unwind(e)),
+            Some(ending) => ending.finish(),
             None => Ok(()),
         }
     }
