@@ -233,8 +233,7 @@ fn parse_fields(t: &[u8], mut i: usize, n: usize, out: &mut Scanned) -> Result<(
             LineError::Delimiter
         });
     }
-    form |= one_space(t, i, n);
-    i = skip_ws(t, i + 1, n);
+    i = delimiter(t, i, n, &mut form);
     // (XRefID S)?
     if i < n && t[i] == b'@' {
         let close = match memchr::memchr(b'@', &t[i + 1..n]) {
@@ -250,8 +249,7 @@ fn parse_fields(t: &[u8], mut i: usize, n: usize, out: &mut Scanned) -> Result<(
         if i >= n || !is_ws(t[i]) {
             return Err(LineError::Delimiter);
         }
-        form |= one_space(t, i, n);
-        i = skip_ws(t, i + 1, n);
+        i = delimiter(t, i, n, &mut form);
     }
     // Tag: its upper-case part, then (rarely) the rest.
     let tag_start = i;
@@ -277,13 +275,16 @@ fn parse_fields(t: &[u8], mut i: usize, n: usize, out: &mut Scanned) -> Result<(
     Ok(())
 }
 
-/// [`gedcom7::DELIMITER`] unless the whitespace at `t[i]` is one space.
+/// Skips the delimiter that begins at `t[i]` (whitespace), giving the
+/// position after it; adds [`gedcom7::DELIMITER`] to `form` unless it is
+/// one space.
 #[inline(always)]
-fn one_space(t: &[u8], i: usize, n: usize) -> u8 {
-    match t[i] == b' ' && (i + 1 >= n || !is_ws(t[i + 1])) {
-        true => 0,
-        false => gedcom7::DELIMITER,
+fn delimiter(t: &[u8], i: usize, n: usize, form: &mut u8) -> usize {
+    let next = skip_ws(t, i + 1, n);
+    if t[i] != b' ' || next != i + 1 {
+        *form |= gedcom7::DELIMITER;
     }
+    next
 }
 
 /// The first position at or after `i` (and before `n`) that is not a space or tab.
