@@ -1228,16 +1228,15 @@ fn every_jobs_and_chunk_size_give_the_same_output_and_report() {
 }
 
 /// Fuzz crash `crash-a36d498cf00adcd34e4b0aee3df2581ede2b2cc5` of the
-/// `convert` target (found by CI's smoke run in session 16; present at
-/// a76f648 and before): a 5.5.1 document converted to 5.5.1 and then
-/// converted again loses `@#DJLD a b a#Gbar@ ` from its `DATE`. The first
-/// conversion writes literal `@` signs of the input next to where it removed
-/// an escape, `@#DJLD a @#Qfoo@ b a#Gbar@` becoming `@#DJLD a b a#Gbar@`,
-/// which the second reading takes for one escape and removes. The document
-/// has no `CHAR`, and its SCHMA has a `2  b` line. Not fixed yet: ignored
-/// until it is, so that it asserts what the fuzz target asserts.
+/// `convert` target: a 5.5.1 document converted to 5.5.1 and then converted
+/// again lost `@#DJLD a b a#Gbar@ ` from its `DATE`. The document's `SCHMA`
+/// has no `ESC` line, so it preserves no escape: the reader removes
+/// `@#Qfoo@ ` and keeps the `@` signs around it as literal ones. The writer
+/// wrote with the default table (`DATE` keeps `D`), so those `@` signs,
+/// now reading `@#DJLD a b a#Gbar@ `, went out undoubled, and the second
+/// reading took them for an escape and removed them. A 5.5.1 output of a
+/// 5.5.1 input keeps the input's schema, and now its escape table too.
 #[test]
-#[ignore = "known bug, fuzz crash a36d498c: a removed escape leaves literal @ signs that read back as an escape"]
 fn fuzz_convert_a36d498c_converting_5_5_1_again_changes_nothing() {
     let input: &[u8] = b"0 HEAD\n1 SCHMA\n2  b\n1 _O\xff\xff\xff@#Xbaz@ d\n1 DATE @#DJLD a @#Qfoo@ b a#Gbar@ / \xff\xff\xff\xff\xff\xff\xff\xff@#Xbaz@ d\n1 DATE @#DJ\xdcLIAN@ 1540\n0 TRLR\n";
     let config = ConvertConfig::new(Version::Gedcom551);

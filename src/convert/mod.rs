@@ -649,6 +649,16 @@ fn convert_with<W: Write>(
     let Some(head) = head else {
         return Err(read_error(crate::Error::internal("no HEAD record")));
     };
+    // A 5.5.1 output of a 5.5.1 input keeps the HEAD, and so its schema:
+    // the escapes the input's schema preserves are preserved, and every
+    // other `@` doubled, as a reader of the output will take them (a schema
+    // without `ESC` lines preserves none). Across versions the rules turn
+    // the schema into `_SCHMA`, and the default table holds.
+    let wconfig = if from == to && !to.is_gedcom7() {
+        wconfig.escapes(head_reader.escape_table().clone())
+    } else {
+        wconfig
+    };
     let mut ctx = rules::Ctx::new(from, to);
     if from != to && to.is_gedcom7() {
         // First pass: the ids, and the extension tags the rules make. The
