@@ -137,9 +137,11 @@ impl<R: Row> BatchBuilder<R> {
     }
 
     /// Appends `row`.
+    #[inline]
     pub fn push(&mut self, row: &R) {
         let mut size = 0;
-        for (i, column) in self.columns.iter_mut().enumerate() {
+        let columns = &mut self.columns[..R::COLUMNS.len()];
+        for (i, column) in columns.iter_mut().enumerate() {
             let cell = row.cell(i);
             size += match cell {
                 Cell::Null => 1,

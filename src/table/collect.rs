@@ -124,7 +124,9 @@ impl Collector {
         let mut len = 0;
         let mut open: Vec<(usize, u32)> = Vec::new();
         loop {
-            match reader.next_event() {
+            // Matched in place: moving the event out of the result copied it.
+            let event = reader.next_event();
+            match &event {
                 Ok(Some(Event::Begin(b))) => {
                     rows.structures += 1;
                     if len == record.len() {
@@ -147,7 +149,7 @@ impl Collector {
                         b.pointer().map(|p| p.to_str_lossy()).as_deref(),
                     );
                     set_opt(&mut row.text, b.text().as_deref());
-                    match types.begin(&b).map(|t| t.parts()) {
+                    match types.begin(b).map(|t| t.parts()) {
                         Some((base, suffix)) => {
                             let ty = row.ty.get_or_insert_with(String::new);
                             set(ty, base);
@@ -194,7 +196,7 @@ impl Collector {
                     }
                 }
                 Ok(None) => return None,
-                Err(e) => return Some(e),
+                Err(_) => return event.err(),
             }
         }
     }

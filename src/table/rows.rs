@@ -165,6 +165,7 @@ impl Row for NodeRow {
         int("line", "the number of its first line in its file"),
     ];
 
+    #[inline(always)]
     fn cell(&self, i: usize) -> Cell<'_> {
         match i {
             0 => Cell::Int(self.file_id.into()),

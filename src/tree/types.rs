@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::event::{Begin, Event};
 use crate::tree::iri::StructureType;
-use crate::tree::schema::{Ctx, Schema};
+use crate::tree::schema::{Ctx, Schema, TypeKey};
 
 /// Gives each structure of an event stream its structure type identifier
 /// (seed §7.3) as the events go by: feed it every Begin and End in order.
@@ -40,6 +40,57 @@ pub struct TypeResolver {
     /// The line of the document's first record, when the events may start
     /// later in the document.
     first_line: Option<u64>,
+    /// Substructures' resolutions remembered, one slot per hash of (context,
+    /// tag) ([`Memo`]); empty until the first substructure.
+    memo: Vec<Memo>,
+}
+
+/// A substructure's resolution, remembered: the type and the context of its
+/// own substructures depend only on its superstructure's context and its
+/// tag ([`Schema::resolve`]), and a document holds a few dozen such pairs,
+/// met again and again. A hit costs a comparison of two words instead of a
+/// look-up of the tag and a search of the context's ancestors.
+#[derive(Clone, Copy, Debug)]
+struct Memo {
+    ctx: Ctx,
+    /// The tag's [`packed`] form; 0 in an empty slot.
+    tag: u64,
+    key: Option<TypeKey>,
+    child: Ctx,
+}
+
+/// Slots of [`TypeResolver`]'s memo (a power of two).
+const MEMO_SLOTS: usize = 256;
+
+/// A tag of up to 7 bytes as one word (its bytes, its length in the top
+/// byte: never 0); `None` for a longer tag, which is not remembered.
+#[inline]
+fn packed(tag: &str) -> Option<u64> {
+    let b = tag.as_bytes();
+    if b.is_empty() || b.len() > 7 {
+        return None;
+    }
+    // Byte by byte: a copy into a buffer read back as a word stalls the
+    // read until the copy's stores reach it.
+    let mut w = (b.len() as u64) << 56;
+    for (i, &c) in b.iter().enumerate() {
+        w |= u64::from(c) << (8 * i);
+    }
+    Some(w)
+}
+
+/// The memo slot of (`ctx`, a packed tag).
+#[inline]
+fn slot(ctx: Ctx, tag: u64) -> usize {
+    let c: u64 = match ctx {
+        Ctx::Untyped => 0,
+        Ctx::Head => 1,
+        Ctx::Unknown => 2,
+        Ctx::Dict => 3,
+        Ctx::Type(t) => 4 + u64::from(t),
+    };
+    let h = (tag ^ c.rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h >> 56) as usize & (MEMO_SLOTS - 1)
 }
 
 impl TypeResolver {
@@ -51,6 +102,7 @@ impl TypeResolver {
             stack: Vec::new(),
             records: 0,
             first_line: None,
+            memo: Vec::new(),
         }
     }
 
@@ -103,10 +155,40 @@ impl TypeResolver {
                 self.records += 1;
                 self.schema.record(tag, first)
             }
-            Some(&parent) => self.schema.resolve(parent, tag),
+            Some(&parent) => self.resolve(parent, tag),
         };
         self.stack.push(ctx);
         key.map(|k| self.schema.structure_type(k, tag))
+    }
+
+    /// [`Schema::resolve`], through the memo.
+    #[inline]
+    fn resolve(&mut self, parent: Ctx, tag: &str) -> (Option<TypeKey>, Ctx) {
+        let Some(packed) = packed(tag) else {
+            return self.schema.resolve(parent, tag);
+        };
+        if self.memo.is_empty() {
+            let empty = Memo {
+                ctx: Ctx::Untyped,
+                tag: 0,
+                key: None,
+                child: Ctx::Untyped,
+            };
+            self.memo = vec![empty; MEMO_SLOTS];
+        }
+        let at = slot(parent, packed);
+        let m = self.memo[at];
+        if m.tag == packed && m.ctx == parent {
+            return (m.key, m.child);
+        }
+        let (key, child) = self.schema.resolve(parent, tag);
+        self.memo[at] = Memo {
+            ctx: parent,
+            tag: packed,
+            key,
+            child,
+        };
+        (key, child)
     }
 
     /// The most recently begun structure ends.
@@ -151,6 +233,75 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The memo gives what the schema gives, for more (context, tag) pairs
+    /// than it has slots (so slots are taken over), tags of every length.
+    #[test]
+    fn remembered_resolutions_are_the_schema_s() {
+        let tags = [
+            "NAME",
+            "BIRT",
+            "DATE",
+            "PLAC",
+            "SOUR",
+            "PAGE",
+            "NOTE",
+            "CONT",
+            "FAMC",
+            "PEDI",
+            "HUSB",
+            "AGE",
+            "_X",
+            "_LONGTAG",
+            "_LONGERTAGX",
+            "MARR",
+            "TYPE",
+            "ADDR",
+            "CITY",
+            "OBJE",
+        ];
+        let mut doc = String::from("0 HEAD\n1 CHAR UTF-8\n");
+        for (r, record) in ["INDI", "FAM", "SOUR", "_REC", "NOTE"].iter().enumerate() {
+            for i in 0..40 {
+                doc += &format!("0 @X{r}_{i}@ {record}\n");
+                for (j, a) in tags.iter().enumerate() {
+                    let b = tags[(i + j) % tags.len()];
+                    let c = tags[(i * 7 + j) % tags.len()];
+                    doc += &format!("1 {a}\n2 {b}\n3 {c}\n");
+                }
+            }
+        }
+        doc += "0 TRLR\n";
+        let schema = crate::tree::Schema::default_schema();
+        let mut memo = TypeResolver::new(schema.clone());
+        // The schema alone, as the resolver calls it.
+        let mut stack: Vec<Ctx> = Vec::new();
+        let mut records = 0;
+        let mut begins = 0;
+        for e in Reader::from_slice(doc.as_bytes()) {
+            let e = e.unwrap();
+            let got = memo.event(&e).map(|t| t.iri().into_owned());
+            match &e {
+                Event::Begin(b) => {
+                    let (key, ctx) = match stack.last() {
+                        None => {
+                            records += 1;
+                            schema.record(&b.tag, records == 1)
+                        }
+                        Some(&parent) => schema.resolve(parent, &b.tag),
+                    };
+                    stack.push(ctx);
+                    let want = key.map(|k| schema.structure_type(k, &b.tag).iri().into_owned());
+                    assert_eq!(got, want, "{} at line {}", b.tag, b.line);
+                    begins += 1;
+                }
+                Event::End(_) => {
+                    stack.pop();
+                }
+            }
+        }
+        assert!(begins > 11_000, "{begins}");
     }
 
     #[test]

@@ -147,14 +147,34 @@ const ASCENDING: [&str; 6] = [
     "byte",
 ];
 
-/// Free text, and xrefs (in no useful order): no minimum and maximum kept
-/// (they would select no row group).
-const FREE_TEXT: [&str; 6] = ["text", "type", "message", "xref", "pointer", "record_xref"];
+/// Columns with no minimum and maximum kept: free text and xrefs (in no
+/// useful order), and the columns whose every row group holds nearly the
+/// whole range (structures' tags and paths, levels, ordinals): their
+/// statistics would select no row group, and keeping them compares every
+/// value. (`record_tag` and `file_id` keep theirs: a file's records of
+/// one kind, and a file's rows, often fill row groups of their own.)
+const NO_STATISTICS: [&str; 10] = [
+    "text",
+    "type",
+    "message",
+    "xref",
+    "pointer",
+    "record_xref",
+    "path",
+    "tag",
+    "level",
+    "ordinal",
+];
+
+/// Xrefs, nearly one value per record: no dictionary, which would be about
+/// as large as the values and hash each of them (zstd takes a record's
+/// repeated `record_xref` as well).
+const NO_DICTIONARY: [&str; 3] = ["xref", "pointer", "record_xref"];
 
 /// `table`'s Parquet properties: zstd, row groups cut by the caller,
 /// values handed to the encoder [`BATCH_ROWS`] at a time (the windows'
-/// size: fewer checks of the page's size), [`ASCENDING`] and
-/// [`FREE_TEXT`] columns as they say.
+/// size: fewer checks of the page's size), [`ASCENDING`],
+/// [`NO_STATISTICS`] and [`NO_DICTIONARY`] columns as they say.
 fn properties(table: Table) -> WriterProperties {
     let mut props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
@@ -168,7 +188,16 @@ fn properties(table: Table) -> WriterProperties {
                 .set_column_dictionary_enabled(path(), false)
                 .set_column_encoding(path(), ParquetEncoding::DELTA_BINARY_PACKED);
         }
-        if FREE_TEXT.contains(&c.name) {
+        if std::env::var("NOZSTD")
+            .map(|v| v.split(',').any(|x| x == c.name))
+            .unwrap_or(false)
+        {
+            props = props.set_column_compression(path(), Compression::UNCOMPRESSED);
+        }
+        if NO_DICTIONARY.contains(&c.name) {
+            props = props.set_column_dictionary_enabled(path(), false);
+        }
+        if NO_STATISTICS.contains(&c.name) {
             props = props.set_column_statistics_enabled(path(), EnabledStatistics::None);
         }
     }
