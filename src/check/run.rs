@@ -327,8 +327,8 @@ where
     }
     // Hundreds of thousands of findings (at the end) are freed on a
     // thread of their own: nobody waits for it.
-    if list.len() > 1 << 12 {
-        super::checker::drop_elsewhere(std::mem::take(list));
+    if list.len() > super::checker::LARGE {
+        super::checker::drop_elsewhere(std::mem::take(list), true);
     }
     list.clear();
     Ok(())
