@@ -10,7 +10,9 @@ use crate::tree::schema::{Ctx, Schema, TypeKey};
 /// (seed §7.3) as the events go by: feed it every Begin and End in order.
 ///
 /// It keeps one small context per open structure (O(depth), no
-/// recursion). Records are typed in the context `elf:Document` and the
+/// recursion), and remembers the last resolutions by (context, tag) in a
+/// fixed memo of 256 slots, so that the pairs a document repeats cost a
+/// comparison each. Records are typed in the context `elf:Document` and the
 /// HEAD's substructures in `elf:Metadata`; serialisation metadata (the HEAD
 /// itself, its `CHAR` and `SCHMA` with their subtrees, `TRLR`) has no type.
 ///
