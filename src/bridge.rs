@@ -43,8 +43,8 @@ use crate::event::Value;
 use crate::tree::{NodeRef, RawStep, RawValue, RawWalk, SchemaSource, Step, Tree};
 use crate::write::typed::{RecordId, StructureId, TypedDocument, TypedValue};
 use crate::write::{
-    decode_xref, keeps_previous_level, raw_tag_ok, DropReason, Dropped, RawPayload, WriteError,
-    WriteErrorKind, WriteValue, Writer,
+    decode_xref, raw_tag_ok, DropReason, Dropped, RawPayload, WriteError, WriteErrorKind,
+    WriteValue, Writer,
 };
 
 /// Writes `node` and its subtree, without recursion: text payloads as
@@ -287,12 +287,8 @@ pub fn write_tree_parallel_chunked<W: io::Write>(
     // A piece's writer starts afresh, so a piece starts at a record the writer opens
     // the same way whatever came before: not one that keeps the previous level (whether
     // its substructures are too deep depends on that level).
-    let fresh = |i: usize| {
-        i >= n
-            || tree
-                .record(i)
-                .is_some_and(|r| !keeps_previous_level(r.tag()))
-    };
+    let writer: &Writer<W> = w;
+    let fresh = |i: usize| i >= n || tree.record(i).is_some_and(|r| !writer.keeps_level(r.tag()));
     // Pieces of whole records after the first ones: `bounds[k]..bounds[k + 1]`.
     let first = (1.min(n)..=n).find(|&i| fresh(i)).unwrap_or(n);
     let mut bounds = vec![first];

@@ -1251,20 +1251,26 @@ fn fuzz_convert_a36d498c_converting_5_5_1_again_changes_nothing() {
 }
 
 /// Fuzz crash `crash-9052daeb56b7702859bb7cb959fc2534e922f209` of the
-/// `convert` target (found in session 17 with a random seed; CI's seed-1
-/// runs do not reach it): the 7.0 output writes `1 CONC`, `2 ERROR 3 MAP`
-/// and `3 LATI N2.0`. GEDCOM 7 reads a `CONC` as a structure of its own,
-/// which sets the level a next line may be one deeper than, so the
-/// second reading takes `3 LATI` for too deep (an `ERROR`); the writer
-/// counted the `CONC` as a continuation line, as in 5.5.1
-/// (`write::octets::keeps_previous_level` does not know the version; nor do
-/// the conversion's and the bridge's mirrors of it). Not fixed yet:
-/// ignored until it is.
+/// `convert` target (found in session 17 with a random seed): the 7.0
+/// output wrote `1 CONC`, `2 ERROR 3 MAP` and `3 LATI N2.0`. GEDCOM 7
+/// reads a `CONC` as a structure of its own, which sets the level the next
+/// line may be one deeper than, so the second reading took `3 LATI` for
+/// too deep (an `ERROR`): the output did not read back as written. The
+/// writer counted the `CONC` as a continuation line, as 5.5.1 does; now it
+/// judges levels by its version, and refuses to write what a reader would
+/// take for too deep (the child of an `ERROR` under that `CONC`), as it does
+/// in 5.5.1. In 5.5.1 the document converts, and again to the same bytes.
 #[test]
-#[ignore = "known bug, fuzz crash 9052daeb: the writer counts a 7.0 CONC as a continuation line when it judges levels"]
 fn fuzz_convert_9052daeb_a_7_0_conc_sets_the_level_the_next_line_may_follow() {
     let input: &[u8] = b"0 HEAD\n0 @I1@ IND1\n1 BIRT\n2 PLAC Here\nntinues\n1 CONT   indente E0 HEAD\n* SOUR\n2@NOTE text\n0 @N1@ NOT\xb5\xbe\xbb\xec0 @N1@ NOTE word\n1 CONC  cPLAC There\n3 MAP\n4 LATI N2.0\n0 TRLEAD\n0 @I1@ INDI\n1 NOTE a\n1 CON11 CONT   indente E0 HEAD\n* SOUR\n2@NOTE text\n0 @N1@ NOT\xb5\xbe\n0 TRLR\n";
-    let config = ConvertConfig::new(Version::Gedcom7);
+    let error = convert(
+        input,
+        &ConvertConfig::new(Version::Gedcom7),
+        &mut Vec::new(),
+    )
+    .expect_err("a child of an ERROR under a 7.0 CONC would be read as too deep");
+    assert_eq!(error.kind(), WriteErrorKind::TooDeep, "{error}");
+    let config = ConvertConfig::new(Version::Gedcom551);
     let mut once = Vec::new();
     convert(input, &config, &mut once).expect("converts");
     let mut twice = Vec::new();

@@ -338,13 +338,13 @@ fn write_node<W: Write>(w: &mut Writer<W>, node: &CNode) -> Result<Option<usize>
         w.begin_at_line(&n.tag, n.xref.as_deref(), value, n.line)
     };
     begin(w, node)?;
-    let mut last = (!keeps_previous_level(&node.tag)).then_some(0);
+    let mut last = (!w.keeps_level(&node.tag)).then_some(0);
     let mut stack = vec![node.children.iter()];
     while let Some(top) = stack.last_mut() {
         match top.next() {
             Some(child) => {
                 begin(w, child)?;
-                if !keeps_previous_level(&child.tag) {
+                if !w.keeps_level(&child.tag) {
                     last = Some(stack.len());
                 }
                 stack.push(child.children.iter());
@@ -794,7 +794,7 @@ fn convert_with<W: Write>(
                     run_started = false;
                     return Ok(());
                 }
-                if !run_started && keeps_previous_level(&record.tag) {
+                if !run_started && keeps_previous_level(&record.tag, to.is_gedcom7()) {
                     written.runs.push(Run::Node(std::mem::take(record)));
                     return Ok(());
                 }

@@ -204,10 +204,12 @@ fn mov<const N: usize>(d: &mut [u8], s: &[u8], at: usize) {
 }
 
 /// `true` for a structure that leaves the level the next line is compared with (its
-/// previous level, seed §4.4) as it was: one tagged `CONT`, `CONC` or `ERROR`. A line
-/// after one may be deeper than it by more than one level.
-pub(crate) fn keeps_previous_level(tag: &str) -> bool {
-    matches!(tag, "CONT" | "CONC" | "ERROR")
+/// previous level, seed §4.4) as it was: one tagged `CONT`, `CONC` or `ERROR`, or in
+/// GEDCOM 7 (`gedcom7`) `CONT` or `ERROR`: 7.0 reads a `CONC` as a structure of its
+/// own. A line after one may be deeper than it by more than one level.
+pub(crate) fn keeps_previous_level(tag: &str, gedcom7: bool) -> bool {
+    // GEDCOM 7 reads a CONC as a structure of its own: it sets the level.
+    matches!(tag, "CONT" | "ERROR") || (tag == "CONC" && !gedcom7)
 }
 
 /// `true` for a tag the fast path may write: `[0-9A-Za-z_]+`, and none that a rule
