@@ -85,9 +85,7 @@ use std::io::Write;
 use crate::encoding::Encoding;
 use crate::event::{Event, Value};
 use crate::version::Version;
-use crate::write::{
-    decode_xref, keeps_previous_level, LineEnding, WriteError, WriteErrorKind, Writer, WriterConfig,
-};
+use crate::write::{decode_xref, LineEnding, WriteError, WriteErrorKind, Writer, WriterConfig};
 
 pub use crate::diag::{NotCarried, NotCarriedEntry};
 pub use tables::TERMS_551;
@@ -794,7 +792,7 @@ fn convert_with<W: Write>(
                     run_started = false;
                     return Ok(());
                 }
-                if !run_started && keeps_previous_level(&record.tag, to.is_gedcom7()) {
+                if !run_started && piece.keeps_level(&record.tag) {
                     written.runs.push(Run::Node(std::mem::take(record)));
                     return Ok(());
                 }

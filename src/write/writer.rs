@@ -483,7 +483,7 @@ impl<W: Write> Writer<W> {
             Some(WriteValue::Pointer(p)) => self.emit_line(level, xref, tag, Some(p)),
             None => self.emit_line(level, xref, tag, None),
         }
-        if !keeps_previous_level(tag, self.g7) {
+        if !self.keeps_level(tag) {
             self.previous_level = depth;
         }
         let is_head = depth == 0 && tag.eq_ignore_ascii_case("HEAD");
@@ -518,7 +518,7 @@ impl<W: Write> Writer<W> {
     #[inline]
     fn caller_line(&mut self, depth: usize, tag: &str) {
         if self.tracking {
-            if !keeps_previous_level(tag, self.g7) {
+            if !self.keeps_level(tag) {
                 self.caller_prev = depth;
             }
             self.converge();
@@ -739,7 +739,7 @@ impl<W: Write> Writer<W> {
 
     /// Whether a structure tagged `tag` leaves the level the next line is
     /// compared with as it was, in this writer's version
-    /// ([`keeps_previous_level`]).
+    /// (`octets::keeps_previous_level`).
     pub(crate) fn keeps_level(&self, tag: &str) -> bool {
         keeps_previous_level(tag, self.g7)
     }

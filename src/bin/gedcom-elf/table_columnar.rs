@@ -188,12 +188,6 @@ fn properties(table: Table) -> WriterProperties {
                 .set_column_dictionary_enabled(path(), false)
                 .set_column_encoding(path(), ParquetEncoding::DELTA_BINARY_PACKED);
         }
-        if std::env::var("NOZSTD")
-            .map(|v| v.split(',').any(|x| x == c.name))
-            .unwrap_or(false)
-        {
-            props = props.set_column_compression(path(), Compression::UNCOMPRESSED);
-        }
         if NO_DICTIONARY.contains(&c.name) {
             props = props.set_column_dictionary_enabled(path(), false);
         }
