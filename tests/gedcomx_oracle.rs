@@ -295,7 +295,7 @@ fn the_index_s_source_elements_are_the_mapped_record_s() {
             let indexed: Vec<(String, String)> = index
                 .source_elements(id)
                 .into_iter()
-                .map(|e| (e.name, e.value))
+                .map(|e| (e.name.into_owned(), e.value))
                 .collect();
             assert_eq!(indexed, mapped, "{name}: {id}");
             compared += 1;

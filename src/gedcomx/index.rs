@@ -17,7 +17,7 @@
 //! let input: &[u8] = b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F1@\n2 PEDI adopted\n\
 //!     0 @R1@ REPO\n1 NAME Archives\n0 @S1@ SOUR\n1 TITL Parish register\n1 REPO @R1@\n0 TRLR\n";
 //! let index = Index::from_read(input, Default::default(), 1)?;
-//! assert_eq!(index.pedigree("F1", "I1"), [("AdoptiveParent", 4)]); // its line
+//! assert_eq!(index.pedigree("F1", "I1"), [("http://gedcomx.org/AdoptiveParent", 4)]); // its line
 //! let elements = index.source_elements("S1");
 //! assert_eq!(elements.len(), 2); // the title, the repository's name
 //! assert_eq!(elements[1].value, "Archives");
@@ -251,10 +251,10 @@ impl Index {
                             source.repository = Some((repository_row(), id));
                         }
                     }
-                    let row = CITATION_ELEMENTS.iter().position(|(p, _, _)| *p == joined);
+                    let row = CITATION_ELEMENTS.iter().position(|(p, _)| *p == joined);
                     if let (Some(row), Some(t)) = (row, text()) {
-                        let (_, base, name) = CITATION_ELEMENTS[row];
-                        found.push((row, CitationElement::new([base, name].concat(), t)));
+                        let (_, name) = CITATION_ELEMENTS[row];
+                        found.push((row, CitationElement::new(name, t)));
                     }
                 }
                 _ => {}
@@ -376,14 +376,14 @@ impl Index {
 pub(crate) fn repository_row() -> usize {
     CITATION_ELEMENTS
         .iter()
-        .position(|(path, _, _)| *path == THROUGH_REPOSITORY)
+        .position(|(path, _)| *path == THROUGH_REPOSITORY)
         .unwrap_or(CITATION_ELEMENTS.len())
 }
 
 /// The citation element of a repository's name.
 pub(crate) fn repository_element(name: &str) -> CitationElement {
-    let (_, base, element) = CITATION_ELEMENTS[repository_row()];
-    CitationElement::new([base, element].concat(), name)
+    let (_, element) = CITATION_ELEMENTS[repository_row()];
+    CitationElement::new(element, name)
 }
 
 #[cfg(test)]

@@ -21,13 +21,15 @@ use super::gedx::extension_media_type;
 use super::index::{repository_element, repository_row, Index};
 use super::model::{
     Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gender,
-    Identifier, Name, NameForm, NamePart, Note, Person, PlaceDescription, PlaceReference,
+    Identifier, Iri, Name, NameForm, NamePart, Note, Person, PlaceDescription, PlaceReference,
     Qualifier, Relationship, SourceCitation, SourceDescription, SourceReference, TextValue,
     Timestamp,
 };
 use super::table::value_text;
 pub use super::table::{pedigree_fact, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
-use super::{ELF, GX};
+use super::ELF;
+#[cfg(test)]
+use super::GX;
 use crate::tree::NodeRef;
 use crate::value::calendar::UNIX_EPOCH_JDN;
 use crate::value::{Date as GedcomDate, Name as GedcomName, Sex};
@@ -56,53 +58,53 @@ pub enum Item {
 
 /// Individual events and attributes: tag and GEDCOM X fact type.
 pub(crate) const PERSON_FACTS: [(&str, &str); 34] = [
-    ("BIRT", "Birth"),
-    ("CHR", "Christening"),
-    ("DEAT", "Death"),
-    ("BURI", "Burial"),
-    ("CREM", "Cremation"),
-    ("ADOP", "Adoption"),
-    ("BAPM", "Baptism"),
-    ("BARM", "BarMitzvah"),
-    ("BASM", "BatMitzvah"),
-    ("BLES", "Blessing"),
-    ("CHRA", "AdultChristening"),
-    ("CONF", "Confirmation"),
-    ("FCOM", "FirstCommunion"),
-    ("ORDN", "Ordination"),
-    ("NATU", "Naturalization"),
-    ("EMIG", "Emigration"),
-    ("IMMI", "Immigration"),
-    ("CENS", "Census"),
-    ("PROB", "Probate"),
-    ("WILL", "Will"),
-    ("GRAD", "Graduation"),
-    ("RETI", "Retirement"),
-    ("CAST", "Caste"),
-    ("DSCR", "PhysicalDescription"),
-    ("EDUC", "Education"),
-    ("IDNO", "NationalId"),
-    ("NATI", "Nationality"),
-    ("NCHI", "NumberOfChildren"),
-    ("NMR", "NumberOfMarriages"),
-    ("OCCU", "Occupation"),
-    ("PROP", "Property"),
-    ("RELI", "Religion"),
-    ("RESI", "Residence"),
-    ("SSN", "NationalId"),
+    ("BIRT", gx!("Birth")),
+    ("CHR", gx!("Christening")),
+    ("DEAT", gx!("Death")),
+    ("BURI", gx!("Burial")),
+    ("CREM", gx!("Cremation")),
+    ("ADOP", gx!("Adoption")),
+    ("BAPM", gx!("Baptism")),
+    ("BARM", gx!("BarMitzvah")),
+    ("BASM", gx!("BatMitzvah")),
+    ("BLES", gx!("Blessing")),
+    ("CHRA", gx!("AdultChristening")),
+    ("CONF", gx!("Confirmation")),
+    ("FCOM", gx!("FirstCommunion")),
+    ("ORDN", gx!("Ordination")),
+    ("NATU", gx!("Naturalization")),
+    ("EMIG", gx!("Emigration")),
+    ("IMMI", gx!("Immigration")),
+    ("CENS", gx!("Census")),
+    ("PROB", gx!("Probate")),
+    ("WILL", gx!("Will")),
+    ("GRAD", gx!("Graduation")),
+    ("RETI", gx!("Retirement")),
+    ("CAST", gx!("Caste")),
+    ("DSCR", gx!("PhysicalDescription")),
+    ("EDUC", gx!("Education")),
+    ("IDNO", gx!("NationalId")),
+    ("NATI", gx!("Nationality")),
+    ("NCHI", gx!("NumberOfChildren")),
+    ("NMR", gx!("NumberOfMarriages")),
+    ("OCCU", gx!("Occupation")),
+    ("PROP", gx!("Property")),
+    ("RELI", gx!("Religion")),
+    ("RESI", gx!("Residence")),
+    ("SSN", gx!("NationalId")),
 ];
 
 /// Family events and attributes: tag and GEDCOM X couple fact type.
 pub(crate) const COUPLE_FACTS: [(&str, &str); 9] = [
-    ("ANUL", "Annulment"),
-    ("DIV", "Divorce"),
-    ("DIVF", "DivorceFiling"),
-    ("ENGA", "Engagement"),
-    ("MARB", "MarriageBanns"),
-    ("MARC", "MarriageContract"),
-    ("MARR", "Marriage"),
-    ("MARL", "MarriageLicense"),
-    ("NCHI", "NumberOfChildren"),
+    ("ANUL", gx!("Annulment")),
+    ("DIV", gx!("Divorce")),
+    ("DIVF", gx!("DivorceFiling")),
+    ("ENGA", gx!("Engagement")),
+    ("MARB", gx!("MarriageBanns")),
+    ("MARC", gx!("MarriageContract")),
+    ("MARR", gx!("Marriage")),
+    ("MARL", gx!("MarriageLicense")),
+    ("NCHI", gx!("NumberOfChildren")),
 ];
 
 /// The ELF language names (the 5.5.1 `LANG` values) and their language
@@ -215,11 +217,6 @@ pub fn place_id(name: &str, latitude: f64, longitude: f64) -> String {
 /// A local reference to the item `id` (`#id`).
 fn local(id: &str) -> String {
     ["#", id].concat()
-}
-
-/// A GEDCOM X URI in the `http://gedcomx.org/` namespace.
-fn gx(name: &str) -> String {
-    [GX, name].concat()
 }
 
 /// A record's id: its xref's ([`xref_id`]), or `~L` and its line when it has
@@ -459,7 +456,7 @@ impl Ctx<'_> {
         let id = self.derived('t');
         self.items.push(Item::Document(Document {
             id,
-            kind: Some(gx("Transcription")),
+            kind: Some(Iri::Borrowed(gx!("Transcription"))),
             sources: vec![SourceReference {
                 description: local(of),
                 qualifiers: Vec::new(),
@@ -651,10 +648,10 @@ impl Ctx<'_> {
     }
 
     /// A fact from an event or attribute structure.
-    fn fact(&mut self, node: NodeRef<'_>, kind: Option<&str>) -> Fact {
+    fn fact(&mut self, node: NodeRef<'_>, kind: Option<&'static str>) -> Fact {
         let generic = kind.is_none();
         let mut fact = Fact {
-            kind: kind.map(gx).unwrap_or_default(),
+            kind: kind.map(Iri::Borrowed).unwrap_or_default(),
             ..Fact::default()
         };
         let payload = text(node).filter(|t| t.trim() != "Y");
@@ -685,11 +682,15 @@ impl Ctx<'_> {
                     });
                     self.rest(c, &["MAP"]);
                 }
-                "AGE" => fact.qualifiers.push(Qualifier::new(gx("Age"), text(c))),
-                "CAUS" => fact.qualifiers.push(Qualifier::new(gx("Cause"), text(c))),
+                "AGE" => fact
+                    .qualifiers
+                    .push(Qualifier::new(Iri::Borrowed(gx!("Age")), text(c))),
+                "CAUS" => fact
+                    .qualifiers
+                    .push(Qualifier::new(Iri::Borrowed(gx!("Cause")), text(c))),
                 "RELI" => fact
                     .qualifiers
-                    .push(Qualifier::new(gx("Religion"), text(c))),
+                    .push(Qualifier::new(Iri::Borrowed(gx!("Religion")), text(c))),
                 "SOUR" => fact.sources.extend(self.citation(c)),
                 "NOTE" => fact.notes.extend(self.note(c)),
                 _ => self.other(c),
@@ -699,7 +700,7 @@ impl Ctx<'_> {
             }
         }
         if generic {
-            fact.kind = data_uri(typed.as_deref().unwrap_or(node.tag()));
+            fact.kind = data_uri(typed.as_deref().unwrap_or(node.tag())).into();
         }
         fact
     }
@@ -748,11 +749,11 @@ impl Ctx<'_> {
         .collect();
         let full = full.join(" ");
         let pieces = node.name_pieces();
-        let part = |kind: &str, value: &str, particle: bool| NamePart {
-            kind: Some(gx(kind)),
+        let part = |kind: &'static str, value: &str, particle: bool| NamePart {
+            kind: Some(Iri::Borrowed(kind)),
             value: value.to_string(),
             qualifiers: match particle {
-                true => vec![Qualifier::new(gx("Particle"), None)],
+                true => vec![Qualifier::new(Iri::Borrowed(gx!("Particle")), None)],
                 false => Vec::new(),
             },
         };
@@ -764,11 +765,11 @@ impl Ctx<'_> {
             && pieces.suffix.is_empty());
         if given_pieces {
             for (list, kind, particle) in [
-                (&pieces.prefix, "Prefix", false),
-                (&pieces.given, "Given", false),
-                (&pieces.surname_prefix, "Surname", true),
-                (&pieces.surname, "Surname", false),
-                (&pieces.suffix, "Suffix", false),
+                (&pieces.prefix, gx!("Prefix"), false),
+                (&pieces.given, gx!("Given"), false),
+                (&pieces.surname_prefix, gx!("Surname"), true),
+                (&pieces.surname, gx!("Surname"), false),
+                (&pieces.suffix, gx!("Suffix"), false),
             ] {
                 for v in list.iter().filter(|v| !v.trim().is_empty()) {
                     parts.push(part(kind, v, particle));
@@ -776,13 +777,13 @@ impl Ctx<'_> {
             }
         } else {
             if !parsed.given.is_empty() {
-                parts.push(part("Given", &parsed.given, false));
+                parts.push(part(gx!("Given"), &parsed.given, false));
             }
             if let Some(s) = parsed.surname.as_deref().filter(|s| !s.is_empty()) {
-                parts.push(part("Surname", s, false));
+                parts.push(part(gx!("Surname"), s, false));
             }
             if !parsed.suffix.is_empty() {
-                parts.push(part("Suffix", &parsed.suffix, false));
+                parts.push(part(gx!("Suffix"), &parsed.suffix, false));
             }
         }
         NameForm {
@@ -806,7 +807,7 @@ impl Ctx<'_> {
                     self.rest(c, &[]);
                     if let Some(n) = text(c) {
                         nicknames.push(Name {
-                            kind: Some(gx("Nickname")),
+                            kind: Some(Iri::Borrowed(gx!("Nickname"))),
                             name_forms: vec![NameForm {
                                 full_text: Some(n),
                                 ..NameForm::default()
@@ -822,13 +823,13 @@ impl Ctx<'_> {
                         .to_ascii_lowercase()
                         .as_str()
                     {
-                        "birth" | "maiden" => Some("BirthName"),
-                        "married" => Some("MarriedName"),
-                        "aka" => Some("AlsoKnownAs"),
+                        "birth" | "maiden" => Some(gx!("BirthName")),
+                        "married" => Some(gx!("MarriedName")),
+                        "aka" => Some(gx!("AlsoKnownAs")),
                         _ => None,
                     };
                     match kind {
-                        Some(k) if name.kind.is_none() => name.kind = Some(gx(k)),
+                        Some(k) if name.kind.is_none() => name.kind = Some(Iri::Borrowed(k)),
                         _ => self.skip(c, reason::UNKNOWN_VALUE),
                     }
                     self.rest(c, &[]);
@@ -891,7 +892,7 @@ fn elements_of(
     // children's children, met once each, in the table's order.
     let mut found: Vec<(usize, NodeRef<'_>)> = Vec::new();
     for c in node.children() {
-        for (row, (path, _, _)) in CITATION_ELEMENTS.iter().enumerate() {
+        for (row, (path, _)) in CITATION_ELEMENTS.iter().enumerate() {
             if !rows.contains(&row) {
                 continue;
             }
@@ -906,9 +907,9 @@ fn elements_of(
     }
     found.sort_by_key(|(row, _)| *row);
     for (row, n) in found {
-        let (_, base, name) = CITATION_ELEMENTS[row];
+        let (_, name) = CITATION_ELEMENTS[row];
         if let Some(v) = text(n) {
-            into.push(CitationElement::new([base, name].concat(), v));
+            into.push(CitationElement::new(name, v));
         }
         // Their substructures are not elements (a CALN's MEDI).
         cx.rest(n, &[]);
@@ -1110,12 +1111,14 @@ fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) -> Person {
             "SEX" => match (c.sex(), &p.gender) {
                 (Some(Ok(sex)), None) => {
                     let kind = match sex {
-                        Sex::Male => "Male",
-                        Sex::Female => "Female",
-                        Sex::X => "Intersex",
-                        Sex::Unknown => "Unknown",
+                        Sex::Male => gx!("Male"),
+                        Sex::Female => gx!("Female"),
+                        Sex::X => gx!("Intersex"),
+                        Sex::Unknown => gx!("Unknown"),
                     };
-                    p.gender = Some(Gender { kind: gx(kind) });
+                    p.gender = Some(Gender {
+                        kind: Iri::Borrowed(kind),
+                    });
                     cx.rest(c, &[]);
                 }
                 (Some(Ok(_)), Some(_)) => cx.skip(c, reason::SECOND),
@@ -1188,7 +1191,7 @@ fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)
     let couple = parents.len() == 2;
     let mut rel = Relationship {
         id: cx.owner.clone(),
-        kind: gx("Couple"),
+        kind: Iri::Borrowed(gx!("Couple")),
         person1: parents.first().map(|p| local(p)).unwrap_or_default(),
         person2: parents.get(1).map(|p| local(p)).unwrap_or_default(),
         ..Relationship::default()
@@ -1228,14 +1231,14 @@ fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)
         let facts: Vec<Fact> = pedigree
             .iter()
             .map(|(kind, _)| Fact {
-                kind: gx(kind),
+                kind: Iri::Borrowed(kind),
                 ..Fact::default()
             })
             .collect();
         for parent in &parents {
             cx.items.push(Item::Relationship(Relationship {
                 id: [family_id.as_str(), ".", parent, ".", child].concat(),
-                kind: gx("ParentChild"),
+                kind: Iri::Borrowed(gx!("ParentChild")),
                 person1: local(parent),
                 person2: local(child),
                 facts: facts.clone(),
@@ -1475,7 +1478,7 @@ mod tests {
 
     fn part(kind: &str, value: &str) -> NamePart {
         NamePart {
-            kind: Some(gx(kind)),
+            kind: Some([GX, kind].concat().into()),
             value: value.into(),
             qualifiers: Vec::new(),
         }
@@ -1549,7 +1552,7 @@ mod tests {
         let name = &p[1].names[0];
         assert_eq!(name.kind.as_deref(), Some("http://gedcomx.org/BirthName"));
         let mut particle = part("Surname", "de La");
-        particle.qualifiers = vec![Qualifier::new(gx("Particle"), None)];
+        particle.qualifiers = vec![Qualifier::new(Iri::Borrowed(gx!("Particle")), None)];
         assert_eq!(
             name.name_forms[0].parts,
             [
@@ -1590,7 +1593,9 @@ mod tests {
     fn sex_is_gender_and_a_bad_one_is_counted() {
         let (items, report) = map("0 @I1@ INDI\n1 SEX F\n0 @I2@ INDI\n1 SEX Q\n");
         let p = persons(&items);
-        let female = Some(Gender { kind: gx("Female") });
+        let female = Some(Gender {
+            kind: Iri::Borrowed(gx!("Female")),
+        });
         assert_eq!((&p[0].gender, &p[1].gender), (&female, &None));
         assert_eq!(
             skipped(&report),
@@ -1626,12 +1631,12 @@ mod tests {
         assert_eq!(
             death.qualifiers,
             [
-                Qualifier::new(gx("Age"), Some("85y".into())),
-                Qualifier::new(gx("Cause"), Some("fever".into()))
+                Qualifier::new(Iri::Borrowed(gx!("Age")), Some("85y".into())),
+                Qualifier::new(Iri::Borrowed(gx!("Cause")), Some("fever".into()))
             ]
         );
         assert_eq!(
-            (facts[2].kind.as_str(), facts[2].value.as_deref()),
+            (&*facts[2].kind, facts[2].value.as_deref()),
             ("http://gedcomx.org/Occupation", Some("Baker"))
         );
         assert_eq!(facts[3].kind, "data:,Award%20ceremony");
@@ -1694,11 +1699,7 @@ mod tests {
         let ids: Vec<&str> = r.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, ["F1", "F1.I1.I3", "F1.I2.I3", "F1.I1.I4", "F1.I2.I4"]);
         assert_eq!(
-            (
-                r[0].kind.as_str(),
-                r[0].person1.as_str(),
-                r[0].person2.as_str()
-            ),
+            (&*r[0].kind, r[0].person1.as_str(), r[0].person2.as_str()),
             ("http://gedcomx.org/Couple", "#I1", "#I2")
         );
         assert_eq!(r[0].facts[0].kind, "http://gedcomx.org/Marriage");
@@ -1707,7 +1708,7 @@ mod tests {
             ("#I2", "#I3")
         );
         let adoptive = vec![Fact {
-            kind: gx("AdoptiveParent"),
+            kind: Iri::Borrowed(gx!("AdoptiveParent")),
             ..Fact::default()
         }];
         assert_eq!((&r[1].facts, &r[2].facts), (&adoptive, &adoptive));
@@ -1760,12 +1761,12 @@ mod tests {
         let r = relationships(&items);
         assert_eq!(r.len(), 1);
         assert_eq!(
-            (r[0].id.as_str(), r[0].kind.as_str()),
+            (r[0].id.as_str(), &*r[0].kind),
             ("F1.I2.I3", "http://gedcomx.org/ParentChild")
         );
         // The individual comes after the family: its PEDI, from the
         // index, is a fact of the relationship all the same.
-        assert_eq!(r[0].facts[0].kind, gx("BiologicalParent"));
+        assert_eq!(r[0].facts[0].kind, Iri::Borrowed(gx!("BiologicalParent")));
         assert_eq!(
             skipped(&report),
             [format!("FAM.MARR {} [7]", reason::NO_COUPLE)]
@@ -1781,7 +1782,7 @@ mod tests {
         assert_eq!(skipped(&report), [""; 0]);
         let sd = descriptions(&items)[0];
         let c = &sd.citations[0];
-        let names: Vec<&str> = c.elements.iter().map(|e| e.name.as_str()).collect();
+        let names: Vec<&str> = c.elements.iter().map(|e| &*e.name).collect();
         assert_eq!(
             names,
             [

@@ -107,6 +107,30 @@
 //! since what records borrow from one another comes from the [`Index`] and
 //! every derived id is made from its record or its content.
 
+/// The GEDCOM X type URI `name` (a string literal) as a `&'static str`
+/// made at compile time: [`GX`] and the name (a test holds the two equal).
+macro_rules! gx {
+    ($name:literal) => {
+        concat!("http://gedcomx.org/", $name)
+    };
+}
+
+/// A FHISO citation element name (a string literal) in [`CEV`], made at
+/// compile time.
+macro_rules! cev {
+    ($name:literal) => {
+        concat!("http://terms.fhiso.org/sources/", $name)
+    };
+}
+
+/// An ELF structure type IRI (a string literal) in [`ELF`], made at
+/// compile time.
+macro_rules! elf {
+    ($name:literal) => {
+        concat!("https://terms.fhiso.org/elf/", $name)
+    };
+}
+
 pub mod emit;
 pub mod export;
 pub mod gedx;
@@ -121,7 +145,7 @@ pub use index::Index;
 pub use map::{Item, Mapper, NotConverted, Skipped};
 pub use model::{
     Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gedcomx, Gender,
-    Identifier, Name, NameForm, NamePart, Note, Person, PlaceDescription, PlaceReference,
+    Identifier, Iri, Name, NameForm, NamePart, Note, Person, PlaceDescription, PlaceReference,
     Qualifier, Relationship, SourceCitation, SourceDescription, SourceReference, TextValue,
     Timestamp,
 };
@@ -235,4 +259,15 @@ pub fn to_writer<R: Read, W: Write>(
         export.record(record.root()).map_err(ExportError::Write)?;
     }
     export.finish().map_err(ExportError::Write)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_iri_macros_make_the_namespaces_constants() {
+        assert_eq!(gx!(""), super::GX);
+        assert_eq!(cev!(""), super::CEV);
+        assert_eq!(elf!(""), super::ELF);
+        assert_eq!(gx!("Birth"), format!("{}Birth", super::GX));
+    }
 }

@@ -10,9 +10,14 @@
 //!
 //! `kind` stands for the `type` property throughout.
 
+use std::borrow::Cow;
 use std::io;
 
 pub use super::emit::Identifier;
+
+/// A type or name IRI: most are the mapping's constants (borrowed, no
+/// allocation); those read from a document are owned.
+pub type Iri = Cow<'static, str>;
 use super::emit::{Emit, Node};
 
 /// A FHISO citation element (seed 004, §2): one piece of what a formatted
@@ -30,7 +35,7 @@ pub struct CitationElement {
     /// The optional layer identifier.
     pub layer: Option<String>,
     /// The citation element name: an IRI (required).
-    pub name: String,
+    pub name: Iri,
     /// The optional language tag (RFC 5646) of the value.
     pub lang: Option<String>,
     /// The value: plain text (required).
@@ -39,7 +44,7 @@ pub struct CitationElement {
 
 impl CitationElement {
     /// The element `name` with `value`, no layer and no language.
-    pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
+    pub fn new(name: impl Into<Iri>, value: impl Into<String>) -> Self {
         CitationElement {
             layer: None,
             name: name.into(),
@@ -73,7 +78,7 @@ impl Node for CitationElement {
         if e.is_xml() {
             e.attr("lang", "xml:lang", self.lang.as_deref())?;
         }
-        e.attr("name", "name", Some(&self.name))?;
+        e.attr("name", "name", Some(&*self.name))?;
         e.attr("layer", "layer", self.layer.as_deref())?;
         e.text("value", "cev:value", Some(&self.value))?;
         if !e.is_xml() {
@@ -131,14 +136,14 @@ impl Node for SourceCitation {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Qualifier {
     /// The qualifier's name.
-    pub name: String,
+    pub name: Iri,
     /// Its value.
     pub value: Option<String>,
 }
 
 impl Qualifier {
     /// The qualifier `name` with `value`.
-    pub fn new(name: impl Into<String>, value: Option<String>) -> Self {
+    pub fn new(name: impl Into<Iri>, value: Option<String>) -> Self {
         Qualifier {
             name: name.into(),
             value,
@@ -148,7 +153,7 @@ impl Qualifier {
 
 impl Node for Qualifier {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("name", "name", Some(&self.name))?;
+        e.attr("name", "name", Some(&*self.name))?;
         match &self.value {
             Some(v) => e.content("value", v),
             None => Ok(()),
@@ -298,7 +303,7 @@ impl Node for PlaceReference {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Fact {
     /// The fact type (a URI; required).
-    pub kind: String,
+    pub kind: Iri,
     /// Sources.
     pub sources: Vec<SourceReference>,
     /// Notes.
@@ -315,7 +320,7 @@ pub struct Fact {
 
 impl Node for Fact {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("type", "type", Some(&self.kind))?;
+        e.attr("type", "type", Some(&*self.kind))?;
         e.list("sources", "source", &self.sources)?;
         e.list("notes", "note", &self.notes)?;
         e.child("date", "date", self.date.as_ref())?;
@@ -329,7 +334,7 @@ impl Node for Fact {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NamePart {
     /// Its type (`Prefix`, `Given`, `Surname`, `Suffix`).
-    pub kind: Option<String>,
+    pub kind: Option<Iri>,
     /// The text.
     pub value: String,
     /// Qualifiers (`Particle`).
@@ -367,7 +372,7 @@ impl Node for NameForm {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Name {
     /// The name type (`BirthName`, `Nickname`...).
-    pub kind: Option<String>,
+    pub kind: Option<Iri>,
     /// Sources.
     pub sources: Vec<SourceReference>,
     /// Notes.
@@ -389,12 +394,12 @@ impl Node for Name {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gender {
     /// The gender type (`Male`, `Female`, `Unknown`, `Intersex`).
-    pub kind: String,
+    pub kind: Iri,
 }
 
 impl Node for Gender {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("type", "type", Some(&self.kind))
+        e.attr("type", "type", Some(&*self.kind))
     }
 }
 
@@ -444,7 +449,7 @@ pub struct Relationship {
     /// The id.
     pub id: String,
     /// `Couple` or `ParentChild` (URI).
-    pub kind: String,
+    pub kind: Iri,
     /// Who said so and when it changed.
     pub attribution: Attribution,
     /// Sources.
@@ -466,7 +471,7 @@ pub struct Relationship {
 impl Node for Relationship {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
         e.attr("id", "id", Some(&self.id))?;
-        e.attr("type", "type", Some(&self.kind))?;
+        e.attr("type", "type", Some(&*self.kind))?;
         attribution(e, &self.attribution)?;
         e.list("sources", "source", &self.sources)?;
         e.list("notes", "note", &self.notes)?;
@@ -635,7 +640,7 @@ pub struct Document {
     /// The id.
     pub id: String,
     /// The document type (`Transcription`), if any.
-    pub kind: Option<String>,
+    pub kind: Option<Iri>,
     /// Who said so and when it changed.
     pub attribution: Attribution,
     /// Sources (a transcription's source).

@@ -2,7 +2,6 @@
 //! in the module so both may use them: how an xref becomes an id, the
 //! citation elements' table, what a `PEDI` value becomes.
 
-use super::{CEV, ELF};
 use crate::value::Pedigree;
 
 /// The row of [`CITATION_ELEMENTS`] naming the repository's name: its
@@ -11,20 +10,21 @@ pub const THROUGH_REPOSITORY: &str = "REPO>NAME";
 
 /// The citation elements of a source, in GEDCOM order (the 5.5.1 source
 /// record, then the citation's own): the path of the structure under the
-/// `SOUR` record or citation, and the element's name. FHISO's own elements
-/// where its vocabulary names one; the ELF structure type IRI otherwise.
+/// `SOUR` record or citation, and the element's name (an IRI). FHISO's own
+/// elements (in [`CEV`](super::CEV)) where its vocabulary names one; the ELF
+/// structure type IRI (in [`ELF`](super::ELF)) otherwise.
 ///
 /// `REPO>NAME` is the `NAME` of the repository record the `REPO` pointer
 /// points to (through the [`Index`](super::Index)).
-pub const CITATION_ELEMENTS: [(&str, &str, &str); 8] = [
-    ("AUTH", CEV, "authorName"),
-    ("TITL", CEV, "title"),
-    ("ABBR", CEV, "shortTitle"),
-    ("PUBL", ELF, "SOURCE_PUBLICATION_FACTS"),
-    ("REPO.CALN", ELF, "SOURCE_CALL_NUMBER"),
-    (THROUGH_REPOSITORY, ELF, "NAME_OF_REPOSITORY"),
-    ("PAGE", ELF, "WHERE_WITHIN_SOURCE"),
-    ("DATA.DATE", ELF, "ENTRY_RECORDING_DATE"),
+pub const CITATION_ELEMENTS: [(&str, &str); 8] = [
+    ("AUTH", cev!("authorName")),
+    ("TITL", cev!("title")),
+    ("ABBR", cev!("shortTitle")),
+    ("PUBL", elf!("SOURCE_PUBLICATION_FACTS")),
+    ("REPO.CALN", elf!("SOURCE_CALL_NUMBER")),
+    (THROUGH_REPOSITORY, elf!("NAME_OF_REPOSITORY")),
+    ("PAGE", elf!("WHERE_WITHIN_SOURCE")),
+    ("DATA.DATE", elf!("ENTRY_RECORDING_DATE")),
 ];
 
 /// An xref (`@I1@`) as a GEDCOM X id: without its `@` signs, every byte
@@ -44,12 +44,13 @@ pub fn xref_id(xref: &str) -> String {
     id
 }
 
-/// The GEDCOM X fact of a `PEDI` value on a parent-child relationship.
+/// The GEDCOM X fact type (its URI) of a `PEDI` value on a parent-child
+/// relationship.
 pub fn pedigree_fact(pedigree: Pedigree) -> Option<&'static str> {
     match pedigree {
-        Pedigree::Birth => Some("BiologicalParent"),
-        Pedigree::Adopted => Some("AdoptiveParent"),
-        Pedigree::Foster => Some("FosterParent"),
+        Pedigree::Birth => Some(gx!("BiologicalParent")),
+        Pedigree::Adopted => Some(gx!("AdoptiveParent")),
+        Pedigree::Foster => Some(gx!("FosterParent")),
         Pedigree::Sealing | Pedigree::Other => None,
     }
 }

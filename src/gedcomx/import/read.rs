@@ -9,7 +9,7 @@
 use super::{ImportError, ImportErrorKind, Issue, IssueKind, Location};
 use crate::gedcomx::model::{
     Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gedcomx, Gender,
-    Identifier, Name, NameForm, NamePart, Note, Person, PlaceDescription, PlaceReference,
+    Identifier, Iri, Name, NameForm, NamePart, Note, Person, PlaceDescription, PlaceReference,
     Qualifier, Relationship, SourceCitation, SourceDescription, SourceReference, TextValue,
     Timestamp,
 };
@@ -138,7 +138,7 @@ pub(super) fn person<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Person> {
                 let kind = g.attr("type", "type")?;
                 let kind = kind.ok_or_else(|| missing(&g, "type", "type"))?;
                 g.done(issues);
-                Some(Gender { kind })
+                Some(Gender { kind: kind.into() })
             }
             None => None,
         },
@@ -152,7 +152,7 @@ pub(super) fn person<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Person> {
 pub(super) fn relationship<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Relationship> {
     let r = Relationship {
         id: s.attr("id", "id")?.unwrap_or_default(),
-        kind: s.attr("type", "type")?.unwrap_or_default(),
+        kind: s.attr("type", "type")?.unwrap_or_default().into(),
         attribution: attribution(&s, issues)?,
         sources: all(s.list("sources", "source")?, issues, source_reference)?,
         notes: all(s.list("notes", "note")?, issues, note)?,
@@ -212,7 +212,7 @@ pub(super) fn agent<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Agent> {
 pub(super) fn document_item<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Document> {
     let d = Document {
         id: s.attr("id", "id")?.unwrap_or_default(),
-        kind: s.attr("type", "type")?,
+        kind: s.attr("type", "type")?.map(Iri::from),
         attribution: attribution(&s, issues)?,
         sources: all(s.list("sources", "source")?, issues, source_reference)?,
         notes: all(s.list("notes", "note")?, issues, note)?,
@@ -237,7 +237,8 @@ fn fact<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Fact> {
     let f = Fact {
         kind: s
             .attr("type", "type")?
-            .ok_or_else(|| missing(&s, "type", "type"))?,
+            .ok_or_else(|| missing(&s, "type", "type"))?
+            .into(),
         sources: all(s.list("sources", "source")?, issues, source_reference)?,
         notes: all(s.list("notes", "note")?, issues, note)?,
         date: match s.child("date", "date")? {
@@ -287,7 +288,8 @@ fn qualifier<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Qualifier> {
     let q = Qualifier {
         name: s
             .attr("name", "name")?
-            .ok_or_else(|| missing(&s, "name", "name"))?,
+            .ok_or_else(|| missing(&s, "name", "name"))?
+            .into(),
         value: s.content("value")?,
     };
     s.done(issues);
@@ -370,7 +372,8 @@ fn element<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<CitationElement> {
         layer: s.attr("layer", "layer")?,
         name: s
             .attr("name", "name")?
-            .ok_or_else(|| missing(&s, "name", "name"))?,
+            .ok_or_else(|| missing(&s, "name", "name"))?
+            .into(),
         lang: s.attr("lang", "xml:lang")?,
         value: s
             .element_value()?
@@ -382,7 +385,7 @@ fn element<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<CitationElement> {
 
 fn name<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<Name> {
     let n = Name {
-        kind: s.attr("type", "type")?,
+        kind: s.attr("type", "type")?.map(Iri::from),
         sources: all(s.list("sources", "source")?, issues, source_reference)?,
         notes: all(s.list("notes", "note")?, issues, note)?,
         name_forms: all(s.list("nameForms", "nameForm")?, issues, name_form)?,
@@ -403,7 +406,7 @@ fn name_form<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<NameForm> {
 
 fn name_part<S: Src>(s: S, issues: &mut Vec<Issue>) -> Result<NamePart> {
     let p = NamePart {
-        kind: s.attr("type", "type")?,
+        kind: s.attr("type", "type")?.map(Iri::from),
         value: s
             .attr("value", "value")?
             .ok_or_else(|| missing(&s, "value", "value"))?,

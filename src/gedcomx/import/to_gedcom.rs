@@ -467,10 +467,9 @@ impl<'d> Cx<'d> {
 
     /// A fact as an event or attribute structure; `table` maps its type.
     fn fact(&mut self, f: &Fact, table: &[(&str, &str)], at: &str) -> Node {
-        let known = f
-            .kind
-            .strip_prefix(GX)
-            .and_then(|k| table.iter().find(|(_, t)| *t == k))
+        let known = table
+            .iter()
+            .find(|(_, t)| *t == f.kind)
             .map(|(tag, _)| *tag);
         let mut node;
         match known {
@@ -478,7 +477,7 @@ impl<'d> Cx<'d> {
             None => {
                 let kind = match f.kind.strip_prefix("data:,") {
                     Some(text) => percent_decode(text),
-                    None => f.kind.clone(),
+                    None => f.kind.to_string(),
                 };
                 let tag = if f.value.is_some() { "FACT" } else { "EVEN" };
                 node = Node::new(tag);
@@ -592,7 +591,12 @@ impl<'d> Cx<'d> {
         let stated: Vec<(String, String)> = form
             .parts
             .iter()
-            .map(|p| (p.kind.clone().unwrap_or_default(), p.value.clone()))
+            .map(|p| {
+                (
+                    p.kind.as_deref().unwrap_or_default().to_string(),
+                    p.value.clone(),
+                )
+            })
             .collect();
         if !(plain && stated == implied) {
             for (piece, kind, particle) in [
@@ -920,8 +924,8 @@ impl<'d> Cx<'d> {
 fn element_path(e: &CitationElement) -> Option<&'static str> {
     CITATION_ELEMENTS
         .iter()
-        .find(|(_, base, name)| e.name.strip_prefix(base) == Some(name))
-        .map(|(path, _, _)| *path)
+        .find(|(_, name)| e.name == *name)
+        .map(|(path, _)| *path)
 }
 
 /// The IRIs of the structure types `tag` has in `schema`.
@@ -1511,7 +1515,7 @@ fn link(
         // The export's rule (`pedigree_fact`) read backwards.
         let pedi = Pedigree::ALL.iter().find_map(|&p| {
             let fact_type = pedigree_fact(p)?;
-            (fact.kind.strip_prefix(GX) == Some(fact_type)).then_some(p.gedcom551()?)
+            (fact.kind == fact_type).then_some(p.gedcom551()?)
         });
         let Some(pedi) = pedi else {
             cx.not_imported(
