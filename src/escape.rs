@@ -224,7 +224,7 @@ pub fn unescape<'a>(
 pub fn json_string<W: std::io::Write + ?Sized>(out: &mut W, s: &str) -> std::io::Result<()> {
     let bytes = s.as_bytes();
     // Most strings are short and need no escape: written in one piece.
-    if bytes.len() <= 62 && !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+    if bytes.len() <= 62 && json_plain(bytes) {
         let mut buf = [b'"'; 64];
         buf[1..=bytes.len()].copy_from_slice(bytes);
         return out.write_all(&buf[..bytes.len() + 2]);
@@ -267,6 +267,22 @@ pub fn json_string<W: std::io::Write + ?Sized>(out: &mut W, s: &str) -> std::io:
     }
     out.write_all(&bytes[start..])?;
     out.write_all(b"\"")
+}
+
+/// Whether no byte of `bytes` needs an escape in a JSON string (see
+/// [`json_special`]), eight at a time.
+#[inline]
+pub(crate) fn json_plain(bytes: &[u8]) -> bool {
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        if json_special(u64::from_le_bytes(c.try_into().unwrap_or_default())) {
+            return false;
+        }
+    }
+    let mut last = [b' '; 8];
+    let rest = chunks.remainder();
+    last[..rest.len()].copy_from_slice(rest);
+    !json_special(u64::from_le_bytes(last))
 }
 
 /// Whether one of the eight bytes of `w` needs an escape in a JSON string:

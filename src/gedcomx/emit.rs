@@ -99,6 +99,10 @@ pub(crate) fn xml_escaped<W: Write + ?Sized>(out: &mut W, s: &str, attr: bool) -
     out.write_all(&s.as_bytes()[start..])
 }
 
+/// The longest member written in one piece by [`Json`] (name, value and
+/// the six bytes around them).
+const MEMBER: usize = 128;
+
 /// The JSON writer: compact, or pretty (two spaces per level, `"key": value`).
 pub struct Json<'w, W: Write + ?Sized> {
     out: &'w mut W,
@@ -216,6 +220,28 @@ impl<W: Write + ?Sized> Emit for Json<'_, W> {
 
     fn text(&mut self, json: &str, _: &str, value: Option<&str>) -> io::Result<()> {
         if let Some(v) = value {
+            // Compact, a short member name of the model's own and a value
+            // with no escape (most): the comma, the name and the value in
+            // one piece.
+            let (k, b) = (json.as_bytes(), v.as_bytes());
+            if !self.pretty
+                && k.len() + b.len() <= MEMBER - 6
+                && k.iter().all(u8::is_ascii_alphanumeric)
+                && crate::escape::json_plain(b)
+            {
+                let comma = !std::mem::replace(&mut self.first, false);
+                let mut buf = [b'"'; MEMBER];
+                let mut at = usize::from(comma);
+                if comma {
+                    buf[0] = b',';
+                }
+                buf[at + 1..at + 1 + k.len()].copy_from_slice(k);
+                at += 1 + k.len();
+                buf[at + 1] = b':';
+                at += 3;
+                buf[at..at + b.len()].copy_from_slice(b);
+                return self.out.write_all(&buf[..at + b.len() + 1]);
+            }
             self.key(json)?;
             crate::escape::json_string(self.out, v)?;
         }
