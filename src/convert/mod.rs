@@ -37,7 +37,8 @@
 //! an individual's stillbirth stays `DEAT.AGE 0y`, `BIRT.TYPE Stillborn` and
 //! `NOTE Stillborn`, `AGE 0y` + `PHRASE Stillborn` is `AGE STILLBORN`;
 //! a `PHRASE` holding a dual date's 5.5.1 form gives it back; an extension
-//! declared with [`TERMS_551`] gets its tag back), `CONC` lines keep lines
+//! declared with [`TERMS_551`] gets its tag back, where 5.5.1 can write
+//! it), `CONC` lines keep lines
 //! within 255 octets, and every structure 5.5.1 cannot carry is kept as a
 //! `_` extension or, for a pointer to `@VOID@` (but a source citation with a
 //! note, which becomes a text citation), left out, and either way reported
