@@ -419,6 +419,50 @@ fn media_forms_and_languages_to_7() {
     assert_eq!(record(&recs, "SUBM").value_at("LANG"), Some("de"));
 }
 
+/// GEDCOM 7's `lang.ged` sample lists the 86 languages 5.5.1 names (in a
+/// note) and gives each its tag (`LANG`s in the same order): the
+/// conversion gives each name that tag, and back to 5.5.1 the name.
+#[test]
+fn the_languages_5_5_1_names_convert_to_the_tags_of_the_lang_sample() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus7/gedcom70/lang.ged");
+    let Ok(sample) = std::fs::read(&path) else {
+        eprintln!("skipping: {} is absent", path.display());
+        return;
+    };
+    let subm = records(&sample)
+        .into_iter()
+        .find(|r| r.xref.as_deref() == Some("@2@"))
+        .unwrap();
+    let note = subm.value_at("NOTE").unwrap();
+    let names: Vec<&str> = note.split_once("namely: ").unwrap().1.split(", ").collect();
+    let tags: Vec<&str> = subm
+        .children
+        .iter()
+        .filter(|c| c.tag == "LANG")
+        .map(|c| c.value.as_deref().unwrap())
+        .collect();
+    assert_eq!((names.len(), tags.len()), (86, 86));
+    let langs: String = names.iter().map(|n| format!("1 LANG {n}\n")).collect();
+    let (out, report) = to(
+        Version::Gedcom7,
+        &format!("{HEAD551}0 @U1@ SUBM\n1 NAME n\n{langs}0 TRLR\n"),
+    );
+    assert_eq!(report.changes.get("LANG to a BCP 47 tag"), Some(&86));
+    let langs_of = |out: &str| -> Vec<String> {
+        record(&records(out.as_bytes()), "SUBM")
+            .children
+            .iter()
+            .filter(|c| c.tag == "LANG")
+            .map(|c| c.value.clone().unwrap())
+            .collect()
+    };
+    assert_eq!(langs_of(&out), tags);
+    let (back, report) = to(Version::Gedcom551, &out);
+    assert_eq!(report.not_carried.total(), 0);
+    assert_eq!(langs_of(&back), names);
+}
+
 /// The migration guide's example: an embedded object becomes a pointer to
 /// an `OBJE` record of its own (its `TITL` under `FILE`, its format a
 /// media type), written after the input's records, before the `TRLR`.
