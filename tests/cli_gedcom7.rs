@@ -1,7 +1,7 @@
 //! The command line on GEDCOM 7 files: `stats` reports the version and how
-//! it was decided, `--vers` forces one, `events` applies the 7.0 payload
-//! rules and `events` and `json` say which they applied; file and standard
-//! input agree.
+//! it was decided (a 5.5.5 HEAD reads as 5.5.1), `--vers` forces one,
+//! `events` applies the 7.0 payload rules and `events` and `json` say which
+//! they applied; file and standard input agree.
 
 mod cli_support;
 
@@ -155,4 +155,55 @@ fn forcing_7_makes_an_undeclared_encoding_utf8() {
     );
     let events = run(&["events", "--vers", "7", path], None);
     assert!(String::from_utf8_lossy(&events.stdout).contains(r#""text":"Zoë""#));
+}
+
+/// A HEAD with `GEDC.VERS 5.5.5` (GEDCOM 5.5.5, a 5.5.1 revision) is read
+/// as 5.5.1: `stats` says so, from the `VERS` line, for a file as for
+/// standard input, and `events` unescapes every `@@` as 5.5.1 does, with
+/// no note (what a 7.0 `VERS` changes, shown alongside).
+#[test]
+fn a_head_with_vers_5_5_5_is_read_as_5_5_1() {
+    let input = |vers: &str| {
+        format!(
+            "0 HEAD\n1 GEDC\n2 VERS {vers}\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n\
+             0 @N1@ NOTE a@@b\n0 TRLR\n"
+        )
+    };
+    let v555 = input("5.5.5");
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join("cli_gedcom7_vers_5_5_5.ged");
+    std::fs::write(&path, &v555).unwrap();
+    let path = path.to_str().unwrap();
+    let file = run(&["stats", path], None);
+    let stdin = run(&["stats", "-"], Some(v555.as_bytes()));
+    for out in [&file, &stdin] {
+        assert!(out.status.success());
+        assert_eq!(
+            version_line(&out.stdout),
+            "version:     5.5.1 (from HEAD.GEDC.VERS, line 3)"
+        );
+    }
+    let events = |input: &str| {
+        let out = run(&["events", "-"], Some(input.as_bytes()));
+        assert!(out.status.success());
+        let note = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find(|l| l.contains(r#""xref":"@N1@""#))
+            .expect("the NOTE")
+            .to_string();
+        (note, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    assert_eq!(
+        events(&v555),
+        (
+            r#"{"begin":"NOTE","level":0,"xref":"@N1@","text":"a@b"}"#.to_string(),
+            String::new()
+        )
+    );
+    let (note, said) = events(&input("7.0"));
+    assert_eq!(
+        note,
+        r#"{"begin":"NOTE","level":0,"xref":"@N1@","text":"a@@b"}"#
+    );
+    assert!(said.contains("read as GEDCOM 7.0"), "{said}");
 }

@@ -2,6 +2,8 @@
 //! official sample files of `../shared/corpus7` (read from there, never
 //! copied) and on small inputs for what the samples do not show.
 
+mod common;
+
 use std::io::BufReader;
 use std::path::PathBuf;
 
@@ -729,4 +731,585 @@ fn gedcom7_blank_lines_each_have_a_warning() {
     let g551 = format!("0 HEAD\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n{body}");
     let (_, diagnostics) = read_all(g551.as_bytes(), ReaderConfig::new());
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
+}
+
+// ---- what each sample holds (the numbers counted from the files) ----
+
+/// The record counts of every sample, as `grep '^0 '` counts them in the
+/// files (a byte-order mark before the HEAD's line).
+const RECORDS: &[(&str, &[(&str, usize)])] = &[
+    ("gedcom70/age.ged", &[("HEAD", 1), ("INDI", 1), ("TRLR", 1)]),
+    (
+        "gedcom70/date.ged",
+        &[("HEAD", 1), ("INDI", 8), ("TRLR", 1)],
+    ),
+    (
+        "gedcom70/escapes.ged",
+        &[("HEAD", 1), ("INDI", 1), ("SNOTE", 7), ("TRLR", 1)],
+    ),
+    (
+        "gedcom70/extension-record.ged",
+        &[("HEAD", 1), ("INDI", 1), ("TRLR", 1), ("_LOC", 2)],
+    ),
+    (
+        "gedcom70/extensions.ged",
+        &[
+            ("HEAD", 1),
+            ("INDI", 2),
+            ("SOUR", 1),
+            ("SUBM", 1),
+            ("TRLR", 1),
+            ("_LOC", 1),
+            ("_PARTY", 1),
+            ("_RECORD", 1),
+            ("_USER", 1),
+        ],
+    ),
+    (
+        "gedcom70/filename-1.ged",
+        &[("HEAD", 1), ("OBJE", 1), ("TRLR", 1)],
+    ),
+    (
+        "gedcom70/lang.ged",
+        &[("HEAD", 1), ("SUBM", 2), ("TRLR", 1)],
+    ),
+    (
+        "gedcom70/long-url.ged",
+        &[("HEAD", 1), ("SUBM", 1), ("TRLR", 1)],
+    ),
+    (
+        "gedcom70/maximal70-lds.ged",
+        &[
+            ("FAM", 2),
+            ("HEAD", 1),
+            ("INDI", 4),
+            ("SOUR", 2),
+            ("TRLR", 1),
+        ],
+    ),
+    (
+        "gedcom70/maximal70-memories1.ged",
+        &[
+            ("FAM", 2),
+            ("HEAD", 1),
+            ("INDI", 4),
+            ("OBJE", 2),
+            ("SOUR", 2),
+            ("TRLR", 1),
+        ],
+    ),
+    (
+        "gedcom70/maximal70-memories2.ged",
+        &[
+            ("FAM", 2),
+            ("HEAD", 1),
+            ("INDI", 4),
+            ("OBJE", 2),
+            ("SOUR", 2),
+            ("TRLR", 1),
+        ],
+    ),
+    (
+        "gedcom70/maximal70-tree1.ged",
+        &[
+            ("FAM", 2),
+            ("HEAD", 1),
+            ("INDI", 4),
+            ("SOUR", 2),
+            ("TRLR", 1),
+        ],
+    ),
+    (
+        "gedcom70/maximal70-tree2.ged",
+        &[
+            ("FAM", 2),
+            ("HEAD", 1),
+            ("INDI", 4),
+            ("SOUR", 2),
+            ("TRLR", 1),
+        ],
+    ),
+    (
+        "gedcom70/maximal70.ged",
+        &[
+            ("FAM", 2),
+            ("HEAD", 1),
+            ("INDI", 4),
+            ("OBJE", 3),
+            ("REPO", 2),
+            ("SNOTE", 2),
+            ("SOUR", 2),
+            ("SUBM", 2),
+            ("TRLR", 1),
+        ],
+    ),
+    ("gedcom70/minimal70.ged", &[("HEAD", 1), ("TRLR", 1)]),
+    (
+        "gedcom70/notes-1.ged",
+        &[
+            ("HEAD", 1),
+            ("SNOTE", 3),
+            ("SOUR", 1),
+            ("SUBM", 1),
+            ("TRLR", 1),
+        ],
+    ),
+    (
+        "gedcom70/obje-1.ged",
+        &[("HEAD", 1), ("INDI", 1), ("OBJE", 2), ("TRLR", 1)],
+    ),
+    (
+        "gedcom70/remarriage1.ged",
+        &[("FAM", 2), ("HEAD", 1), ("INDI", 3), ("TRLR", 1)],
+    ),
+    (
+        "gedcom70/remarriage2.ged",
+        &[("FAM", 3), ("HEAD", 1), ("INDI", 3), ("TRLR", 1)],
+    ),
+    (
+        "gedcom70/same-sex-marriage.ged",
+        &[("FAM", 1), ("HEAD", 1), ("INDI", 2), ("TRLR", 1)],
+    ),
+    (
+        "gedcom70/voidptr.ged",
+        &[("FAM", 1), ("HEAD", 1), ("INDI", 2), ("TRLR", 1)],
+    ),
+    (
+        "gedcom70/xref.ged",
+        &[("HEAD", 1), ("INDI", 7), ("TRLR", 1)],
+    ),
+    ("gedcom71/minimal71.ged", &[("HEAD", 1), ("TRLR", 1)]),
+    (
+        "gedcom71/notes71.ged",
+        &[
+            ("HEAD", 1),
+            ("SNOTE", 3),
+            ("SOUR", 1),
+            ("SUBM", 1),
+            ("TRLR", 1),
+        ],
+    ),
+];
+
+#[test]
+fn every_sample_has_the_records_its_file_has() {
+    let Some(root) = corpus7() else {
+        return;
+    };
+    let samples = samples();
+    assert_eq!(samples.len(), RECORDS.len(), "a sample with no counts here");
+    for (file, counts) in RECORDS {
+        let bytes = std::fs::read(root.join(file)).unwrap();
+        assert_eq!(
+            common::record_counts(&bytes),
+            common::counts_of(counts),
+            "{file}"
+        );
+        // The tree has as many records (the TRLR too).
+        let tree = Tree::from_slice(&bytes).expect("tree");
+        let n: usize = counts.iter().map(|(_, n)| n).sum();
+        assert_eq!(tree.record_count(), n, "{file}");
+    }
+}
+
+/// The pointers of the `tag` substructures of `node`, in order.
+fn pointers_of(node: gedcom_elf::tree::NodeRef<'_>, tag: &str) -> Vec<String> {
+    node.children_with_tag(tag)
+        .map(|c| c.pointer().expect("a pointer").to_string())
+        .collect()
+}
+
+/// The texts of the `tag` substructures of `node`, in order.
+fn texts_of(node: gedcom_elf::tree::NodeRef<'_>, tag: &str) -> Vec<String> {
+    node.children_with_tag(tag)
+        .map(|c| c.text().unwrap_or_default().into_owned())
+        .collect()
+}
+
+/// `maximal70.ged`, the specification's sample of every structure: its
+/// 19 records in order, and some of what they hold (numbers from the file).
+#[test]
+fn maximal70_has_its_records_and_what_they_hold() {
+    let Some(bytes) = sample("maximal70.ged") else {
+        return;
+    };
+    assert_eq!(
+        bytes
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count(),
+        875
+    );
+    let tree = Tree::from_slice(&bytes).expect("tree");
+    let ids: Vec<String> = tree
+        .records()
+        .filter_map(|r| r.xref().map(|x| x.to_string()))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "@F1@", "@F2@", "@I1@", "@I2@", "@I3@", "@I4@", "@O1@", "@O2@", "@O3@", "@R1@", "@R2@",
+            "@N1@", "@N2@", "@S1@", "@S2@", "@U1@", "@U2@"
+        ]
+    );
+    let find = |x: &str| tree.find(x).unwrap_or_else(|| panic!("no {x}"));
+    let text = |x: &str, path: &str| {
+        find(x)
+            .first(path)
+            .and_then(|n| n.text().map(|t| t.into_owned()))
+            .unwrap_or_else(|| panic!("no {x} {path}"))
+    };
+    // The HEAD.
+    let head = tree.records().next().unwrap();
+    assert_eq!(head.tag(), "HEAD");
+    assert_eq!(head.first("GEDC.VERS").unwrap().text().unwrap(), "7.0");
+    assert_eq!(
+        texts_of(head.child("SCHMA").unwrap(), "TAG"),
+        [
+            "_SKYPEID http://xmlns.com/foaf/0.1/skypeID",
+            "_JABBERID http://xmlns.com/foaf/0.1/jabberID"
+        ]
+    );
+    assert_eq!(
+        head.child("SOUR").unwrap().text().unwrap(),
+        "https://gedcom.io/"
+    );
+    assert_eq!(head.first("SOUR.VERS").unwrap().text().unwrap(), "0.4");
+    assert_eq!(
+        head.child("SUBM").unwrap().target().map(|t| t.tag()),
+        Some("SUBM")
+    );
+    // The families: spouses, children (one a @VOID@ pointer, which points
+    // nowhere).
+    let f1 = find("@F1@");
+    assert_eq!(pointers_of(f1, "HUSB"), ["@I1@"]);
+    assert_eq!(pointers_of(f1, "WIFE"), ["@I2@"]);
+    assert_eq!(pointers_of(f1, "CHIL"), ["@I4@", "@VOID@"]);
+    let targets: Vec<Option<&str>> = f1
+        .children_with_tag("CHIL")
+        .map(|c| c.target().map(|t| t.tag()))
+        .collect();
+    assert_eq!(targets, [Some("INDI"), None]);
+    assert_eq!(text("@F1@", "RESN"), "CONFIDENTIAL, LOCKED");
+    assert_eq!(text("@F1@", "NCHI"), "2");
+    assert_eq!(pointers_of(find("@F2@"), "CHIL"), ["@I1@"]);
+    assert_eq!(text("@F2@", "MARR.DATE"), "1998");
+    // The individuals.
+    let i1 = find("@I1@");
+    assert_eq!(
+        texts_of(i1, "NAME"),
+        [
+            "Lt. Cmndr. Joseph \"John\" /de Allen/ jr.",
+            "John /Doe/",
+            "Aka",
+            "Immigrant Name"
+        ]
+    );
+    assert_eq!(
+        pointers_of(i1, "FAMC"),
+        ["@VOID@", "@VOID@", "@VOID@", "@F2@", "@F2@"]
+    );
+    assert_eq!(pointers_of(i1, "FAMS"), ["@VOID@", "@F1@"]);
+    let sexes: Vec<String> = ["@I1@", "@I2@", "@I3@", "@I4@"]
+        .iter()
+        .map(|x| text(x, "SEX"))
+        .collect();
+    assert_eq!(sexes, ["M", "F", "X", "U"]);
+    assert_eq!(pointers_of(find("@I4@"), "FAMC"), ["@F1@"]);
+    // The media objects, notes, repositories and submitters.
+    assert_eq!(
+        texts_of(find("@O1@"), "FILE"),
+        [
+            "media/CharlotteBront%C3%AB.jpg",
+            "file:///path/to/file1",
+            "media/original.mp3"
+        ]
+    );
+    assert_eq!(text("@O1@", "FILE.FORM"), "image/jpeg");
+    assert_eq!(
+        text("@O3@", "FILE"),
+        "http://host.example.com/path/to/file3"
+    );
+    assert_eq!(find("@N1@").text().unwrap(), "Shared note 1");
+    assert_eq!(
+        texts_of(find("@N1@"), "TRAN"),
+        ["Shared note 1", "Shared note 1"]
+    );
+    assert_eq!(find("@N2@").text().unwrap(), "Shared note 2");
+    assert_eq!(text("@R1@", "NAME"), "Repository 1");
+    assert_eq!(text("@R2@", "NAME"), "Repository 2");
+    assert_eq!(text("@S1@", "DATA.EVEN"), "BIRT, DEAT");
+    assert_eq!(text("@U1@", "NAME"), "GEDCOM Steering Committee");
+    assert_eq!(text("@U2@", "NAME"), "Submitter 2");
+}
+
+/// `remarriage1.ged` (a second marriage of a divorced couple in the same
+/// family), `remarriage2.ged` (in a new family) and `same-sex-marriage.ged`:
+/// who is in which family, and the dates.
+#[test]
+fn remarriage_and_same_sex_marriage_samples_have_their_families() {
+    let Some(bytes) = sample("remarriage1.ged") else {
+        return;
+    };
+    let tree = Tree::from_slice(&bytes).expect("tree");
+    let find = |x: &str| tree.find(x).unwrap_or_else(|| panic!("no {x}"));
+    let dates = |x: &str, tag: &str| -> Vec<String> {
+        find(x)
+            .children_with_tag(tag)
+            .map(|e| e.child("DATE").unwrap().text().unwrap().into_owned())
+            .collect()
+    };
+    assert_eq!(pointers_of(find("@F1@"), "HUSB"), ["@I1@"]);
+    assert_eq!(pointers_of(find("@F1@"), "WIFE"), ["@I2@"]);
+    assert_eq!(dates("@F1@", "MARR"), ["1 APR 1911", "4 JUL 1914"]);
+    assert_eq!(dates("@F1@", "DIV"), ["2 MAY 1912"]);
+    assert_eq!(pointers_of(find("@F2@"), "WIFE"), ["@I3@"]);
+    assert_eq!(dates("@F2@", "MARR"), ["3 JUN 1913"]);
+    assert_eq!(pointers_of(find("@I1@"), "FAMS"), ["@F1@", "@F2@"]);
+    assert_eq!(pointers_of(find("@I2@"), "FAMS"), ["@F1@"]);
+    assert_eq!(dates("@I3@", "DEAT"), ["1 MAR 1914"]);
+
+    let bytes = sample("remarriage2.ged").unwrap();
+    let tree = Tree::from_slice(&bytes).expect("tree");
+    let find = |x: &str| tree.find(x).unwrap_or_else(|| panic!("no {x}"));
+    let dates = |x: &str, tag: &str| -> Vec<String> {
+        find(x)
+            .children_with_tag(tag)
+            .map(|e| e.child("DATE").unwrap().text().unwrap().into_owned())
+            .collect()
+    };
+    assert_eq!(dates("@F1@", "MARR"), ["1 APR 1911"]);
+    assert_eq!(dates("@F1@", "DIV"), ["2 MAY 1912"]);
+    assert_eq!(pointers_of(find("@F3@"), "HUSB"), ["@I1@"]);
+    assert_eq!(pointers_of(find("@F3@"), "WIFE"), ["@I2@"]);
+    assert_eq!(dates("@F3@", "MARR"), ["4 JUL 1914"]);
+    assert_eq!(pointers_of(find("@I1@"), "FAMS"), ["@F1@", "@F2@", "@F3@"]);
+    assert_eq!(pointers_of(find("@I2@"), "FAMS"), ["@F1@", "@F3@"]);
+
+    let bytes = sample("same-sex-marriage.ged").unwrap();
+    let tree = Tree::from_slice(&bytes).expect("tree");
+    let find = |x: &str| tree.find(x).unwrap_or_else(|| panic!("no {x}"));
+    let f1 = find("@F1@");
+    assert_eq!(
+        (pointers_of(f1, "HUSB"), pointers_of(f1, "WIFE")),
+        (vec!["@I1@".to_string()], vec!["@I2@".to_string()])
+    );
+    for (x, name) in [("@I1@", "John /Doe/"), ("@I2@", "Richard /Roe/")] {
+        let i = find(x);
+        assert_eq!(texts_of(i, "NAME"), [name]);
+        assert_eq!(texts_of(i, "SEX"), ["M"]);
+        assert_eq!(pointers_of(i, "FAMS"), ["@F1@"]);
+    }
+}
+
+/// `notes-1.ged`: a header note, an inline note, and three shared notes
+/// pointed to once, twice, and from a note that points back (every
+/// pointer resolves).
+#[test]
+fn notes_1_has_its_notes_and_their_pointers() {
+    let Some(bytes) = sample("notes-1.ged") else {
+        return;
+    };
+    let tree = Tree::from_slice(&bytes).expect("tree");
+    let find = |x: &str| tree.find(x).unwrap_or_else(|| panic!("no {x}"));
+    let head = tree.records().next().unwrap();
+    assert_eq!(texts_of(head, "NOTE"), ["The header note"]);
+    assert_eq!(pointers_of(head, "SUBM"), ["@1@"]);
+    assert_eq!(texts_of(find("@1@"), "NOTE"), ["An inline submission note"]);
+    assert_eq!(pointers_of(find("@1@"), "SNOTE"), ["@4@"]);
+    assert_eq!(pointers_of(find("@2@"), "SNOTE"), ["@3@", "@4@", "@5@"]);
+    for (x, text) in [
+        ("@3@", "A single-use note record"),
+        ("@4@", "A dual-use note record"),
+        ("@5@", "A cyclic note record"),
+    ] {
+        assert_eq!(find(x).tag(), "SNOTE");
+        assert_eq!(find(x).text().unwrap(), text);
+    }
+    assert_eq!(
+        find("@3@").first("CHAN.DATE").unwrap().text().unwrap(),
+        "25 MAY 2021"
+    );
+    assert_eq!(pointers_of(find("@5@"), "SOUR"), ["@2@"]);
+    let pointers: Vec<_> = tree.nodes().filter(|n| n.pointer().is_some()).collect();
+    assert_eq!(pointers.len(), 6);
+    assert!(pointers
+        .iter()
+        .all(|n| n.target().is_some_and(|t| t.level() == 0)));
+}
+
+/// `age.ged`: 98 `CHR`s of one individual, each with an `AGE`: 97
+/// durations, each read as a 7.0 age, and one empty `AGE` with a `PHRASE`.
+#[test]
+fn age_has_98_ages_each_a_7_0_age_or_a_phrase() {
+    use gedcom_elf::value::Age;
+    let Some(bytes) = sample("age.ged") else {
+        return;
+    };
+    let tree = Tree::from_slice(&bytes).expect("tree");
+    let indi = tree.find("@I1@").unwrap();
+    assert_eq!(indi.children_with_tag("CHR").count(), 98);
+    let ages: Vec<_> = indi
+        .children_with_tag("CHR")
+        .map(|c| {
+            let ages: Vec<_> = c.children_with_tag("AGE").collect();
+            assert_eq!(ages.len(), 1, "line {}", c.line());
+            ages[0]
+        })
+        .collect();
+    let mut empty = Vec::new();
+    for age in &ages {
+        let payload = age.text().unwrap_or_default();
+        let parsed = Age::parse(&payload).unwrap_or_else(|e| panic!("{payload:?}: {e}"));
+        if parsed == Age::Empty {
+            empty.push(age.first("PHRASE").unwrap().text().unwrap().into_owned());
+            continue;
+        }
+        parsed
+            .gedcom7()
+            .unwrap_or_else(|e| panic!("{payload:?}: {e:?}"));
+    }
+    assert_eq!(empty, ["Zero"]);
+    let first_last: Vec<String> = [ages[0], ages[97]]
+        .iter()
+        .map(|a| a.text().unwrap().into_owned())
+        .collect();
+    assert_eq!(first_last, ["0y", "1y 30m 100w 400d"]);
+}
+
+/// `date.ged`: 1062 `BIRT.DATE`s in eight individuals by kind of date.
+/// Each is read as a date with a 7.0 form, or refused as the value layer
+/// documents: 116 ranges whose `AND` date is before the `BET` date
+/// (`Order`), and 25 dates with a day beyond its month's last (`Day`: the
+/// French Republican `COMP` has 5 or 6 days; the file gives up to 38).
+#[test]
+fn date_has_1062_dates_each_read_with_a_7_0_form_or_refused_as_documented() {
+    use gedcom_elf::value::{Date, DateErrorKind};
+    let Some(bytes) = sample("date.ged") else {
+        return;
+    };
+    let tree = Tree::from_slice(&bytes).expect("tree");
+    let births: Vec<(String, usize)> = tree
+        .records()
+        .filter_map(|r| Some((r.xref()?.to_string(), r.children_with_tag("BIRT").count())))
+        .collect();
+    let want = [
+        ("@SIMPLE@", 6),
+        ("@CALENDAR@", 21),
+        ("@PERIOD@", 47),
+        ("@APPROXIMATE@", 42),
+        ("@CALCULATED@", 22),
+        ("@RANGE@", 42),
+        ("@CLOSED_RANGE@", 441),
+        ("@CLOSED_PERIOD@", 441),
+    ];
+    let want: Vec<(String, usize)> = want.iter().map(|(x, n)| (x.to_string(), *n)).collect();
+    assert_eq!(births, want);
+    let mut kinds = std::collections::BTreeMap::new();
+    let mut n = 0;
+    for birt in tree.nodes().filter(|n| n.tag() == "BIRT") {
+        let dates: Vec<_> = birt.children_with_tag("DATE").collect();
+        assert_eq!(dates.len(), 1, "line {}", birt.line());
+        let payload = dates[0].text().unwrap();
+        let kind = match Date::parse(&payload) {
+            Ok(date) => {
+                let g7 = date
+                    .gedcom7()
+                    .unwrap_or_else(|e| panic!("{payload}: {e:?}"));
+                assert!(g7.phrase.is_none(), "{payload}");
+                match date {
+                    Date::Exact(_) => "exact",
+                    Date::From(_) => "FROM",
+                    Date::To(_) => "TO",
+                    Date::FromTo(..) => "FROM TO",
+                    Date::Before(_) => "BEF",
+                    Date::After(_) => "AFT",
+                    Date::Between(..) => "BET AND",
+                    Date::Approximate(..) => "ABT, CAL, EST",
+                    other => panic!("{payload}: {other:?}"),
+                }
+            }
+            Err(e) => match e.kind() {
+                DateErrorKind::Order => "refused: Order",
+                DateErrorKind::Day => "refused: Day",
+                other => panic!("{payload}: {other:?}: {e}"),
+            },
+        };
+        *kinds.entry(kind).or_insert(0) += 1;
+        n += 1;
+    }
+    assert_eq!(n, 1062);
+    let want = [
+        ("ABT, CAL, EST", 63),
+        ("AFT", 21),
+        ("BEF", 21),
+        ("BET AND", 302),
+        ("FROM", 21),
+        ("FROM TO", 441),
+        ("TO", 25),
+        ("exact", 27),
+        ("refused: Day", 25),
+        ("refused: Order", 116),
+    ];
+    assert_eq!(kinds, want.into_iter().collect());
+}
+
+/// `lang.ged`: the HEAD's language, a submitter's three, and another
+/// submitter's 86: the tags of the 86 languages GEDCOM 5.5.1 names, which
+/// its note lists.
+#[test]
+fn lang_has_its_language_tags() {
+    let Some(bytes) = sample("lang.ged") else {
+        return;
+    };
+    let tree = Tree::from_slice(&bytes).expect("tree");
+    let head = tree.records().next().unwrap();
+    assert_eq!(texts_of(head, "LANG"), ["af"]);
+    assert_eq!(
+        texts_of(tree.find("@1@").unwrap(), "LANG"),
+        ["en", "ja", "es"]
+    );
+    let second = tree.find("@2@").unwrap();
+    let tags = texts_of(second, "LANG");
+    assert_eq!(tags.len(), 86);
+    assert_eq!(
+        (tags[0].as_str(), tags[14].as_str(), tags[85].as_str()),
+        ("af", "ca-ES", "yi")
+    );
+    let note = second.child("NOTE").unwrap().text().unwrap().into_owned();
+    let (_, names) = note.split_once("namely: ").unwrap();
+    assert_eq!(names.split(", ").count(), 86);
+}
+
+/// `xref.ged`: seven individuals, one with no xref id, the others with ids
+/// of every shape 7.0 allows.
+#[test]
+fn xref_has_its_seven_individuals_and_their_ids() {
+    let Some(bytes) = sample("xref.ged") else {
+        return;
+    };
+    let tree = Tree::from_slice(&bytes).expect("tree");
+    let ids: Vec<Option<String>> = tree
+        .records()
+        .filter(|r| r.tag() == "INDI")
+        .map(|r| r.xref().map(|x| x.to_string()))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            None,
+            Some("@I1@".into()),
+            Some("@I@".into()),
+            Some("@1@".into()),
+            Some("@_@".into()),
+            Some("@0XFFFFFFFF@".into()),
+            Some(
+                "@THEXREFPRODUCTIONDOESNOTHAVEAMAXIMUMLENGTHSOTHISISATESTOFALONGCROSSREFERENCEIDENTIFIER@"
+                    .into()
+            ),
+        ]
+    );
+    for id in ids.iter().flatten() {
+        assert_eq!(tree.find(id).map(|r| r.tag()), Some("INDI"), "{id}");
+    }
 }

@@ -13,6 +13,7 @@
 //! | 5.5.1 | 7.0 |
 //! |---|---|
 //! | `HEAD.CHAR`, `HEAD.GEDC.FORM` | left out (7.0 is UTF-8; `GEDC.VERS 7.0`) |
+//! | `0 head` (the header's tag in another case) | `0 HEAD` (and back) |
 //! | `DATE` 5.5.1 syntax (`@#DJULIAN@`, `B.C.`, dual years, `INT d (p)`, `(p)`) | 7.0 syntax (`JULIAN`, `BCE`), the dual year's 5.5.1 form or the phrase in a `PHRASE`; an unparsable date becomes an empty `DATE` with the text as `PHRASE` |
 //! | `AGE` (`CHILD`, `INFANT`, `>21y`) | `< 8y` + `PHRASE Child`, `< 1y` + `PHRASE Infant`, `> 21y`; an unparsable age an empty `AGE` with a `PHRASE` |
 //! | `AGE STILLBORN` under an individual's event or attribute | the migration guide's: the line left out, `NOTE Stillborn` added where it stood; the individual's first `DEAT` given `AGE 0y` unless it has an age, its first `BIRT` `TYPE Stillborn` unless it has a type (each made when there is none) |
@@ -36,7 +37,8 @@
 //! an individual's stillbirth stays `DEAT.AGE 0y`, `BIRT.TYPE Stillborn` and
 //! `NOTE Stillborn`, `AGE 0y` + `PHRASE Stillborn` is `AGE STILLBORN`;
 //! a `PHRASE` holding a dual date's 5.5.1 form gives it back; an extension
-//! declared with [`TERMS_551`] gets its tag back), `CONC` lines keep lines
+//! declared with [`TERMS_551`] gets its tag back, where 5.5.1 can write
+//! it), `CONC` lines keep lines
 //! within 255 octets, and every structure 5.5.1 cannot carry is kept as a
 //! `_` extension or, for a pointer to `@VOID@` (but a source citation with a
 //! note, which becomes a text citation), left out, and either way reported
@@ -644,9 +646,16 @@ fn convert_with<W: Write>(
         head.get_or_insert_with(|| std::mem::take(record));
         Ok(())
     })?;
-    let Some(head) = head else {
+    let Some(mut head) = head else {
         return Err(read_error(crate::Error::internal("no HEAD record")));
     };
+    // The reader takes a first record tagged `head` in any case for the
+    // header; across versions it is written `HEAD` (a rule would judge
+    // another spelling an extension, and no writer begins with one).
+    if from != to && head.tag != "HEAD" && head.tag.eq_ignore_ascii_case("HEAD") {
+        head.tag = "HEAD".into();
+        report.changed("HEAD tag spelled HEAD");
+    }
     // A 5.5.1 output of a 5.5.1 input keeps the HEAD, and so its schema:
     // the escapes the input's schema preserves are preserved, and every
     // other `@` doubled, as a reader of the output will take them (a schema
@@ -715,7 +724,6 @@ fn convert_with<W: Write>(
         ctx.add_made(made);
     }
     let mut writer = Writer::with_config(out, wconfig.clone());
-    let mut head = head;
     if from != to {
         ctx.convert(&mut head, &mut report);
     }
@@ -912,4 +920,40 @@ fn rename_ids(invalid: &[String], all: &IdSet) -> IdMap {
         map.insert(id.clone(), name);
     }
     map
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reader takes a first record tagged `head` in any case for the
+    /// header (`corpus/rule-06-head-normalised.ged`): across versions it is
+    /// written `HEAD`, both ways; in its own version as it was.
+    #[test]
+    fn a_header_tagged_head_in_another_case_is_written_head() {
+        let run = |input: &str, to: Version| {
+            let mut out = Vec::new();
+            let report = convert(input.as_bytes(), &ConvertConfig::new(to), &mut out).unwrap();
+            (String::from_utf8(out).unwrap(), report)
+        };
+        let (out, report) = run(
+            "0\thead  \n1 CHAR UTF-8\n0 @I1@ INDI\n0 TRLR\n",
+            Version::Gedcom7,
+        );
+        assert_eq!(out, "0 HEAD\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n0 TRLR\n");
+        assert_eq!(report.changes.get("HEAD tag spelled HEAD"), Some(&1));
+        let (out, report) = run(
+            "0 Head\n1 GEDC\n2 VERS 7.0\n0 @I1@ INDI\n0 TRLR\n",
+            Version::Gedcom551,
+        );
+        assert_eq!(
+            out,
+            "0 HEAD\n1 CHAR UTF-8\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n\
+             0 @I1@ INDI\n0 TRLR\n"
+        );
+        assert_eq!(report.changes.get("HEAD tag spelled HEAD"), Some(&1));
+        let (out, report) = run("0 head\n1 CHAR UTF-8\n0 TRLR\n", Version::Gedcom551);
+        assert_eq!(out, "0 head\n1 CHAR UTF-8\n0 TRLR\n");
+        assert!(report.changes.is_empty());
+    }
 }

@@ -110,6 +110,30 @@ const RESN_MORE: &str = "a restriction after the first (5.5.1 has one): left out
 const ROLE_OTHER: &str = "ROLE OTHER with no phrase (5.5.1 RELA needs a text): left out";
 const SCHMA7: &str = "7.0 extension declarations (5.5.1 has none): kept as _SCHMA";
 const NO_PHRASE: &str = "a phrase 5.5.1 has no place for: kept as _PHRASE";
+const UNWRITABLE: &str = "an ERROR, CONT or CONC whose substructures a 5.5.1 reader would take \
+     for too deep, or a CONT or CONC first under its superstructure: kept as the extension";
+
+/// What a 5.5.1 output has between a structure's superstructure's line and
+/// its own line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Before {
+    /// Nothing: a `CONT` or `CONC` here is read as a line of the
+    /// superstructure's payload.
+    Nothing,
+    /// Only lines tagged `ERROR`, `CONT` or `CONC`, which leave the level
+    /// the next line is compared with as it was (the writer's
+    /// `keeps_level` in 5.5.1): a substructure of an `ERROR`, `CONT` or
+    /// `CONC` here is read as too deep.
+    LevelKeeping,
+    /// Another line too.
+    Line,
+}
+
+/// Whether `n`'s lines in a 5.5.1 output include one not tagged `ERROR`,
+/// `CONT` or `CONC`.
+fn sets_level(n: &CNode) -> bool {
+    !matches!(n.tag.as_str(), "ERROR" | "CONT" | "CONC") || n.children.iter().any(sets_level)
+}
 
 impl Ctx {
     pub(super) fn new(from: Version, to: Version) -> Self {
@@ -286,7 +310,7 @@ impl Ctx {
                 self.head551(record, report);
             }
             // A record is never left out: a record pointer has no @VOID@.
-            self.walk551(record, Parent::Record, "", &mut path, report);
+            self.walk551(record, Parent::Record, "", Before::Line, &mut path, report);
         }
     }
 
@@ -718,11 +742,13 @@ impl Ctx {
         }
     }
 
+    /// `before`: what the output has before `n` under its superstructure.
     fn walk551(
         &mut self,
         n: &mut CNode,
         parent: Parent,
         ptag: &str,
+        before: Before,
         path: &mut String,
         report: &mut ConvertReport,
     ) {
@@ -732,7 +758,22 @@ impl Ctx {
         }
         path.push_str(&n.tag);
         let restored = parent != Parent::Ext && self.restore.contains_key(&n.tag);
-        let me = if restored {
+        // Where a 5.5.1 reader would take the substructures of an ERROR,
+        // CONT or CONC for too deep, or a CONT or CONC for a line of its
+        // superstructure's payload, the writer refuses to write them so: the
+        // extension stays (its substructures as they are), reported.
+        let unwritable = restored && {
+            let tag = self.restore[&n.tag].as_str();
+            let continuation = matches!(tag, "CONT" | "CONC");
+            (continuation && before == Before::Nothing)
+                || ((continuation || tag == "ERROR")
+                    && !n.children.is_empty()
+                    && before != Before::Line)
+        };
+        let me = if unwritable {
+            report.not_carried.add(path.as_str(), UNWRITABLE, n.line);
+            Parent::Ext
+        } else if restored {
             // As the 5.5.1 input had it (the conversion to 7.0 left what is
             // under it alone too).
             n.tag = self.restore[&n.tag].clone();
@@ -748,6 +789,12 @@ impl Ctx {
             }
         };
         let tag = n.tag.clone();
+        // The writer writes a CHAR first under the HEAD.
+        let mut before = if parent == Parent::Record && tag == "HEAD" {
+            Before::Line
+        } else {
+            Before::Nothing
+        };
         let mut i = 0;
         while i < n.children.len() {
             let c = &mut n.children[i];
@@ -760,7 +807,12 @@ impl Ctx {
                 n.children.remove(i);
                 continue;
             }
-            self.walk551(&mut n.children[i], me, &tag, path, report);
+            self.walk551(&mut n.children[i], me, &tag, before, path, report);
+            before = match before {
+                Before::Line => Before::Line,
+                _ if sets_level(&n.children[i]) => Before::Line,
+                _ => Before::LevelKeeping,
+            };
             i += 1;
         }
         path.truncate(len);
@@ -1195,5 +1247,83 @@ fn age551(age: Age) -> String {
             Age::Duration(bound, d).to_string()
         }
         a => a.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::convert::{convert, ConvertConfig, ConvertReport};
+    use crate::version::Version;
+
+    fn to551(input: &str) -> (String, ConvertReport) {
+        let mut out = Vec::new();
+        let report = convert(
+            input.as_bytes(),
+            &ConvertConfig::new(Version::Gedcom551),
+            &mut out,
+        )
+        .unwrap();
+        (String::from_utf8(out).unwrap(), report)
+    }
+
+    /// An extension declared with a 5.5.1 URI gets its tag back, but not
+    /// where 5.5.1 cannot write it: an `ERROR` with substructures and no
+    /// line setting the level before it (a reader takes them for too deep)
+    /// and a `CONT` first under its superstructure (read as a line of its
+    /// payload), here once after a `SOUR @VOID@` left out. Those stay
+    /// extensions, reported; the conversion of the 5.5.1 files
+    /// `corpus/rule-03-moscow-too-deep.ged` and
+    /// `corpus/rule-04-stray-attached-to-nothing.ged` to 7.0 made such.
+    /// Where a line before sets the level, they get their tags back.
+    #[test]
+    fn a_5_5_1_tag_is_given_back_only_where_5_5_1_can_write_it() {
+        let (out, report) = to551(
+            "0 HEAD\n1 GEDC\n2 VERS 7.0\n1 SCHMA\n\
+             2 TAG _ERROR https://gedcom.io/terms/v5.5.1/ERROR\n\
+             2 TAG _CONT https://gedcom.io/terms/v5.5.1/CONT\n\
+             0 @I1@ INDI\n1 _ERROR 2 PLAC Moskva\n2 ROMN Moscow\n1 _ERROR lone\n\
+             1 NAME A\n2 _CONT first\n2 GIVN A\n2 _CONT more\n1 _ERROR 2 NOTE deep\n2 PAGE 1\n\
+             0 @N1@ SNOTE text\n1 SOUR @VOID@\n1 _CONT attached\n0 TRLR\n",
+        );
+        assert_eq!(
+            out,
+            "0 HEAD\n1 CHAR UTF-8\n1 GEDC\n2 VERS 5.5.1\n2 FORM LINEAGE-LINKED\n\
+             0 @I1@ INDI\n1 _ERROR 2 PLAC Moskva\n2 ROMN Moscow\n1 ERROR lone\n\
+             1 NAME A\n2 _CONT first\n2 GIVN A\n2 CONT more\n1 ERROR 2 NOTE deep\n2 PAGE 1\n\
+             0 @N1@ NOTE text\n1 _CONT attached\n0 TRLR\n"
+        );
+        let kept: Vec<(&str, &[u64])> = report
+            .not_carried
+            .entries()
+            .filter(|e| e.reason == super::UNWRITABLE)
+            .map(|e| (e.path, e.lines))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("INDI.NAME._CONT", &[12][..]),
+                ("INDI._ERROR", &[8][..]),
+                ("SNOTE._CONT", &[19][..]),
+            ]
+        );
+        assert_eq!(report.not_carried.total(), 4, "and the SOUR @VOID@");
+        // What is written reads back as written, and converts back to the
+        // 7.0 document's structures.
+        let mut seven = Vec::new();
+        convert(
+            out.as_bytes(),
+            &ConvertConfig::new(Version::Gedcom7),
+            &mut seven,
+        )
+        .unwrap();
+        let seven = String::from_utf8(seven).unwrap();
+        assert!(
+            seven.contains(
+                "0 @I1@ INDI\n1 _ERROR 2 PLAC Moskva\n2 ROMN Moscow\n1 _ERROR lone\n\
+             1 NAME A\n2 _CONT first\n2 GIVN A\n2 _CONT more\n1 _ERROR 2 NOTE deep\n2 PAGE 1\n\
+             0 @N1@ SNOTE text\n1 _CONT attached\n"
+            ),
+            "{seven}"
+        );
     }
 }

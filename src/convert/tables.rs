@@ -76,14 +76,18 @@ pub(super) fn format_of(media_type: &str) -> Option<String> {
 }
 
 /// Language names (5.5.1's `LANG` payloads) and BCP 47 tags: the GEDCOM X
-/// mapping's table, one `name<TAB>tag` a line.
+/// mapping's table (ELF's `languages.tsv`), one `name<TAB>tag` a line.
 const LANGUAGES: &str = include_str!("../gedcomx/languages.tsv");
 
+/// The table's names and tags. ELF's table marks six tags with a `*`
+/// (`Cantonese yue*`, `Catalan_Spn ca-ES*`, ...), a note of the table's and
+/// no part of the tag: BCP 47 has no `*`, and GEDCOM 7's `lang.ged` sample
+/// gives those names `yue`, `ca-ES`, `cmn`, `no`, `him` and `sh`.
 fn languages() -> impl Iterator<Item = (&'static str, &'static str)> {
     LANGUAGES
         .lines()
         .filter_map(|l| l.split_once('\t'))
-        .map(|(n, t)| (n.trim(), t.trim()))
+        .map(|(n, t)| (n.trim(), t.trim().trim_end_matches('*')))
 }
 
 /// The BCP 47 tag of a 5.5.1 language name (any case); a payload that is
@@ -138,6 +142,18 @@ mod tests {
         assert_eq!(language_tag("english"), Some("en"));
         assert_eq!(language_tag("de"), Some("de"));
         assert_eq!(language_tag("Klingon"), None);
+        // The tags ELF's table marks with a `*`, without it (and back).
+        assert_eq!(language_tag("Cantonese"), Some("yue"));
+        assert_eq!(language_tag("catalan_spn"), Some("ca-ES"));
+        assert_eq!(language_name("sh"), Some("Serbo_Croa"));
+        assert_eq!(languages().count(), 86);
+        for (name, tag) in languages() {
+            // BCP 47's characters only.
+            assert!(
+                !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'),
+                "{name}: {tag}"
+            );
+        }
         for (name, tag) in languages() {
             assert_eq!(
                 language_tag(language_name(tag).unwrap()),

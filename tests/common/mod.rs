@@ -110,6 +110,27 @@ pub fn project_corpus() -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// How many records of each tag `input` has (`HEAD` and `TRLR` included),
+/// as the reader reads it.
+pub fn record_counts(input: &[u8]) -> std::collections::BTreeMap<String, usize> {
+    let prepared = gedcom_elf::Input::new(input).expect("input");
+    let mut reader = prepared.reader();
+    let mut counts = std::collections::BTreeMap::new();
+    while let Some(event) = reader.next_event().expect("read") {
+        if let Event::Begin(b) = event {
+            if b.level == 0 {
+                *counts.entry(b.tag.to_string()).or_insert(0) += 1;
+            }
+        }
+    }
+    counts
+}
+
+/// `counts` as `record_counts` gives them, from `(tag, count)` pairs.
+pub fn counts_of(pairs: &[(&str, usize)]) -> std::collections::BTreeMap<String, usize> {
+    pairs.iter().map(|(t, n)| (t.to_string(), *n)).collect()
+}
+
 /// A small deterministic xorshift generator for generated test cases (the
 /// project's habit: no proptest dependency, see README).
 pub struct Rng(pub u64);
