@@ -75,38 +75,19 @@ pub(super) fn format_of(media_type: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Language names (5.5.1's `LANG` payloads) and BCP 47 tags: the GEDCOM X
-/// mapping's table (ELF's `languages.tsv`), one `name<TAB>tag` a line.
-const LANGUAGES: &str = include_str!("../gedcomx/languages.tsv");
-
-/// The table's names and tags. ELF's table marks six tags with a `*`
-/// (`Cantonese yue*`, `Catalan_Spn ca-ES*`, ...), a note of the table's and
-/// no part of the tag: BCP 47 has no `*`, and GEDCOM 7's `lang.ged` sample
-/// gives those names `yue`, `ca-ES`, `cmn`, `no`, `him` and `sh`.
-fn languages() -> impl Iterator<Item = (&'static str, &'static str)> {
-    LANGUAGES
-        .lines()
-        .filter_map(|l| l.split_once('\t'))
-        .map(|(n, t)| (n.trim(), t.trim().trim_end_matches('*')))
-}
-
 /// The BCP 47 tag of a 5.5.1 language name (any case); a payload that is
 /// already one of the table's tags as it is.
 pub(super) fn language_tag(name: &str) -> Option<&'static str> {
     let n = name.trim();
-    languages()
-        .find(|(l, _)| l.eq_ignore_ascii_case(n))
-        .or_else(|| languages().find(|(_, t)| t.eq_ignore_ascii_case(n)))
-        .map(|(_, t)| t)
+    crate::value::language_tag(n).or_else(|| {
+        crate::value::languages()
+            .find(|(_, t)| t.eq_ignore_ascii_case(n))
+            .map(|(_, t)| t)
+    })
 }
 
 /// The 5.5.1 language name of a BCP 47 tag (the table's first name for it).
-pub(super) fn language_name(tag: &str) -> Option<&'static str> {
-    let t = tag.trim();
-    languages()
-        .find(|(_, l)| l.eq_ignore_ascii_case(t))
-        .map(|(n, _)| n)
-}
+pub(super) use crate::value::language_name;
 
 /// The URI a `_TAG` extension made from the 5.5.1 structure `TAG` is
 /// declared with in `HEAD.SCHMA`: [`TERMS_551`] and the tag.
@@ -146,15 +127,7 @@ mod tests {
         assert_eq!(language_tag("Cantonese"), Some("yue"));
         assert_eq!(language_tag("catalan_spn"), Some("ca-ES"));
         assert_eq!(language_name("sh"), Some("Serbo_Croa"));
-        assert_eq!(languages().count(), 86);
-        for (name, tag) in languages() {
-            // BCP 47's characters only.
-            assert!(
-                !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'),
-                "{name}: {tag}"
-            );
-        }
-        for (name, tag) in languages() {
+        for (name, tag) in crate::value::languages() {
             assert_eq!(
                 language_tag(language_name(tag).unwrap()),
                 Some(tag),

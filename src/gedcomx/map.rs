@@ -107,19 +107,12 @@ pub(crate) const COUPLE_FACTS: [(&str, &str); 9] = [
     ("NCHI", gx!("NumberOfChildren")),
 ];
 
-/// The ELF language names (the 5.5.1 `LANG` values) and their language
-/// tags (RFC 5646), one per line, a tab between: ELF's table.
-const LANGUAGES: &str = include_str!("languages.tsv");
-
-/// The language tag of a 5.5.1 language name (any case), or of a value
-/// that is a tag already (letters and hyphens, at most 8 letters before
-/// the first hyphen).
+/// The language tag of a 5.5.1 language name (any case, ELF's table:
+/// [`crate::value::language_tag`]), or of a value that is a tag already
+/// (letters and hyphens, at most 8 letters before the first hyphen).
 pub fn language_tag(name: &str) -> Option<String> {
     let name = name.trim();
-    let known = LANGUAGES.lines().find_map(|l| {
-        let (n, tag) = l.split_once('\t')?;
-        n.eq_ignore_ascii_case(name).then(|| tag.trim().to_string())
-    });
+    let known = crate::value::language_tag(name).map(str::to_string);
     known.or_else(|| {
         let first = name.split('-').next().unwrap_or("");
         let tag_like = (2..=8).contains(&first.len())
@@ -131,12 +124,7 @@ pub fn language_tag(name: &str) -> Option<String> {
 
 /// The 5.5.1 language name of a language tag (ELF's table, any case of
 /// the tag), if it has one: the reverse of [`language_tag`].
-pub(crate) fn language_name(tag: &str) -> Option<&'static str> {
-    LANGUAGES.lines().find_map(|l| {
-        let (n, t) = l.split_once('\t')?;
-        t.trim().eq_ignore_ascii_case(tag.trim()).then_some(n)
-    })
-}
+pub(crate) use crate::value::language_name;
 
 /// Why a structure was not converted.
 pub mod reason {
@@ -1516,6 +1504,8 @@ mod tests {
     #[test]
     fn the_head_s_language_is_the_document_s() {
         assert_eq!(language_tag("English").as_deref(), Some("en"));
+        // Without the `*` ELF's table marks six tags with.
+        assert_eq!(language_tag("Cantonese").as_deref(), Some("yue"));
         assert_eq!(language_tag("anglo-saxon").as_deref(), Some("ang"));
         assert_eq!(language_tag("fr-CA").as_deref(), Some("fr-CA"));
         assert_eq!(language_tag("Klingonese"), None);

@@ -146,6 +146,7 @@ pub mod date;
 pub mod enums;
 mod formal;
 pub mod gedcomx;
+pub mod language;
 pub mod name;
 mod parse;
 pub mod place;
@@ -165,6 +166,7 @@ pub use gedcomx::{
     GedcomxDate, GedcomxDuration, GedcomxError, GedcomxErrorKind, GedcomxForm, GedcomxSimple,
     GedcomxTime, GedcomxZone, NotGedcomx,
 };
+pub use language::{language_name, language_tag, languages};
 pub use name::{Name, NameError, NameErrorKind, NamePieces};
 pub use place::{
     comma_list, coordinate, format_coordinate, latitude, longitude, Axis, CoordinateError,
