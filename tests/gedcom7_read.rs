@@ -926,6 +926,27 @@ fn texts_of(node: gedcom_elf::tree::NodeRef<'_>, tag: &str) -> Vec<String> {
         .collect()
 }
 
+/// Runs `check` on the tree of the official sample `name` (nothing when
+/// `../shared/corpus7` is not there).
+fn with_sample_tree(name: &str, check: impl FnOnce(&Tree<'_>)) {
+    let Some(bytes) = sample(name) else {
+        return;
+    };
+    check(&Tree::from_slice(&bytes).expect("tree"));
+}
+
+/// The record `xref` of `tree` (the test fails without it).
+fn record<'t>(tree: &'t Tree, xref: &str) -> gedcom_elf::tree::NodeRef<'t> {
+    tree.find(xref).unwrap_or_else(|| panic!("no {xref}"))
+}
+
+/// The `DATE` texts of the `tag` substructures of `node`, in order.
+fn dates_of(node: gedcom_elf::tree::NodeRef<'_>, tag: &str) -> Vec<String> {
+    node.children_with_tag(tag)
+        .map(|e| e.child("DATE").unwrap().text().unwrap().into_owned())
+        .collect()
+}
+
 /// `maximal70.ged`, the specification's sample of every structure: its
 /// 19 records in order, and some of what they hold (numbers from the file).
 #[test]
@@ -952,7 +973,7 @@ fn maximal70_has_its_records_and_what_they_hold() {
             "@N1@", "@N2@", "@S1@", "@S2@", "@U1@", "@U2@"
         ]
     );
-    let find = |x: &str| tree.find(x).unwrap_or_else(|| panic!("no {x}"));
+    let find = |x: &str| record(&tree, x);
     let text = |x: &str, path: &str| {
         find(x)
             .first(path)
@@ -1048,17 +1069,14 @@ fn maximal70_has_its_records_and_what_they_hold() {
 /// who is in which family, and the dates.
 #[test]
 fn remarriage_and_same_sex_marriage_samples_have_their_families() {
-    let Some(bytes) = sample("remarriage1.ged") else {
-        return;
-    };
-    let tree = Tree::from_slice(&bytes).expect("tree");
-    let find = |x: &str| tree.find(x).unwrap_or_else(|| panic!("no {x}"));
-    let dates = |x: &str, tag: &str| -> Vec<String> {
-        find(x)
-            .children_with_tag(tag)
-            .map(|e| e.child("DATE").unwrap().text().unwrap().into_owned())
-            .collect()
-    };
+    with_sample_tree("remarriage1.ged", remarriage1);
+    with_sample_tree("remarriage2.ged", remarriage2);
+    with_sample_tree("same-sex-marriage.ged", same_sex_marriage);
+}
+
+fn remarriage1(tree: &Tree<'_>) {
+    let find = |x: &str| record(tree, x);
+    let dates = |x: &str, tag: &str| dates_of(find(x), tag);
     assert_eq!(pointers_of(find("@F1@"), "HUSB"), ["@I1@"]);
     assert_eq!(pointers_of(find("@F1@"), "WIFE"), ["@I2@"]);
     assert_eq!(dates("@F1@", "MARR"), ["1 APR 1911", "4 JUL 1914"]);
@@ -1068,16 +1086,11 @@ fn remarriage_and_same_sex_marriage_samples_have_their_families() {
     assert_eq!(pointers_of(find("@I1@"), "FAMS"), ["@F1@", "@F2@"]);
     assert_eq!(pointers_of(find("@I2@"), "FAMS"), ["@F1@"]);
     assert_eq!(dates("@I3@", "DEAT"), ["1 MAR 1914"]);
+}
 
-    let bytes = sample("remarriage2.ged").unwrap();
-    let tree = Tree::from_slice(&bytes).expect("tree");
-    let find = |x: &str| tree.find(x).unwrap_or_else(|| panic!("no {x}"));
-    let dates = |x: &str, tag: &str| -> Vec<String> {
-        find(x)
-            .children_with_tag(tag)
-            .map(|e| e.child("DATE").unwrap().text().unwrap().into_owned())
-            .collect()
-    };
+fn remarriage2(tree: &Tree<'_>) {
+    let find = |x: &str| record(tree, x);
+    let dates = |x: &str, tag: &str| dates_of(find(x), tag);
     assert_eq!(dates("@F1@", "MARR"), ["1 APR 1911"]);
     assert_eq!(dates("@F1@", "DIV"), ["2 MAY 1912"]);
     assert_eq!(pointers_of(find("@F3@"), "HUSB"), ["@I1@"]);
@@ -1085,10 +1098,10 @@ fn remarriage_and_same_sex_marriage_samples_have_their_families() {
     assert_eq!(dates("@F3@", "MARR"), ["4 JUL 1914"]);
     assert_eq!(pointers_of(find("@I1@"), "FAMS"), ["@F1@", "@F2@", "@F3@"]);
     assert_eq!(pointers_of(find("@I2@"), "FAMS"), ["@F1@", "@F3@"]);
+}
 
-    let bytes = sample("same-sex-marriage.ged").unwrap();
-    let tree = Tree::from_slice(&bytes).expect("tree");
-    let find = |x: &str| tree.find(x).unwrap_or_else(|| panic!("no {x}"));
+fn same_sex_marriage(tree: &Tree<'_>) {
+    let find = |x: &str| record(tree, x);
     let f1 = find("@F1@");
     assert_eq!(
         (pointers_of(f1, "HUSB"), pointers_of(f1, "WIFE")),
@@ -1107,11 +1120,11 @@ fn remarriage_and_same_sex_marriage_samples_have_their_families() {
 /// pointer resolves).
 #[test]
 fn notes_1_has_its_notes_and_their_pointers() {
-    let Some(bytes) = sample("notes-1.ged") else {
-        return;
-    };
-    let tree = Tree::from_slice(&bytes).expect("tree");
-    let find = |x: &str| tree.find(x).unwrap_or_else(|| panic!("no {x}"));
+    with_sample_tree("notes-1.ged", notes_1);
+}
+
+fn notes_1(tree: &Tree<'_>) {
+    let find = |x: &str| record(tree, x);
     let head = tree.records().next().unwrap();
     assert_eq!(texts_of(head, "NOTE"), ["The header note"]);
     assert_eq!(pointers_of(head, "SUBM"), ["@1@"]);
