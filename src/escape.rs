@@ -402,6 +402,25 @@ pub(crate) fn percent_decode(s: &str) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn json_plain_finds_a_byte_to_escape_wherever_it_stands() {
+        for len in 0..24 {
+            let plain = "é".repeat(len / 2) + &"a".repeat(len % 2);
+            assert!(json_plain(plain.as_bytes()), "{plain:?}");
+            for at in 0..=plain.len() {
+                for special in ["\"", "\\", "\n", "\u{1}", "\u{1f}"] {
+                    if !plain.is_char_boundary(at) {
+                        continue;
+                    }
+                    let s = format!("{}{special}{}", &plain[..at], &plain[at..]);
+                    assert!(!json_plain(s.as_bytes()), "{s:?}");
+                }
+            }
+        }
+        // Bytes just above the control range and `DEL` need no escape.
+        assert!(json_plain(b" !#[]~\x7f"));
+    }
+
     /// The spec's and `escapes.ged`'s examples: only a line's leading `@@`.
     #[test]
     fn gedcom7_escaping_is_undone_by_unescaping() {

@@ -103,6 +103,13 @@ pub(crate) fn xml_escaped<W: Write + ?Sized>(out: &mut W, s: &str, attr: bool) -
 /// the six bytes around them).
 const MEMBER: usize = 128;
 
+/// Whether a member name is one of the model's own (letters and digits,
+/// short), written with no escape and no check; an identifier's type (a
+/// URI) is not.
+fn plain_name(name: &str) -> bool {
+    name.len() <= 60 && name.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
 /// The JSON writer: compact, or pretty (two spaces per level, `"key": value`).
 pub struct Json<'w, W: Write + ?Sized> {
     out: &'w mut W,
@@ -149,8 +156,7 @@ impl<'w, W: Write + ?Sized> Json<'w, W> {
         let comma = !std::mem::replace(&mut self.first, false);
         // Compact, and a member name of the model's own (letters, short):
         // the comma, the name and the colon in one piece.
-        let plain = key.len() <= 60 && key.bytes().all(|b| b.is_ascii_alphanumeric());
-        if !self.pretty && plain {
+        if !self.pretty && plain_name(key) {
             let mut buf = [b','; 64];
             let at = usize::from(comma);
             buf[at] = b'"';
@@ -226,7 +232,7 @@ impl<W: Write + ?Sized> Emit for Json<'_, W> {
             let (k, b) = (json.as_bytes(), v.as_bytes());
             if !self.pretty
                 && k.len() + b.len() <= MEMBER - 6
-                && k.iter().all(u8::is_ascii_alphanumeric)
+                && plain_name(json)
                 && crate::escape::json_plain(b)
             {
                 let comma = !std::mem::replace(&mut self.first, false);
