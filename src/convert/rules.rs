@@ -13,6 +13,7 @@ use crate::check::{known_tag, standard_sub, Shape};
 use crate::value::enums::respell;
 use crate::value::{Age, AgeWord, Date, NameType, Restriction, Role};
 use crate::version::Version;
+use crate::write::{continues_payload, keeps_previous_level};
 
 use super::tables::{extension_uri, format_of, language_name, language_tag, media_type};
 use super::{CNode, ConvertReport, IdMap, IdSet, TERMS_551};
@@ -129,10 +130,10 @@ enum Before {
     Line,
 }
 
-/// Whether `n`'s lines in a 5.5.1 output include one not tagged `ERROR`,
-/// `CONT` or `CONC`.
+/// Whether `n`'s lines in a 5.5.1 output include one that sets the level
+/// (the writer's rule, `write::keeps_previous_level`).
 fn sets_level(n: &CNode) -> bool {
-    !matches!(n.tag.as_str(), "ERROR" | "CONT" | "CONC") || n.children.iter().any(sets_level)
+    !keeps_previous_level(&n.tag, false) || n.children.iter().any(sets_level)
 }
 
 impl Ctx {
@@ -763,10 +764,10 @@ impl Ctx {
         // superstructure's payload, the writer refuses to write them so: the
         // extension stays (its substructures as they are), reported.
         let unwritable = restored && {
+            // The writer's rules, for a 5.5.1 output.
             let tag = self.restore[&n.tag].as_str();
-            let continuation = matches!(tag, "CONT" | "CONC");
-            (continuation && before == Before::Nothing)
-                || ((continuation || tag == "ERROR")
+            (continues_payload(tag, false) && before == Before::Nothing)
+                || (keeps_previous_level(tag, false)
                     && !n.children.is_empty()
                     && before != Before::Line)
         };

@@ -67,7 +67,7 @@ mod writer;
 pub use config::{LineEnding, WriterConfig};
 pub use error::{DropReason, Dropped, WriteError, WriteErrorKind};
 pub(crate) use fast::RawPayload;
-pub(crate) use octets::raw_tag_ok;
+pub(crate) use octets::{continues_payload, keeps_previous_level, raw_tag_ok};
 pub use rewrite::{rewrite, RewriteStats, Rewriter};
 pub use text::{payload_lines, payload_lines_as};
 pub use value::{HeadOptions, HeadSchema, IriDefinition, Node, Structure, WriteStep, WriteValue};

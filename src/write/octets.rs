@@ -208,8 +208,15 @@ fn mov<const N: usize>(d: &mut [u8], s: &[u8], at: usize) {
 /// GEDCOM 7 (`gedcom7`) `CONT` or `ERROR`: 7.0 reads a `CONC` as a structure of its
 /// own. A line after one may be deeper than it by more than one level.
 pub(crate) fn keeps_previous_level(tag: &str, gedcom7: bool) -> bool {
-    // GEDCOM 7 reads a CONC as a structure of its own: it sets the level.
-    matches!(tag, "CONT" | "ERROR") || (tag == "CONC" && !gedcom7)
+    tag == "ERROR" || continues_payload(tag, gedcom7)
+}
+
+/// `true` for a tag a reader takes for a further line of its
+/// superstructure's payload when it stands first under it: `CONT`, and in
+/// 5.5.1 `CONC` (GEDCOM 7 (`gedcom7`) reads a `CONC` as a structure of its
+/// own, which sets the level).
+pub(crate) fn continues_payload(tag: &str, gedcom7: bool) -> bool {
+    tag == "CONT" || (tag == "CONC" && !gedcom7)
 }
 
 /// `true` for a tag the fast path may write: `[0-9A-Za-z_]+`, and none that a rule

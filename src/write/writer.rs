@@ -11,7 +11,9 @@ use crate::event::{Event, Value};
 
 use super::config::WriterConfig;
 use super::error::{DropReason, Dropped, WriteError, WriteErrorKind};
-use super::octets::{keeps_previous_level, valid_tag, xref_grammar, C_AT_BREAK, C_HIGH};
+use super::octets::{
+    continues_payload, keeps_previous_level, valid_tag, xref_grammar, C_AT_BREAK, C_HIGH,
+};
 use super::value::{Structure, WriteStep, WriteValue};
 
 /// Flush the buffer to the underlying writer once it holds this much.
@@ -445,9 +447,7 @@ impl<W: Write> Writer<W> {
                 ));
             }
         }
-        // GEDCOM 7 reads a CONC as a structure of its own.
-        let continuation = tag == "CONT" || (tag == "CONC" && !self.g7);
-        if continuation && depth > 0 && self.fresh {
+        if continues_payload(tag, self.g7) && depth > 0 && self.fresh {
             return Err(WriteError::new(
                 WriteErrorKind::ContinuationTag,
                 format!("a {tag} structure cannot be the first substructure: it would be read as an additional line"),
