@@ -193,6 +193,15 @@ fn the_output_is_the_same_at_every_jobs_and_chunk_size_from_a_file_and_stdin() {
                 from_stdin.stdout == base.stdout,
                 "{format} {args:?} from stdin"
             );
+            // The spooled sections are appended to the file by the kernel's
+            // copy, not through the output's buffer: the same bytes.
+            let out = file.with_extension(format!("{format}.out"));
+            let to_file = run(&[&a[..], &[s(&file), "-o", s(&out)]].concat(), None);
+            assert_eq!(to_file.status.code(), Some(0), "{format} {args:?} -o");
+            assert!(
+                std::fs::read(&out).unwrap() == base.stdout,
+                "{format} {args:?} to a file"
+            );
         }
     }
     let doc = json(&run(&["gedcomx", s(&file)], None).stdout);

@@ -548,7 +548,22 @@ impl<W: Write, S: Spool> Export<W, S> {
     ///
     /// # Errors
     /// Writing the output, reading a spool.
-    pub fn finish(mut self) -> io::Result<NotConverted> {
+    pub fn finish(self) -> io::Result<NotConverted> {
+        self.finish_with(|spool, out| spool.copy_to(out))
+    }
+
+    /// As [`Export::finish`], with `append` copying each spool (all that
+    /// was written to it) to the end of the output, after what the
+    /// document wrote there before it: for a copy other than
+    /// [`Spool::copy_to`]'s through [`Write`], such as the kernel's from a
+    /// temporary file to the output file (`std::io::copy` between files).
+    ///
+    /// # Errors
+    /// Writing the output, reading a spool, `append`'s.
+    pub fn finish_with(
+        mut self,
+        mut append: impl FnMut(&mut S, &mut W) -> io::Result<()>,
+    ) -> io::Result<NotConverted> {
         self.start()?;
         let pretty = self.mapping.options.pretty;
         let json = self.mapping.options.format == Format::Json;
@@ -569,10 +584,10 @@ impl<W: Write, S: Spool> Export<W, S> {
                     true => write!(self.out, ",\n  \"{name}\": [")?,
                     false => write!(self.out, ",\"{name}\":[")?,
                 }
-                spool.copy_to(&mut self.out)?;
+                append(spool, &mut self.out)?;
                 self.out.write_all(if pretty { b"\n  ]" } else { b"]" })?;
             } else {
-                spool.copy_to(&mut self.out)?;
+                append(spool, &mut self.out)?;
             }
         }
         match (json, pretty) {
@@ -583,8 +598,8 @@ impl<W: Write, S: Spool> Export<W, S> {
         }
         self.out.flush()?;
         // The `FAMC.PEDI` facts no family took.
-        for (key, _, line) in self.mapping.index.pedigrees() {
-            if !self.used.contains(key) {
+        for ((family, child), _, line) in self.mapping.index.pedigrees() {
+            if !self.used.contains(&(family.to_string(), child.to_string())) {
                 self.report.add("INDI.FAMC.PEDI", reason::PEDIGREE, line);
             }
         }

@@ -54,12 +54,16 @@ struct Source {
     repository: Option<(usize, String)>,
 }
 
+/// A child's `FAMC.PEDI` facts in one family: fact types, with their lines.
+type Pedigrees = Vec<(&'static str, u64)>;
+
 /// The facts records borrow from one another (see [the module
 /// docs](self)).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Index {
-    /// (family id, child id) to the `FAMC.PEDI` facts, with their lines.
-    pedigrees: HashMap<(String, String), Vec<(&'static str, u64)>>,
+    /// Family id to child id to the `FAMC.PEDI` facts, with their lines
+    /// (two levels, so that a look-up makes no key).
+    pedigrees: HashMap<String, HashMap<String, Pedigrees>>,
     /// Repository id to its first `NAME`.
     repositories: HashMap<String, String>,
     /// Source record id to its elements (the first record of an id).
@@ -231,7 +235,9 @@ impl Index {
                         .and_then(pedigree_fact);
                     if let (Some(fact), Some(f)) = (fact, &family) {
                         self.pedigrees
-                            .entry((f.clone(), id.clone()))
+                            .entry(f.clone())
+                            .or_default()
+                            .entry(id.clone())
                             .or_default()
                             .push((fact, b.line));
                     }
@@ -290,8 +296,11 @@ impl Index {
 
     /// Adds what `later` (the index of the records after these) holds.
     pub fn merge(&mut self, later: Index) {
-        for (key, mut facts) in later.pedigrees {
-            self.pedigrees.entry(key).or_default().append(&mut facts);
+        for (family, children) in later.pedigrees {
+            let ours = self.pedigrees.entry(family).or_default();
+            for (child, mut facts) in children {
+                ours.entry(child).or_default().append(&mut facts);
+            }
         }
         for (id, name) in later.repositories {
             self.repositories.entry(id).or_insert(name);
@@ -327,16 +336,23 @@ impl Index {
     /// [`xref_id`] makes them): fact type names and lines.
     pub fn pedigree(&self, family: &str, child: &str) -> &[(&'static str, u64)] {
         self.pedigrees
-            .get(&(family.to_string(), child.to_string()))
+            .get(family)
+            .and_then(|children| children.get(child))
             .map_or(&[], Vec::as_slice)
     }
 
     /// Every `FAMC.PEDI` fact: (family id, child id), fact type, line; sorted.
-    pub fn pedigrees(&self) -> Vec<(&(String, String), &'static str, u64)> {
+    pub fn pedigrees(&self) -> Vec<((&str, &str), &'static str, u64)> {
         let mut all: Vec<_> = self
             .pedigrees
             .iter()
-            .flat_map(|(k, v)| v.iter().map(move |(f, l)| (k, *f, *l)))
+            .flat_map(|(family, children)| {
+                children.iter().flat_map(move |(child, facts)| {
+                    facts
+                        .iter()
+                        .map(move |(f, l)| ((family.as_str(), child.as_str()), *f, *l))
+                })
+            })
             .collect();
         all.sort();
         all
@@ -358,7 +374,8 @@ impl Index {
             .repository
             .as_ref()
             .and_then(|(at, repo)| Some((*at, self.repository_name(repo)?)));
-        let mut elements = Vec::with_capacity(source.elements.len() + 1);
+        // Room for the repository's name and a citation's own elements.
+        let mut elements = Vec::with_capacity(source.elements.len() + 3);
         let (at, rest) = match name {
             Some((at, _)) => source.elements.split_at(at),
             None => (&source.elements[..], &[][..]),

@@ -209,7 +209,7 @@ fn gedx<R: Read>(
 /// Reads every record into an export to `out`, mapped on `jobs` threads;
 /// diagnostics reported as they come. Gives what was not converted and
 /// the files the media descriptions are about.
-fn export<R: Read, W: Write>(
+fn export<R: Read, W: Append>(
     records: &mut Records<R>,
     index: Arc<Index>,
     out: W,
@@ -227,8 +227,35 @@ fn export<R: Read, W: Write>(
         Err(ExportError::Write(e)) => return Err(spool_failed(e)),
     }
     let media = export.media().to_vec();
-    let not_converted = export.finish().map_err(spool_failed)?;
+    let append = |spool: &mut io::BufWriter<File>, out: &mut W| {
+        spool.flush()?;
+        let file = spool.get_mut();
+        file.seek(SeekFrom::Start(0))?;
+        out.append(file)
+    };
+    let not_converted = export.finish_with(append).map_err(spool_failed)?;
     Ok((not_converted, media))
+}
+
+/// An output a spooled section is appended to, by the kernel when it can
+/// (`std::io::copy` between files, or from a file to standard output):
+/// the sections after persons are not read back into memory.
+trait Append: Write {
+    /// Writes what `file` holds from its position on.
+    fn append(&mut self, file: &mut File) -> io::Result<()>;
+}
+
+impl Append for &mut Output {
+    fn append(&mut self, file: &mut File) -> io::Result<()> {
+        Output::append(self, file)
+    }
+}
+
+impl Append for &mut io::BufWriter<File> {
+    fn append(&mut self, file: &mut File) -> io::Result<()> {
+        self.flush()?;
+        io::copy(file, self.get_mut()).map(drop)
+    }
 }
 
 /// A warning per path not converted, at its first line, then the total.

@@ -208,6 +208,27 @@ impl Output {
         Ok(Output::new(Box::new(file), Some((temp, dest)), path))
     }
 
+    /// Writes what `file` holds from its position on, after what was
+    /// written before: copied by the kernel where it can (`std::io::copy`
+    /// from a file to a file or to standard output), not through this
+    /// output's buffer.
+    pub fn append(&mut self, file: &mut fs::File) -> io::Result<()> {
+        let flushed = self.out.flush();
+        self.keep(flushed)?;
+        let copied = match &self.staged {
+            // The file written is the one the buffer writes to (one file
+            // description, one offset).
+            Some((temp, _)) => io::copy(file, &mut temp.as_file()),
+            None => io::copy(file, &mut io::stdout().lock()),
+        };
+        let n = self.keep(copied)?;
+        if let Some((temp, _)) = &self.staged {
+            self.syncer
+                .wrote(usize::try_from(n).unwrap_or(usize::MAX), temp.as_file());
+        }
+        Ok(())
+    }
+
     /// The failure for a write error of this output.
     pub fn fail(&self, e: io::Error) -> Fail {
         Fail::Output(self.name.clone(), e)
