@@ -308,6 +308,14 @@ pub fn timestamp(date_node: NodeRef<'_>) -> Option<Timestamp> {
     Timestamp::from_millis(millis)
 }
 
+/// A citation's substructure as a qualifier of its reference, named by
+/// its structure type IRI (ELF's, or one made of its tag).
+fn qualifier(n: NodeRef<'_>) -> Qualifier {
+    let name = n.structure_type().map(|t| t.iri().into_owned());
+    let name = name.unwrap_or_else(|| format!("{ELF}{}", n.tag()));
+    Qualifier::new(name, text(n))
+}
+
 /// The tags from the record down to `node`, joined with `.`.
 fn path_of(node: NodeRef<'_>) -> String {
     let mut tags = vec![node.tag()];
@@ -460,15 +468,29 @@ impl Ctx<'_> {
         }));
     }
 
+    /// A citation's `QUAY`, or its `EVEN` with the `ROLE` under it, as
+    /// qualifiers of `reference`; `false` (nothing done) for any other
+    /// structure.
+    fn reference_qualifier(&mut self, c: NodeRef<'_>, reference: &mut SourceReference) -> bool {
+        match c.tag() {
+            "QUAY" => reference.qualifiers.push(qualifier(c)),
+            "EVEN" => {
+                reference.qualifiers.push(qualifier(c));
+                for r in c.children() {
+                    match r.tag() {
+                        "ROLE" => reference.qualifiers.push(qualifier(r)),
+                        _ => self.other(r),
+                    }
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// A source citation (`SOUR` under anything but the record itself).
     fn citation(&mut self, node: NodeRef<'_>) -> Option<SourceReference> {
         let mut reference = SourceReference::default();
-        // Qualifiers on the reference: QUAY, and EVEN with its ROLE.
-        let qualify = |n: NodeRef<'_>, r: &mut SourceReference| {
-            let name = n.structure_type().map(|t| t.iri().into_owned());
-            let name = name.unwrap_or_else(|| format!("{ELF}{}", n.tag()));
-            r.qualifiers.push(Qualifier::new(name, text(n)));
-        };
         let Some(target) = pointer_id(node) else {
             // A text citation: a description of its own.
             let id = self.derived('s');
@@ -484,7 +506,7 @@ impl Ctx<'_> {
                 match c.tag() {
                     "TEXT" => self.transcription(c, &id),
                     "NOTE" => sd.notes.extend(self.note(c)),
-                    "QUAY" => qualify(c, &mut reference),
+                    "QUAY" => reference.qualifiers.push(qualifier(c)),
                     _ => self.other(c),
                 }
             }
@@ -498,18 +520,8 @@ impl Ctx<'_> {
         if !own {
             reference.description = local(&target);
             for c in node.children() {
-                match c.tag() {
-                    "QUAY" => qualify(c, &mut reference),
-                    "EVEN" => {
-                        qualify(c, &mut reference);
-                        for r in c.children() {
-                            match r.tag() {
-                                "ROLE" => qualify(r, &mut reference),
-                                _ => self.other(r),
-                            }
-                        }
-                    }
-                    _ => self.other(c),
+                if !self.reference_qualifier(c, &mut reference) {
+                    self.other(c);
                 }
             }
             return Some(reference);
@@ -537,16 +549,7 @@ impl Ctx<'_> {
                     }
                 }
                 "NOTE" => sd.notes.extend(self.note(c)),
-                "QUAY" => qualify(c, &mut reference),
-                "EVEN" => {
-                    qualify(c, &mut reference);
-                    for r in c.children() {
-                        match r.tag() {
-                            "ROLE" => qualify(r, &mut reference),
-                            _ => self.other(r),
-                        }
-                    }
-                }
+                _ if self.reference_qualifier(c, &mut reference) => {}
                 _ => self.other(c),
             }
         }
