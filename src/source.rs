@@ -84,7 +84,9 @@ pub(crate) fn next_cut(buf: &[u8], from: usize, eof: bool) -> Cut {
             .iter()
             .take_while(|&&b| b == b' ' || b == b'\t')
             .count()..];
-        if starts_record(text) {
+        // A level 0 is written `0` (no leading zero), so a line that does
+        // not begin with one is passed over without being parsed.
+        if text.first() == Some(&b'0') && starts_record(text) {
             return Cut::At(start);
         }
     }

@@ -30,6 +30,9 @@ use std::io::Read;
 use super::model::CitationElement;
 use super::table::{pedigree_fact, value_text, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
 use crate::event::Event;
+use crate::read::UnreadChunk;
+use crate::scan::{count_breaks, parse_line, Lines};
+use crate::source::{next_cut, Cut};
 use crate::stream::StreamReader;
 use crate::value::Pedigree;
 use crate::{Error, Reader, ReaderConfig};
@@ -182,9 +185,47 @@ impl Index {
 
     /// Reads `reader`'s events to their end, adding what they hold.
     ///
+    /// A batch of [`StreamReader`] (which [`Index::read`] gives it) is not
+    /// read whole: of its records, only those the index looks into are
+    /// read, each by a reader of its own; the others are passed over at
+    /// the cost of finding where they end ([`next_cut`], the rule that
+    /// cuts batches). Those are the `REPO`, `SOUR` and `NOTE` records, and
+    /// the `INDI` records that hold the octets `PEDI` (a `PEDI` line holds
+    /// them; most individuals have none).
+    ///
     /// # Errors
-    /// The reader's.
+    /// The reader's (of the records read).
     pub fn scan(&mut self, reader: &mut Reader<'_>) -> Result<(), Error> {
+        let Some(chunk) = reader.unread_chunk() else {
+            return self.scan_events(reader);
+        };
+        let UnreadChunk {
+            window,
+            start,
+            mut line,
+            base,
+            template,
+        } = chunk;
+        let mut at = start;
+        while at < window.len() {
+            let next = match next_cut(&window[at..], 0, true) {
+                Cut::At(k) => at + k,
+                Cut::NeedMore(_) | Cut::End => window.len(),
+            };
+            let record = &window[at..next];
+            if looked_into(record) {
+                let mut state = template.clone();
+                state.next_line = line;
+                self.scan_events(&mut Reader::resume(window, at, next, state, base))?;
+            }
+            line += count_breaks(record);
+            at = next;
+        }
+        Ok(())
+    }
+
+    /// [`Index::scan`] of every event.
+    fn scan_events(&mut self, reader: &mut Reader<'_>) -> Result<(), Error> {
         // The record being read (only the kinds the index looks into, with
         // an xref_id) and, in a source record, the tags down to the
         // structure just begun.
@@ -389,6 +430,24 @@ impl Index {
     }
 }
 
+/// Whether the index looks into `record` (the octets of one, from its
+/// level-0 line, blank lines before it aside): a `REPO`, `SOUR` or `NOTE`,
+/// an `INDI` that holds `PEDI`, or a first line that does not parse (the
+/// reader judges it).
+fn looked_into(record: &[u8]) -> bool {
+    let Some(first) = Lines::new(record).next() else {
+        return false;
+    };
+    match parse_line(first.text) {
+        Ok(l) if l.level == 0 => match l.tag {
+            b"REPO" | b"SOUR" | b"NOTE" => true,
+            b"INDI" => memchr::memmem::find(record, b"PEDI").is_some(),
+            _ => false,
+        },
+        _ => true,
+    }
+}
+
 /// The row of [`CITATION_ELEMENTS`] that holds the repository's name.
 pub(crate) fn repository_row() -> usize {
     CITATION_ELEMENTS
@@ -406,6 +465,64 @@ pub(crate) fn repository_element(name: &str) -> CitationElement {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The index read as a whole (every event of one reader) and the index
+    /// read in batches, of whose records only some are read: the same, at
+    /// every batch size, on the repository's corpus and on records that
+    /// put the record cutter to the test (blank lines, leading white space,
+    /// CR and CRLF line breaks, a `PEDI` that is not a tag, a bad line).
+    #[test]
+    fn batches_read_in_part_give_the_index_of_the_whole() {
+        let mut inputs: Vec<Vec<u8>> = Vec::new();
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("ged")) {
+                inputs.push(std::fs::read(&p).unwrap());
+            }
+        }
+        let mut made = String::from("0 HEAD\n1 CHAR UTF-8\n");
+        for i in 0..30 {
+            made.push_str(&format!(
+                "0 @I{i}@ INDI\n1 NOTE no PEDI here\n1 FAMC @F{}@\n2 PEDI adopted\n\n  \
+                 0 @F{i}@ FAM\n1 CHIL @I{i}@\n\
+                 0 @S{i}@ SOUR\n1 TITL T{i}\n2 CONC  more\n1 REPO @R{}@\n2 CALN {i}\n\
+                 \t0 @R{i}@ REPO\n1 NAME R{i}\n0 @N{i}@ NOTE n{i}\n1 CONT m\n\
+                 0 @I{}@ INDI\n1 FAMC @F{i}@\n2 PEDI foster\nbad line\n",
+                i % 4,
+                (i + 1) % 30,
+                100 + i
+            ));
+        }
+        made.push_str("0 TRLR\n");
+        inputs.push(made.clone().into_bytes());
+        inputs.push(made.replace('\n', "\r\n").into_bytes());
+        inputs.push(made.replace('\n', "\r").into_bytes());
+        let mut compared = 0;
+        for input in &inputs {
+            let mut whole = Index::new();
+            let mut reader = Reader::with_config(input, ReaderConfig::new());
+            if whole.scan(&mut reader).is_err() {
+                continue;
+            }
+            whole.resolve_repositories();
+            for (jobs, batch) in [(1, 1), (2, 7), (2, 64), (1, 4096)] {
+                let cut = Index::new()
+                    .read(&input[..], ReaderConfig::new(), jobs, Some(batch))
+                    .unwrap();
+                assert!(cut == whole, "{jobs} {batch}: {cut:?} {whole:?}");
+            }
+            compared += 1;
+        }
+        assert!(compared > 50, "{compared}");
+        // The made input has what the index holds (20 lines a round, after
+        // the two of the HEAD).
+        let index = Index::from_read(made.as_bytes(), ReaderConfig::new(), 2).unwrap();
+        assert_eq!(index.pedigree("F1", "I1"), [(gx!("AdoptiveParent"), 26)]);
+        assert_eq!(index.pedigree("F1", "I101"), [(gx!("FosterParent"), 41)]);
+        assert_eq!(index.source_elements("S3").len(), 3);
+        assert_eq!(index.note("N29"), Some("n29\nm"));
+    }
 
     #[test]
     fn the_note_budget_keeps_the_first_notes_however_the_input_is_cut() {

@@ -30,9 +30,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 pub use config::ReaderConfig;
-pub(crate) use state::ReadState;
 pub use state::ReadStats;
 use state::Setup;
+pub(crate) use state::{ReadState, UnreadChunk};
 
 use crate::diag::{Diagnostic, DiagnosticKind, Error, ErrorKind, Position, Severity};
 use crate::encoding::{Detection as EncodingInfo, Encoding, EncodingSource};

@@ -248,6 +248,37 @@ impl<'a> Reader<'a> {
     pub(crate) fn is_done(&self) -> bool {
         self.phase == Phase::Done
     }
+
+    /// A chunk made by [`Reader::resume`] and not read yet, for a caller
+    /// that reads only some of its records, each through a reader of its
+    /// own ([`Reader::resume`] over the same window). `None` for any other
+    /// reader.
+    pub(crate) fn unread_chunk(&self) -> Option<UnreadChunk<'a>> {
+        if !self.resumed || self.phase != Phase::Start || self.has_pending {
+            return None;
+        }
+        Some(UnreadChunk {
+            window: self.cursor.input(),
+            start: self.cursor.position(),
+            line: self.cursor.line_number(),
+            base: self.base,
+            template: self.state.template(),
+        })
+    }
+}
+
+/// What [`Reader::unread_chunk`] gives: the window (the input up to the
+/// chunk's end), where the chunk starts in it and the number of its line
+/// there, the base of byte offsets, and the state (setup: configuration,
+/// encoding, escapes, version) a reader of one of its records starts from
+/// (its `next_line` set to the record's line).
+#[derive(Debug)]
+pub(crate) struct UnreadChunk<'a> {
+    pub(crate) window: &'a [u8],
+    pub(crate) start: usize,
+    pub(crate) line: u64,
+    pub(crate) base: u64,
+    pub(crate) template: ReadState,
 }
 
 #[cfg(test)]
