@@ -188,7 +188,7 @@ impl Index {
     /// A batch of [`StreamReader`] (which [`Index::read`] gives it) is not
     /// read whole: of its records, only those the index looks into are
     /// read, each by a reader of its own; the others are passed over at
-    /// the cost of finding where they end ([`next_cut`], the rule that
+    /// the cost of finding where they end (the rule that
     /// cuts batches). Those are the `REPO`, `SOUR` and `NOTE` records, and
     /// the `INDI` records that hold the octets `PEDI` (a `PEDI` line holds
     /// them; most individuals have none).
