@@ -394,6 +394,24 @@ pub fn convert<W: Write>(
 /// entry's name.
 type Carried = (String, String);
 
+/// Writes the `OBJE` records the rules made from embedded objects since
+/// the last call (`ctx` holds them) to `objects`, in the order made, each
+/// after the media step, each counted.
+fn write_objects<W: Write>(
+    ctx: &mut rules::Ctx,
+    media: &dyn MediaStep,
+    from: Version,
+    (carried, report): (&mut Vec<Carried>, &mut ConvertReport),
+    objects: &mut Writer<W>,
+) -> Result<(), WriteError> {
+    for mut object in ctx.take_objects() {
+        media.record(&mut object, from, carried, report);
+        report.records += 1;
+        write_node(objects, &object)?;
+    }
+    Ok(())
+}
+
 /// What the conversion does with each record's media paths after its rules
 /// (on any thread): nothing, or (for a GEDZIP) `media::media_paths`.
 trait MediaStep: Sync {
@@ -733,11 +751,13 @@ fn convert_with<W: Write>(
         wconfig.clone().headless(true).bom(Some(false)),
         Vec::new(),
     );
-    for mut object in ctx.take_objects() {
-        media.record(&mut object, from, &mut carried, &mut report);
-        report.records += 1;
-        write_node(&mut objects, &object)?;
-    }
+    write_objects(
+        &mut ctx,
+        media,
+        from,
+        (&mut carried, &mut report),
+        &mut objects,
+    )?;
     let (mut pending, len) = objects.take_collected();
     pending.truncate(len);
     if to.is_gedcom7() {
@@ -776,11 +796,8 @@ fn convert_with<W: Write>(
             let result = each(&mut |record| {
                 if from != to {
                     ctx.convert(record, &mut report);
-                    for mut object in ctx.take_objects() {
-                        media.record(&mut object, from, &mut written.carried, &mut report);
-                        report.records += 1;
-                        write_node(&mut objects, &object)?;
-                    }
+                    let to_report = (&mut written.carried, &mut report);
+                    write_objects(&mut ctx, media, from, to_report, &mut objects)?;
                 }
                 if to.is_gedcom7() {
                     media.record(record, from, &mut written.carried, &mut report);
