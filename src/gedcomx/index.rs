@@ -183,15 +183,16 @@ impl Index {
         }
     }
 
-    /// Reads `reader`'s events to their end, adding what they hold.
+    /// Adds what the records `reader` reads hold: a reader of a whole
+    /// input, or of part of one, is read event by event to its end.
     ///
-    /// A batch of [`StreamReader`] (which [`Index::read`] gives it) is not
-    /// read whole: of its records, only those the index looks into are
+    /// A batch of a [`StreamReader`] (what [`Index::read`] gives it) is
+    /// not read whole: of its records, only those the index looks into are
     /// read, each by a reader of its own; the others are passed over at
-    /// the cost of finding where they end (the rule that
-    /// cuts batches). Those are the `REPO`, `SOUR` and `NOTE` records, and
-    /// the `INDI` records that hold the octets `PEDI` (a `PEDI` line holds
-    /// them; most individuals have none).
+    /// the cost of finding where they end (by the rule that cuts batches).
+    /// Those read are the `REPO`, `SOUR` and `NOTE` records, and the `INDI`
+    /// records that hold the octets `PEDI` (a `PEDI` line holds them; most
+    /// individuals have none). The index is the same either way.
     ///
     /// # Errors
     /// The reader's (of the records read).
