@@ -40,7 +40,10 @@ const HEAD_SCAN_LIMIT: usize = 1 << 20;
 /// line closes every open structure; the reader judges a `CONT`, `CONC` or
 /// `ERROR` line by the line before it, so those stay with it.)
 pub(crate) fn starts_record(text: &[u8]) -> bool {
-    matches!(parse_line(text), Ok(l) if l.level == 0 && !matches!(l.tag, b"CONT" | b"CONC" | b"ERROR"))
+    // A level 0 is written `0` (no leading zero): any other line is passed
+    // over without being parsed.
+    text.first() == Some(&b'0')
+        && matches!(parse_line(text), Ok(l) if l.level == 0 && !matches!(l.tag, b"CONT" | b"CONC" | b"ERROR"))
 }
 
 /// The outcome of a search for a cut.
@@ -84,9 +87,7 @@ pub(crate) fn next_cut(buf: &[u8], from: usize, eof: bool) -> Cut {
             .iter()
             .take_while(|&&b| b == b' ' || b == b'\t')
             .count()..];
-        // A level 0 is written `0` (no leading zero), so a line that does
-        // not begin with one is passed over without being parsed.
-        if text.first() == Some(&b'0') && starts_record(text) {
+        if starts_record(text) {
             return Cut::At(start);
         }
     }
