@@ -416,8 +416,7 @@ impl Index {
             .repository
             .as_ref()
             .and_then(|(at, repo)| Some((*at, self.repository_name(repo)?)));
-        // Room for the repository's name and a citation's own elements.
-        let mut elements = Vec::with_capacity(source.elements.len() + 3);
+        let mut elements = Vec::with_capacity(source.elements.len() + 1);
         let (at, rest) = match name {
             Some((at, _)) => source.elements.split_at(at),
             None => (&source.elements[..], &[][..]),

@@ -15,7 +15,6 @@
 use crate::escape::percent_encode;
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use super::gedx::extension_media_type;
@@ -241,12 +240,7 @@ pub fn date(node: NodeRef<'_>) -> Date {
         .as_deref()
         .and_then(|t| GedcomDate::parse(t).ok())
         .and_then(|d| d.gedcomx().ok())
-        .map(|g| {
-            // Room for a range of two days at once (`+1900-01-01/+1900-12-31`).
-            let mut formal = String::with_capacity(24);
-            let _ = write!(formal, "{g}");
-            formal
-        });
+        .map(|g| g.to_string());
     Date {
         original: original.map(Cow::into_owned),
         formal,
@@ -735,8 +729,7 @@ impl Ctx<'_> {
     fn name_form(&mut self, node: NodeRef<'_>) -> NameForm {
         let payload = node.text().unwrap_or_default();
         let (parsed, _) = GedcomName::parse_lenient(&payload);
-        let mut full = String::with_capacity(payload.len());
-        for piece in [
+        let full: Vec<&str> = [
             Some(parsed.given.as_ref()),
             parsed.surname.as_deref(),
             Some(parsed.suffix.as_ref()),
@@ -744,12 +737,8 @@ impl Ctx<'_> {
         .into_iter()
         .flatten()
         .filter(|s| !s.is_empty())
-        {
-            if !full.is_empty() {
-                full.push(' ');
-            }
-            full.push_str(piece);
-        }
+        .collect();
+        let full = full.join(" ");
         let pieces = node.name_pieces();
         let part = |kind: &'static str, value: &str, particle: bool| NamePart {
             kind: Some(Iri::Borrowed(kind)),
@@ -1344,19 +1333,15 @@ pub(crate) fn formatted(elements: &[CitationElement], id: &str) -> String {
     let aside = |e: &&CitationElement| {
         e.name.ends_with("/shortTitle") || e.name.ends_with("/NAME_OF_REPOSITORY")
     };
-    let mut main = String::new();
-    for e in elements.iter().filter(|e| !aside(e)) {
-        if main.is_empty() {
-            main.reserve(elements.iter().map(|e| e.value.len() + 2).sum());
-        } else {
-            main.push_str(", ");
-        }
-        main.push_str(&e.value);
-    }
-    match (elements.iter().any(|e| !aside(&e)), elements.first()) {
-        (true, _) => main,
-        (false, Some(first)) => first.value.clone(),
-        (false, None) => local(id),
+    let main: Vec<&str> = elements
+        .iter()
+        .filter(|e| !aside(e))
+        .map(|e| e.value.as_str())
+        .collect();
+    match (main.is_empty(), elements.first()) {
+        (false, _) => main.join(", "),
+        (true, Some(first)) => first.value.clone(),
+        (true, None) => local(id),
     }
 }
 
