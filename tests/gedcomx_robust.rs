@@ -12,7 +12,7 @@ use common::Rng;
 use std::sync::Arc;
 
 use gedcom_elf::gedcomx::{Export, Format, Index, Options};
-use gedcom_elf::tree::Records;
+use gedcom_elf::stream::StreamReader;
 
 /// The document (XML pretty, JSON compact) and the report's total, or the
 /// error's text.
@@ -29,12 +29,11 @@ fn export(
         ..Options::default()
     };
     let index = Index::from_read(input, Default::default(), jobs).map_err(|e| e.to_string())?;
-    let mut export = Export::new(&mut out, options, Arc::new(index), Vec::new)
-        .map_err(|e| e.to_string())?
-        .group_bytes(batch);
-    let mut records = Records::new(input).jobs(jobs).batch_bytes(batch);
+    let mut export =
+        Export::new(&mut out, options, Arc::new(index), Vec::new).map_err(|e| e.to_string())?;
+    let mut stream = StreamReader::new(input).jobs(jobs).batch_bytes(batch);
     export
-        .records(&mut records, jobs, |_| {})
+        .stream(&mut stream, |_| {})
         .map_err(|e| e.to_string())?;
     let report = export.finish().map_err(|e| e.to_string())?;
     Ok((out, report.total()))

@@ -5,7 +5,8 @@
 //! line numbers; over every file of corpus/ and ../shared/corpus, generated
 //! files, and files with errors, with chunks from one record each to one
 //! chunk for all, on one to three threads. Record trees read on several
-//! threads (`Records::jobs`) equal those read on one.
+//! threads (`Records::jobs`) equal those read on one, and so do the trees
+//! of a stream's batches (`Tree::build_piece`).
 
 mod common;
 
@@ -13,8 +14,9 @@ mod common;
 mod generate;
 
 use gedcom_elf::par::Chunks;
-use gedcom_elf::tree::{NodeRef, Records, Tree};
-use gedcom_elf::{Input, ReaderConfig};
+use gedcom_elf::stream::StreamReader;
+use gedcom_elf::tree::{NodeRef, Records, Schema, Tree};
+use gedcom_elf::{Input, Reader, ReaderConfig};
 
 /// `input` in chunks of `bytes` on `jobs` threads.
 fn chunks<'a>(input: &'a Input<'_>, jobs: usize, bytes: usize) -> Chunks<'a> {
@@ -273,6 +275,25 @@ fn fuzz_tree_missing_char_warning_judged_on_the_whole_head_window() {
 /// Everything `Records` yields: each record tree's nodes (by [`describe`],
 /// without the links a record tree does not resolve) and bytes, or the
 /// error; then the diagnostics.
+/// A record's nodes as a record tree or a piece's tree gives them (neither
+/// resolves pointers).
+fn record_nodes<'t>(nodes: impl Iterator<Item = NodeRef<'t>>, out: &mut Vec<String>) {
+    for n in nodes {
+        out.push(format!(
+            "{} {:?} {:?} {:?} {} {:?} {:?} {:?} {:?}",
+            n.line(),
+            n.tag(),
+            n.xref(),
+            n.pointer(),
+            n.level(),
+            n.text(),
+            n.origin(),
+            n.structure_type().map(|t| t.to_string()),
+            n.target().map(|t| t.id()),
+        ));
+    }
+}
+
 fn record_trees(input: &[u8], config: ReaderConfig, batch: usize, jobs: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut records = Records::with_config(input, config)
@@ -282,18 +303,7 @@ fn record_trees(input: &[u8], config: ReaderConfig, batch: usize, jobs: usize) -
         match r {
             Ok(t) => {
                 out.push(format!("record {:?}", String::from_utf8_lossy(t.bytes())));
-                for n in t.nodes() {
-                    out.push(format!(
-                        "{} {:?} {:?} {:?} {} {:?} {:?}",
-                        n.line(),
-                        n.tag(),
-                        n.xref(),
-                        n.pointer(),
-                        n.level(),
-                        n.text(),
-                        n.origin()
-                    ));
-                }
+                record_nodes(t.nodes(), &mut out);
             }
             Err(e) => out.push(format!("error {e}")),
         }
@@ -301,6 +311,105 @@ fn record_trees(input: &[u8], config: ReaderConfig, batch: usize, jobs: usize) -
     out.extend(records.drain_diagnostics().map(|d| format!("{d:?}")));
     out.push(format!("dropped {}", records.diagnostics_dropped()));
     out
+}
+
+/// The records of `input` as the trees of a stream's batches
+/// ([`Tree::build_piece`]), with the diagnostics and the error, in
+/// [`record_trees`]' form (without each record's bytes) and the number of
+/// pieces read.
+fn piece_trees(input: &[u8], config: ReaderConfig, batch: usize, jobs: usize) -> Vec<String> {
+    let mut stream = StreamReader::with_config(input, config)
+        .batch_bytes(batch)
+        .jobs(jobs);
+    let describe = |tree: &Tree<'_>| {
+        let mut out = Vec::new();
+        for r in tree.records() {
+            out.push("record".to_string());
+            record_nodes(std::iter::once(r).chain(r.descendants()), &mut out);
+        }
+        out
+    };
+    let (mut out, mut diagnostics, mut error) = (Vec::new(), Vec::new(), None);
+    let mut buf = Vec::new();
+    let mut batch = stream.read_batch_into(&mut buf).unwrap().unwrap();
+    let reader = batch.reader_mut().unwrap();
+    // An error in the HEAD, as record trees give it: before anything.
+    let schema = match Schema::from_reader(reader.clone()) {
+        Ok(schema) => schema,
+        Err(e) => return vec![format!("error {e}")],
+    };
+    let (tree, failed) = Tree::build_piece(reader, &schema, true);
+    out.extend(describe(&tree));
+    diagnostics.extend(batch.drain_diagnostics());
+    drop(batch);
+    match failed {
+        Some(e) => error = Some(e.to_string()),
+        None => {
+            let work = |r: &mut Reader<'_>| {
+                let (tree, failed) = Tree::build_piece(r, &schema, false);
+                Ok((describe(&tree), failed))
+            };
+            let read = stream.for_each(work, |(nodes, failed), ds| {
+                out.extend(nodes);
+                diagnostics.extend(ds);
+                failed.map_or(Ok(()), Err)
+            });
+            match read {
+                Ok(summary) => diagnostics.extend(summary.diagnostics),
+                Err(e) => error = Some(e.to_string()),
+            }
+        }
+    }
+    out.extend(error.map(|e| format!("error {e}")));
+    out.extend(diagnostics.iter().map(|d| format!("{d:?}")));
+    out
+}
+
+#[test]
+fn the_trees_of_a_stream_s_batches_hold_the_record_trees() {
+    let mut inputs = common::project_corpus();
+    let mut generated = Vec::new();
+    generate::generate_bytes(300_000, 5, &mut generated).unwrap();
+    inputs.push(("generated".into(), generated));
+    // A strict-mode error in a later batch (the records read whole before
+    // it in its batch are still there), lines after TRLR.
+    let mut late = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
+    for i in 0..300 {
+        late.extend_from_slice(format!("0 @I{i}@ INDI\n1 NAME N{i}\n1 FAMC @F1@\n").as_bytes());
+        if i == 150 {
+            late.extend_from_slice(b"2 BAD LEVEL\n!!\n0 TRLR\n");
+        }
+    }
+    inputs.push(("late".into(), late));
+    let strict = ReaderConfig::new().strict(true);
+    let mut errors = 0;
+    for (name, bytes) in &inputs {
+        for config in [ReaderConfig::new(), strict.clone()] {
+            // The record trees, without their bytes and the count of
+            // diagnostics not kept (none here).
+            let want: Vec<String> = record_trees(bytes, config.clone(), 64 << 10, 1)
+                .into_iter()
+                .filter(|l| !l.starts_with("dropped"))
+                .map(|l| match l.starts_with("record ") {
+                    true => "record".to_string(),
+                    false => l,
+                })
+                .collect();
+            errors += usize::from(want.iter().any(|l| l.starts_with("error")));
+            for batch in [1, 700, 64 << 10] {
+                for jobs in [1, 2, 3] {
+                    let got = piece_trees(bytes, config.clone(), batch, jobs);
+                    assert!(
+                        got == want,
+                        "{name}: batch {batch} jobs {jobs} strict {}: first difference at {:?}",
+                        config.is_strict(),
+                        got.iter().zip(&want).position(|(a, b)| a != b)
+                    );
+                }
+            }
+        }
+    }
+    assert!(errors >= 1, "a case with an error");
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! appends the spools in order at [`Export::finish`]. Memory holds one
 //! record's items at a time, whatever the input's size.
 
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, Read, Seek, SeekFrom, Write};
 
 use super::emit::{Json, Xml};
 use std::collections::{HashMap, HashSet};
@@ -16,9 +16,9 @@ use std::sync::{Arc, Mutex};
 use super::index::Index;
 use super::map::{reason, Item, Mapper, NotConverted};
 use super::{Format, Options, CEV, GEDCOMX};
-use crate::ordered::{grouped, map_in_order};
-use crate::tree::NodeRef;
-use crate::tree::{RecordTree, Records};
+use crate::read::Reader;
+use crate::stream::StreamReader;
+use crate::tree::{NodeRef, Schema, Tree};
 use crate::Diagnostic;
 
 /// Where a section waits for its turn: written once, then read back once.
@@ -58,9 +58,6 @@ impl Spool for io::BufWriter<std::fs::File> {
         self.get_mut().copy_to(out)
     }
 }
-
-/// Bytes of records mapped together on a thread.
-const GROUP: usize = 64 << 10;
 
 /// The sections after persons, in document order: (JSON member, XML element).
 const SPOOLED: [(&str, &str); 5] = [
@@ -269,8 +266,6 @@ pub struct Export<W: Write, S: Spool> {
     persons: u64,
     /// Records (groups) absorbed.
     groups: u64,
-    /// Bytes of records mapped together ([`Export::group_bytes`]).
-    group: usize,
     /// The document's start (and its attribution) written.
     started: bool,
     attribution: Option<super::Attribution>,
@@ -321,7 +316,6 @@ impl<W: Write, S: Spool> Export<W, S> {
             spools,
             persons: 0,
             groups: 0,
-            group: GROUP,
             started: false,
             attribution: None,
             lang: None,
@@ -331,14 +325,6 @@ impl<W: Write, S: Spool> Export<W, S> {
             media_seen: HashSet::new(),
             used: HashSet::new(),
         })
-    }
-
-    /// Maps records in groups of at least `bytes` bytes of records in
-    /// [`Export::records`] (default 64 KiB; `1`: each record alone). The
-    /// document is the same at every group size.
-    pub fn group_bytes(mut self, bytes: usize) -> Self {
-        self.group = bytes.max(1);
-        self
     }
 
     /// The mapping, to map groups of records on other threads
@@ -370,53 +356,64 @@ impl<W: Write, S: Spool> Export<W, S> {
         self.absorb(mapped)
     }
 
-    /// Maps every record `records` gives on `jobs` threads (in groups of
-    /// [`group_bytes`](Export::group_bytes); the first record alone, here) and
-    /// absorbs them in order: the document is the same at every `jobs`.
-    /// `diagnostics` hears the reader's diagnostics as they come.
+    /// Maps every record of `stream` on its [`jobs`](StreamReader::jobs)
+    /// threads and absorbs them in order: each batch is read into a tree of
+    /// its own ([`Tree::build_piece`]) and mapped on the thread that reads
+    /// it, so the document is the same at every number of jobs and batch
+    /// size. The HEAD's batch is read here first (the document's schema and
+    /// its first record). `diagnostics` hears the reader's diagnostics, in
+    /// document order, as they come.
     ///
     /// # Errors
-    /// The first reading error (what came before it is written), or a
-    /// write error.
-    pub fn records<R: Read>(
+    /// The first reading error (the records read whole before it are
+    /// written), or a write error.
+    pub fn stream<R: BufRead>(
         &mut self,
-        records: &mut Records<R>,
-        jobs: usize,
+        stream: &mut StreamReader<R>,
         mut diagnostics: impl FnMut(Vec<Diagnostic>),
     ) -> Result<(), super::ExportError> {
         use super::ExportError::{Read as ReadFailed, Write as WriteFailed};
-        let mut next = |records: &mut Records<R>| {
-            let record = records.next();
-            diagnostics(records.drain_diagnostics().collect());
-            record
+        let mut buf = Vec::new();
+        let Some(mut batch) = stream.read_batch_into(&mut buf).map_err(ReadFailed)? else {
+            diagnostics(stream.drain_diagnostics().collect());
+            return Ok(());
         };
-        if self.groups == 0 {
-            match next(records) {
-                Some(record) => {
-                    let record = record.map_err(ReadFailed)?;
-                    self.record(record.root()).map_err(WriteFailed)?;
-                }
-                None => return Ok(()),
-            }
+        let Some(reader) = batch.reader_mut() else {
+            diagnostics(batch.drain_diagnostics().collect());
+            return Ok(());
+        };
+        let schema = Schema::from_reader(reader.clone()).map_err(ReadFailed)?;
+        let (tree, failed) = Tree::build_piece(reader, &schema, self.groups == 0);
+        let mapped = self.mapping.map(tree.records(), self.groups == 0);
+        drop(tree);
+        diagnostics(batch.drain_diagnostics().collect());
+        drop(batch);
+        self.absorb(mapped).map_err(WriteFailed)?;
+        if let Some(e) = failed {
+            return Err(ReadFailed(e));
         }
-        // The records after the first, until the end or a reading error
-        // (kept for after the records before it are written).
-        let mut failed = None;
-        let rest = std::iter::from_fn(|| match next(records)? {
-            Ok(r) => Some(r),
-            Err(e) => {
-                failed = Some(e);
-                None
-            }
-        });
         let mapping = self.mapping.clone();
-        let work = move |group: Vec<RecordTree>| mapping.map(group.iter().map(|r| r.root()), false);
-        let groups = grouped(rest, self.group, |r: &RecordTree| r.bytes().len());
-        map_in_order(jobs, groups, work, |mapped| self.absorb(mapped)).map_err(WriteFailed)?;
-        diagnostics(records.drain_diagnostics().collect());
-        match failed {
-            Some(e) => Err(ReadFailed(e)),
-            None => Ok(()),
+        let work = |reader: &mut Reader<'_>| {
+            let (tree, failed) = Tree::build_piece(reader, &schema, false);
+            Ok((mapping.map(tree.records(), false), failed))
+        };
+        // A write error waits here while a stand-in stops the reading.
+        let mut write_failed = None;
+        let read = stream.for_each(work, |(mapped, failed), ds| {
+            diagnostics(ds);
+            if let Err(e) = self.absorb(mapped) {
+                write_failed = Some(e);
+                return Err(crate::Error::from(io::Error::other("output failed")));
+            }
+            failed.map_or(Ok(()), Err)
+        });
+        match (read, write_failed) {
+            (_, Some(e)) => Err(WriteFailed(e)),
+            (Err(e), None) => Err(ReadFailed(e)),
+            (Ok(summary), None) => {
+                diagnostics(summary.diagnostics);
+                Ok(())
+            }
         }
     }
 
@@ -666,7 +663,7 @@ mod tests {
     }
 
     #[test]
-    fn the_document_is_the_same_at_every_jobs_and_group_size() {
+    fn the_document_is_the_same_at_every_jobs_and_batch_size() {
         let mut input = String::from("0 HEAD\n1 SUBM @U1@\n1 LANG French\n0 @U1@ SUBM\n1 NAME U\n");
         for i in 0..200 {
             input.push_str(&format!(
@@ -685,15 +682,16 @@ mod tests {
                     pretty,
                     keep_extensions: false,
                 };
-                let run = |jobs: usize, group: usize| {
+                let run = |jobs: usize, batch: usize| {
                     let index =
                         Index::from_read(input.as_bytes(), ReaderConfig::new(), jobs).unwrap();
                     let mut out = Vec::new();
-                    let mut export = Export::new(&mut out, options, Arc::new(index), Vec::new)
-                        .unwrap()
-                        .group_bytes(group);
-                    let mut records = Records::new(input.as_bytes()).jobs(jobs).batch_bytes(group);
-                    export.records(&mut records, jobs, |_| {}).unwrap();
+                    let mut export =
+                        Export::new(&mut out, options, Arc::new(index), Vec::new).unwrap();
+                    let mut stream = StreamReader::new(input.as_bytes())
+                        .jobs(jobs)
+                        .batch_bytes(batch);
+                    export.stream(&mut stream, |_| {}).unwrap();
                     let report = export.finish().unwrap();
                     (out, report)
                 };

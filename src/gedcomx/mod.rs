@@ -18,8 +18,8 @@
 //! - [`export`](mod@export): records mapped in groups on any thread
 //!   ([`Mapping`]) and the document written in order ([`Export`]; its
 //!   sections after persons spooled, so memory stays bounded;
-//!   [`Export::records`] maps on `jobs` threads); [`to_writer`] does it
-//!   all for a reader;
+//!   [`Export::stream`] reads a stream's batches into trees and maps them
+//!   on its threads); [`to_writer`] does it all for a reader;
 //! - [`gedx`]: the GEDCOM X file format (`.gedx`: a zip with a manifest,
 //!   `tree.json` and media files), written and read;
 //! - [`import`]: a GEDCOM X document (JSON or XML) read into the model
@@ -103,7 +103,7 @@
 //! had begun).
 //!
 //! The document depends only on the input: the same at every number of
-//! threads and group size ([`Export::records`], [`Export::group_bytes`]),
+//! threads and batch size ([`Export::stream`]),
 //! since what records borrow from one another comes from the [`Index`] and
 //! every derived id is made from its record or its content.
 

@@ -181,6 +181,105 @@ impl<'a> Tree<'a> {
         })
     }
 
+    /// The tree of one piece of a document: the records `reader` reads,
+    /// typed with `schema` (the document's, from its HEAD:
+    /// [`Schema::from_reader`]); `first`: the piece begins the document
+    /// (its first record may be the HEAD). For work on record-aligned
+    /// pieces on many threads ([`StreamReader::for_each`]'s batches,
+    /// [`Chunks::for_each`]'s chunks) that wants trees: one arena per piece,
+    /// made and dropped on the thread that reads it.
+    ///
+    /// A piece holds only some of the records, so pointers are not
+    /// resolved ([`NodeRef::target`] is `None`, [`Tree::find`] finds
+    /// nothing) and no xref_ids are indexed. The reader's diagnostics stay
+    /// with it, for the engine that made it to merge. Reading stops at the
+    /// first error, which comes with the tree of the records read whole
+    /// before it.
+    ///
+    /// ```
+    /// use gedcom_elf::stream::StreamReader;
+    /// use gedcom_elf::tree::{Schema, Tree};
+    ///
+    /// let mut input = String::from("0 HEAD\n1 CHAR UTF-8\n");
+    /// for i in 0..300 {
+    ///     input += &format!("0 @I{i}@ INDI\n1 NAME Person {i}\n1 SEX F\n");
+    /// }
+    /// input += "0 TRLR\n";
+    /// let mut stream = StreamReader::new(input.as_bytes()).batch_bytes(1024).jobs(2);
+    /// // The HEAD's batch first, on this thread: the document's schema.
+    /// let mut buf = Vec::new();
+    /// let mut batch = stream.read_batch_into(&mut buf)?.unwrap();
+    /// let reader = batch.reader_mut().unwrap();
+    /// let schema = Schema::from_reader(reader.clone())?;
+    /// let (tree, error) = Tree::build_piece(reader, &schema, true);
+    /// assert!(error.is_none());
+    /// let mut women = tree.records().filter(|r| r.first("SEX").is_some()).count();
+    /// drop(batch);
+    /// // The other batches on two threads, a tree each.
+    /// stream.for_each(
+    ///     |reader| {
+    ///         let (tree, error) = Tree::build_piece(reader, &schema, false);
+    ///         match error {
+    ///             Some(e) => Err(e),
+    ///             None => Ok(tree.records().filter(|r| r.first("SEX").is_some()).count()),
+    ///         }
+    ///     },
+    ///     |n, _diagnostics| {
+    ///         women += n;
+    ///         Ok(())
+    ///     },
+    /// )?;
+    /// assert_eq!(women, 300);
+    /// # Ok::<(), gedcom_elf::Error>(())
+    /// ```
+    ///
+    /// [`StreamReader::for_each`]: crate::stream::StreamReader::for_each
+    /// [`Chunks::for_each`]: crate::par::Chunks::for_each
+    pub fn build_piece(
+        reader: &mut Reader<'a>,
+        schema: &Arc<Schema>,
+        first: bool,
+    ) -> (Tree<'a>, Option<Error>) {
+        let input = reader.input();
+        let shared = shared_of(schema, reader.escape_table().clone());
+        let built = Builder::new(input, shared.clone(), input.len() / 16 + 16, false);
+        let (mut builder, mut failed) = match built {
+            Ok(b) => (b, None),
+            // Too large for an arena: nothing is read.
+            Err(e) => (Builder::empty(shared), Some(e)),
+        };
+        if !first {
+            builder.after_first_record();
+        }
+        // Records read whole (their level-0 structure ended).
+        let mut ended = 0;
+        while failed.is_none() {
+            // Matched in place: moving the event out would copy it.
+            let next = reader.next_event();
+            let done = match &next {
+                Ok(Some(Event::Begin(b))) => builder.begin(b).err(),
+                Ok(Some(Event::End(e))) => {
+                    builder.end();
+                    ended += usize::from(e.level == 0);
+                    None
+                }
+                Ok(None) => break,
+                Err(e) => Some(e.clone()),
+            };
+            failed = done;
+        }
+        let mut core = builder.finish_piece(ended);
+        core.shared = shared_of(schema, reader.escape_table().clone());
+        let tree = Tree {
+            input,
+            core,
+            diagnostics: Diagnostics::default(),
+            text: OnceLock::new(),
+            text_base: 0,
+        };
+        (tree, failed)
+    }
+
     /// Builds the tree of the input of `chunks` on its
     /// [`jobs`](Chunks::jobs) threads: the same tree as [`Tree::build`] of
     /// `input.reader_with_config(config)`, node for node, with the same

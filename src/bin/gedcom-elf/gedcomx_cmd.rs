@@ -1,25 +1,26 @@
 //! `gedcom-elf gedcomx`: the document as one GEDCOM X document (JSON or
 //! XML), through the library's `gedcomx::Export`.
 //!
-//! Records are read one at a time (`Records`, batches on `--jobs` threads,
-//! merged in document order) from a file or standard input alike, and each
-//! is mapped and written at once: persons straight to the output, the
+//! The records are read in batches (`StreamReader`, from a file or
+//! standard input alike), each batch into a tree of its own and mapped on
+//! the `--jobs` thread that read it, the batches written in document
+//! order: persons straight to the output, the
 //! later sections (relationships, source descriptions, agents, documents,
 //! places)
 //! to anonymous temporary files appended in order at the end. Memory holds
-//! a few batches and one record's items, whatever the input's size, and
+//! a few batches and their items, whatever the input's size, and
 //! the output does not depend on `--jobs` or `--chunk-bytes`. What was not
 //! converted is summarised on stderr, a warning per path at its first line.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, Read, Seek, SeekFrom, Write};
 use std::sync::Arc;
 
 use std::path::Path;
 
 use gedcom_elf::gedcomx::gedx::{select_media, write_gedx, GedxError, MediaSelection};
 use gedcom_elf::gedcomx::{Export, ExportError, Format, Index, NotConverted, Options};
-use gedcom_elf::tree::Records;
+use gedcom_elf::stream::StreamReader;
 use gedcom_elf::ErrorKind;
 
 use crate::cli::Settings;
@@ -99,23 +100,16 @@ pub fn run(
     };
     let size = second.metadata().ok().map(|m| m.len());
     let progress = Progress::new(size);
-    let input = progress.wrap(second);
-    let mut records = Records::with_config(input, config).jobs(jobs);
-    if let Some(n) = settings.jobs.chunk_bytes {
-        records = records.batch_bytes(n);
-    }
+    let input = io::BufReader::with_capacity(1 << 20, progress.wrap(second));
+    let batch = settings.jobs.chunk_bytes.unwrap_or(crate::drive::BATCH);
+    let mut stream = StreamReader::with_config(input, config)
+        .jobs(jobs)
+        .batch_bytes(batch);
     let mut out = Output::create(output)?;
     let index = Arc::new(index);
     let exported = match format {
-        "gedx" => gedx(
-            &mut records,
-            index,
-            &mut out,
-            (options, jobs),
-            source,
-            report,
-        ),
-        _ => export(&mut records, index, &mut out, (options, jobs), report).map(|(n, _)| n),
+        "gedx" => gedx(&mut stream, index, &mut out, options, source, report),
+        _ => export(&mut stream, index, &mut out, options, report).map(|(n, _)| n),
     };
     drop(progress);
     let not_converted = match exported {
@@ -150,11 +144,11 @@ impl<R: Read, W: Write> Read for Tee<R, W> {
 /// first (the archive needs its size), zipped with the media files beside
 /// the input that the `OBJE` descriptions are about, then copied to `out`.
 /// Each media value not included is a warning.
-fn gedx<R: Read>(
-    records: &mut Records<R>,
+fn gedx<R: BufRead>(
+    stream: &mut StreamReader<R>,
     index: Arc<Index>,
     out: &mut Output,
-    (options, jobs): (Options, usize),
+    options: Options,
     source: &Source,
     report: &mut Report,
 ) -> Result<NotConverted, Fail> {
@@ -162,7 +156,7 @@ fn gedx<R: Read>(
     let gedx_failed = |e: GedxError| Fail::Other(format!("cannot write the GEDCOM X file: {e}"));
     let document = tempfile::tempfile().map_err(temp_failed)?;
     let mut document = io::BufWriter::with_capacity(1 << 16, document);
-    let (not_converted, media) = export(records, index, &mut document, (options, jobs), report)?;
+    let (not_converted, media) = export(stream, index, &mut document, options, report)?;
     let mut document = document
         .into_inner()
         .map_err(|e| temp_failed(e.into_error()))?;
@@ -206,21 +200,21 @@ fn gedx<R: Read>(
     Ok(not_converted)
 }
 
-/// Reads every record into an export to `out`, mapped on `jobs` threads;
-/// diagnostics reported as they come. Gives what was not converted and
-/// the files the media descriptions are about.
-fn export<R: Read, W: Append>(
-    records: &mut Records<R>,
+/// Reads every record into an export to `out`, mapped on the stream's
+/// threads; diagnostics reported as they come. Gives what was not
+/// converted and the files the media descriptions are about.
+fn export<R: BufRead, W: Append>(
+    stream: &mut StreamReader<R>,
     index: Arc<Index>,
     out: W,
-    (options, jobs): (Options, usize),
+    options: Options,
     report: &mut Report,
 ) -> Result<(NotConverted, Vec<String>), Fail> {
     let spool_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
     // Groups of items are written at once: the spools are buffered lightly.
     let spool = || Ok(io::BufWriter::with_capacity(1 << 16, tempfile::tempfile()?));
     let mut export = Export::try_new(out, options, index, spool).map_err(spool_failed)?;
-    let done = export.records(records, jobs, |ds| report.diagnostics(&ds));
+    let done = export.stream(stream, |ds| report.diagnostics(&ds));
     match done {
         Ok(()) => {}
         Err(ExportError::Read(e)) => return Err(e.into()),

@@ -67,7 +67,30 @@ impl<'b> Builder<'b> {
         resolve: bool,
     ) -> Result<Self, Error> {
         let buf_len = u32::try_from(buf.len()).map_err(|_| limit("input too large"))?;
-        Ok(Builder {
+        Ok(Builder::sized(
+            buf,
+            shared,
+            expected_nodes,
+            resolve,
+            buf_len,
+        ))
+    }
+
+    /// A builder of no input, its pointers never resolved: where a piece
+    /// too large for an arena is read ([`Tree::build_piece`](crate::tree::Tree::build_piece)).
+    pub(crate) fn empty(shared: Arc<Shared>) -> Builder<'static> {
+        Builder::sized(&[], shared, 0, false, 0)
+    }
+
+    /// [`Builder::new`] with the input's length checked.
+    fn sized(
+        buf: &'b [u8],
+        shared: Arc<Shared>,
+        expected_nodes: usize,
+        resolve: bool,
+        buf_len: u32,
+    ) -> Self {
+        Builder {
             buf,
             core: Core {
                 nodes: Vec::with_capacity(expected_nodes),
@@ -101,7 +124,7 @@ impl<'b> Builder<'b> {
             xref_keys: KeyList::default(),
             pointer_keys: KeyList::default(),
             memo: None,
-        })
+        }
     }
 
     fn locate(&mut self, s: &[u8]) -> Result<ByteRef, Error> {
@@ -285,6 +308,27 @@ impl<'b> Builder<'b> {
             c.xrefs.push(std::mem::take(&mut self.xref_keys));
             c.pointers.push(std::mem::take(&mut self.pointer_keys));
         }
+    }
+
+    /// Closes what is still open and returns the arena of a piece's own
+    /// tree (its pointers never resolved) with its first `records` records
+    /// only (the ones read whole): as [`Builder::finish`], without giving
+    /// back reserved room (a piece's tree lives briefly).
+    pub(crate) fn finish_piece(mut self, records: usize) -> Core {
+        while !self.stack.is_empty() {
+            self.end();
+        }
+        let core = &mut self.core;
+        if let Some(&cut) = core.roots.get(records) {
+            // Nodes, xref_ids and continued payloads are in node order.
+            core.roots.truncate(records);
+            core.nodes.truncate(cut as usize);
+            for list in [&mut core.xrefs, &mut core.rests] {
+                list.truncate(list.partition_point(|e| e.0 < cut));
+            }
+        }
+        core.mark_document();
+        self.core
     }
 
     /// Closes what is still open and returns the arena (its xref_ids not

@@ -235,8 +235,7 @@ impl Core {
     /// the room the arena's vectors reserved (a finished arena only grows by
     /// the synthetic UNDEF records).
     fn seal(&mut self) {
-        self.doc_nodes = self.nodes.len() as u32;
-        self.doc_xrefs = self.xrefs.len() as u32;
+        self.mark_document();
         self.nodes.shrink_to_fit();
         self.big_kinds.shrink_to_fit();
         self.big_lens.shrink_to_fit();
@@ -244,6 +243,12 @@ impl Core {
         self.xrefs.shrink_to_fit();
         self.rests.shrink_to_fit();
         self.roots.shrink_to_fit();
+    }
+
+    /// Marks every node and xref so far as the document's.
+    pub(crate) fn mark_document(&mut self) {
+        self.doc_nodes = self.nodes.len() as u32;
+        self.doc_xrefs = self.xrefs.len() as u32;
     }
 
     /// Indexes the xref_ids, reports duplicate ones and makes the synthetic
