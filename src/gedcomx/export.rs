@@ -356,7 +356,8 @@ impl<W: Write, S: Spool> Export<W, S> {
         self.absorb(mapped)
     }
 
-    /// Maps every record of `stream` on its [`jobs`](StreamReader::jobs)
+    /// Maps every record of `stream` (from its start: no batch read yet)
+    /// on its [`jobs`](StreamReader::jobs)
     /// threads and absorbs them in order: each batch is read into a tree of
     /// its own ([`Tree::build_piece`]) and mapped on the thread that reads
     /// it, so the document is the same at every number of jobs and batch
