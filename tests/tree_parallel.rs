@@ -365,14 +365,18 @@ fn piece_trees(input: &[u8], config: ReaderConfig, batch: usize, jobs: usize) ->
     out
 }
 
-#[test]
-fn the_trees_of_a_stream_s_batches_hold_the_record_trees() {
+/// Both corpora, a generated file, and a file with a strict-mode error in
+/// a later batch (the records before it in its batch are still yielded, as
+/// they are when each record is a batch), lines after TRLR in a later
+/// batch, problems spread over many records and a pointer in each record.
+fn inputs_with_late_errors() -> Vec<(String, Vec<u8>)> {
     let mut inputs = common::project_corpus();
+    if let Some(dir) = common::shared_corpus() {
+        inputs.extend(common::ged_files(&dir));
+    }
     let mut generated = Vec::new();
     generate::generate_bytes(300_000, 5, &mut generated).unwrap();
     inputs.push(("generated".into(), generated));
-    // A strict-mode error in a later batch (the records read whole before
-    // it in its batch are still there), lines after TRLR.
     let mut late = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
     for i in 0..300 {
         late.extend_from_slice(format!("0 @I{i}@ INDI\n1 NAME N{i}\n1 FAMC @F1@\n").as_bytes());
@@ -381,9 +385,35 @@ fn the_trees_of_a_stream_s_batches_hold_the_record_trees() {
         }
     }
     inputs.push(("late".into(), late));
+    inputs
+}
+
+/// Asserts that `read` (at a batch size and a number of jobs) gives `want`
+/// at batches of 1, 700 and 64 KiB on one to three threads.
+fn same_at_every_batch_and_jobs(
+    name: &str,
+    config: &ReaderConfig,
+    want: &[String],
+    read: impl Fn(usize, usize) -> Vec<String>,
+) {
+    for batch in [1, 700, 64 << 10] {
+        for jobs in [1, 2, 3] {
+            let got = read(batch, jobs);
+            assert!(
+                got == want,
+                "{name}: batch {batch} jobs {jobs} strict {}: first difference at {:?}",
+                config.is_strict(),
+                got.iter().zip(want).position(|(a, b)| a != b)
+            );
+        }
+    }
+}
+
+#[test]
+fn the_trees_of_a_stream_s_batches_hold_the_record_trees() {
     let strict = ReaderConfig::new().strict(true);
     let mut errors = 0;
-    for (name, bytes) in &inputs {
+    for (name, bytes) in &inputs_with_late_errors() {
         for config in [ReaderConfig::new(), strict.clone()] {
             // The record trees, without their bytes and the count of
             // diagnostics not kept (none here).
@@ -396,17 +426,8 @@ fn the_trees_of_a_stream_s_batches_hold_the_record_trees() {
                 })
                 .collect();
             errors += usize::from(want.iter().any(|l| l.starts_with("error")));
-            for batch in [1, 700, 64 << 10] {
-                for jobs in [1, 2, 3] {
-                    let got = piece_trees(bytes, config.clone(), batch, jobs);
-                    assert!(
-                        got == want,
-                        "{name}: batch {batch} jobs {jobs} strict {}: first difference at {:?}",
-                        config.is_strict(),
-                        got.iter().zip(&want).position(|(a, b)| a != b)
-                    );
-                }
-            }
+            let read = |batch, jobs| piece_trees(bytes, config.clone(), batch, jobs);
+            same_at_every_batch_and_jobs(name, &config, &want, read);
         }
     }
     assert!(errors >= 1, "a case with an error");
@@ -414,39 +435,12 @@ fn the_trees_of_a_stream_s_batches_hold_the_record_trees() {
 
 #[test]
 fn record_trees_read_on_several_threads_equal_those_read_on_one() {
-    let mut inputs = common::project_corpus();
-    if let Some(dir) = common::shared_corpus() {
-        inputs.extend(common::ged_files(&dir));
-    }
-    let mut generated = Vec::new();
-    generate::generate_bytes(300_000, 5, &mut generated).unwrap();
-    inputs.push(("generated".into(), generated));
-    // Lines after TRLR in a later batch, a strict-mode error in a later
-    // batch (the records before it in its batch are still yielded, as they
-    // are when each record is a batch), problems spread over many records.
-    let mut late = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
-    for i in 0..300 {
-        late.extend_from_slice(format!("0 @I{i}@ INDI\n1 NAME N{i}\n").as_bytes());
-        if i == 150 {
-            late.extend_from_slice(b"2 BAD LEVEL\n!!\n0 TRLR\n");
-        }
-    }
-    inputs.push(("late".into(), late));
     let strict = ReaderConfig::new().strict(true);
-    for (name, bytes) in &inputs {
+    for (name, bytes) in &inputs_with_late_errors() {
         for config in [ReaderConfig::new(), strict.clone()] {
             let want = record_trees(bytes, config.clone(), 64 << 10, 1);
-            for batch in [1, 700, 64 << 10] {
-                for jobs in [1, 2, 3] {
-                    let got = record_trees(bytes, config.clone(), batch, jobs);
-                    assert!(
-                        got == want,
-                        "{name}: batch {batch} jobs {jobs} strict {}: first difference at {:?}",
-                        config.is_strict(),
-                        got.iter().zip(&want).position(|(a, b)| a != b)
-                    );
-                }
-            }
+            let read = |batch, jobs| record_trees(bytes, config.clone(), batch, jobs);
+            same_at_every_batch_and_jobs(name, &config, &want, read);
         }
     }
 }
