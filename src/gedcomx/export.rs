@@ -4,8 +4,9 @@
 //! descriptions, agents, documents and places, while a GEDCOM file mixes its
 //! records. [`Export`] writes persons straight to the output and each other
 //! section to a [`Spool`] of its own (a temporary file, or memory), then
-//! appends the spools in order at [`Export::finish`]. Memory holds one
-//! record's items at a time, whatever the input's size.
+//! appends the spools in order at [`Export::finish`]. Memory holds the
+//! items of the batches being mapped (a few, each about 64 KiB of input,
+//! [`Export::stream`]), whatever the input's size.
 
 use std::io::{self, BufRead, Read, Seek, SeekFrom, Write};
 
