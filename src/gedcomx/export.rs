@@ -385,8 +385,9 @@ impl<W: Write, S: Spool> Export<W, S> {
             return Ok(());
         };
         let schema = Schema::from_reader(reader.clone()).map_err(ReadFailed)?;
-        let (tree, failed) = Tree::build_piece(reader, &schema, self.groups == 0);
-        let mapped = self.mapping.map(tree.records(), self.groups == 0);
+        let first = self.groups == 0;
+        let (tree, failed) = Tree::build_piece(reader, &schema, first);
+        let mapped = self.mapping.map(tree.records(), first);
         drop(tree);
         diagnostics(batch.drain_diagnostics().collect());
         drop(batch);

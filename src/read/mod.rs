@@ -402,8 +402,26 @@ impl<'a> Reader<'a> {
     /// (a tree's builder, `check`'s walk).
     pub(crate) fn feed(
         &mut self,
-        mut on: impl FnMut(&Event<'a>) -> Result<(), Error>,
+        on: impl FnMut(&Event<'a>) -> Result<(), Error>,
         mut take: impl FnMut(Diagnostic),
+    ) -> Result<(), Error> {
+        self.feed_to(on, Some(&mut take))
+    }
+
+    /// [`Reader::feed`] leaving every diagnostic with the reader, for the
+    /// engine that made it to merge (a piece's tree).
+    pub(crate) fn feed_keeping_diagnostics(
+        &mut self,
+        on: impl FnMut(&Event<'a>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.feed_to(on, None)
+    }
+
+    /// [`Reader::feed`], the diagnostics to `take` if there is one.
+    fn feed_to(
+        &mut self,
+        mut on: impl FnMut(&Event<'a>) -> Result<(), Error>,
+        mut take: Option<&mut dyn FnMut(Diagnostic)>,
     ) -> Result<(), Error> {
         loop {
             let next = self.next_event();
@@ -416,8 +434,10 @@ impl<'a> Reader<'a> {
             if let Err(e) = next {
                 return Err(e);
             }
-            if !self.diagnostics.is_empty() {
-                self.drain_diagnostics().for_each(&mut take);
+            if let Some(take) = take.as_mut() {
+                if !self.diagnostics.is_empty() {
+                    self.drain_diagnostics().for_each(&mut **take);
+                }
             }
         }
     }

@@ -253,20 +253,16 @@ impl<'a> Tree<'a> {
         }
         // Records read whole (their level-0 structure ended).
         let mut ended = 0;
-        while failed.is_none() {
-            // Matched in place: moving the event out would copy it.
-            let next = reader.next_event();
-            let done = match &next {
-                Ok(Some(Event::Begin(b))) => builder.begin(b).err(),
-                Ok(Some(Event::End(e))) => {
+        if failed.is_none() {
+            let fed = reader.feed_keeping_diagnostics(|e| match e {
+                Event::Begin(b) => builder.begin(b),
+                Event::End(e) => {
                     builder.end();
                     ended += usize::from(e.level == 0);
-                    None
+                    Ok(())
                 }
-                Ok(None) => break,
-                Err(e) => Some(e.clone()),
-            };
-            failed = done;
+            });
+            failed = fed.err();
         }
         let mut core = builder.finish_piece(ended);
         core.shared = shared_of(schema, reader.escape_table().clone());

@@ -82,7 +82,7 @@ impl<'b> Builder<'b> {
         Builder::sized(&[], shared, 0, false, 0)
     }
 
-    /// [`Builder::new`] with the input's length checked.
+    /// A builder of `buf`, whose length (`buf_len`) fits an arena.
     fn sized(
         buf: &'b [u8],
         shared: Arc<Shared>,
