@@ -433,6 +433,78 @@ fn the_trees_of_a_stream_s_batches_hold_the_record_trees() {
     assert!(errors >= 1, "a case with an error");
 }
 
+/// The records of `input` as the trees of its chunks ([`Chunks`], on
+/// `jobs` threads, of about `batch` bytes; [`Tree::build_piece`]), in
+/// [`record_trees`]' form for the nodes; each tree's input is asserted to
+/// end at its chunk's end (a chunk's reader reads the end of an input that
+/// goes on after it: the tree is of the chunk, not of all that).
+fn chunk_trees(input: &[u8], batch: usize, jobs: usize) -> Vec<String> {
+    let Ok(prepared) = Input::new(input) else {
+        return Vec::new();
+    };
+    let Ok(schema) = Schema::from_reader(prepared.reader()) else {
+        return Vec::new();
+    };
+    let Ok(chunks) = Chunks::new(&prepared, ReaderConfig::new()) else {
+        return Vec::new();
+    };
+    let chunks = chunks.jobs(jobs).batch_bytes(batch);
+    let ends: Vec<usize> = (0..chunks.len()).map(|i| chunks.range(i).end).collect();
+    let work = |reader: &mut Reader<'_>| {
+        // The first chunk is the one whose first line is before the first
+        // chunk's end.
+        let first = match reader.clone().next() {
+            Some(Ok(gedcom_elf::Event::Begin(b))) => b.span.start < ends[0],
+            _ => false,
+        };
+        let (tree, failed) = Tree::build_piece(reader, &schema, first);
+        let mut out = vec![format!("ends {}", tree.input().len())];
+        for r in tree.records() {
+            out.push("record".to_string());
+            record_nodes(std::iter::once(r).chain(r.descendants()), &mut out);
+        }
+        out.extend(failed.map(|e| format!("error {e}")));
+        Ok(out)
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    let read = chunks.for_each(work, |nodes, _| {
+        for line in nodes {
+            match line.strip_prefix("ends ") {
+                Some(end) => assert_eq!(end, ends[i].to_string(), "chunk {i}'s tree's input"),
+                None => out.push(line),
+            }
+        }
+        i += 1;
+        Ok(())
+    });
+    if let Err(e) = read {
+        out.push(format!("error {e}"));
+    }
+    out
+}
+
+#[test]
+fn the_trees_of_chunks_hold_the_record_trees_and_only_their_chunk() {
+    for (name, bytes) in &inputs_with_late_errors() {
+        // The nodes of the record trees (no diagnostics: a chunk's reader
+        // leaves them to the merge, which this does not look at).
+        let want: Vec<String> = record_trees(bytes, ReaderConfig::new(), 64 << 10, 1)
+            .into_iter()
+            .filter(|l| l.starts_with("record ") || l.starts_with(|c: char| c.is_ascii_digit()))
+            .map(|l| match l.starts_with("record ") {
+                true => "record".to_string(),
+                false => l,
+            })
+            .collect();
+        if want.is_empty() {
+            continue;
+        }
+        let read = |batch, jobs| chunk_trees(bytes, batch, jobs);
+        same_at_every_batch_and_jobs(name, &ReaderConfig::new(), &want, read);
+    }
+}
+
 #[test]
 fn record_trees_read_on_several_threads_equal_those_read_on_one() {
     let strict = ReaderConfig::new().strict(true);

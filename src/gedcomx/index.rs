@@ -25,7 +25,7 @@
 //! ```
 
 use std::collections::HashMap;
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 
 use super::model::CitationElement;
 use super::table::{pedigree_fact, value_text, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
@@ -119,29 +119,43 @@ impl Index {
     /// Reads `input` (whole records, from its start) on `jobs` threads
     /// ([`StreamReader::for_each`]) and gathers its index. The reader's
     /// diagnostics are not kept: the second pass, which maps, gives them.
+    /// `input` is read in pieces of 1 MiB; an input that buffers itself
+    /// (a slice, a map of a file) is better given to
+    /// [`Index::from_buf_read`], which copies nothing more.
     ///
     /// # Errors
     /// A reading error that ends the input (an I/O error, too many
     /// diagnostics under a strict configuration).
     pub fn from_read<R: Read>(input: R, config: ReaderConfig, jobs: usize) -> Result<Self, Error> {
+        Index::from_buf_read(BufReader::with_capacity(1 << 20, input), config, jobs)
+    }
+
+    /// As [`Index::from_read`], from an input with a buffer of its own.
+    ///
+    /// # Errors
+    /// As [`Index::from_read`].
+    pub fn from_buf_read<R: BufRead>(
+        input: R,
+        config: ReaderConfig,
+        jobs: usize,
+    ) -> Result<Self, Error> {
         Index::new().read(input, config, jobs, None)
     }
 
-    /// As [`Index::from_read`], adding to this index (with its
+    /// As [`Index::from_buf_read`], adding to this index (with its
     /// [`note_budget`](Index::note_budget)), in batches of `batch_bytes`
     /// when given ([`StreamReader::batch_bytes`]).
     ///
     /// # Errors
     /// As [`Index::from_read`].
-    pub fn read<R: Read>(
+    pub fn read<R: BufRead>(
         mut self,
         input: R,
         config: ReaderConfig,
         jobs: usize,
         batch_bytes: Option<usize>,
     ) -> Result<Self, Error> {
-        let mut stream =
-            StreamReader::with_config(std::io::BufReader::new(input), config).jobs(jobs.max(1));
+        let mut stream = StreamReader::with_config(input, config).jobs(jobs.max(1));
         if let Some(n) = batch_bytes {
             stream = stream.batch_bytes(n);
         }

@@ -339,6 +339,13 @@ impl<'a> Reader<'a> {
         self.input
     }
 
+    /// What is left to read: the input up to where this reader stops (a
+    /// chunk's end, for a reader of one chunk of an input), and the start
+    /// of the next line in it.
+    pub(crate) fn window(&self) -> (&'a [u8], usize) {
+        (self.cursor.input(), self.cursor.position())
+    }
+
     /// Where [`input`](Reader::input) begins in the whole input: 0, except
     /// for a reader of one batch of a stream ([`crate::stream`]), whose
     /// offset in the stream it is. Added to a [`Span`](crate::Span)'s

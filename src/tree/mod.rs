@@ -194,7 +194,9 @@ impl<'a> Tree<'a> {
     /// nothing) and no xref_ids are indexed. The reader's diagnostics stay
     /// with it, for the engine that made it to merge. Reading stops at the
     /// first error, which comes with the tree of the records read whole
-    /// before it.
+    /// before it. The tree's [`input`](Tree::input) ends where the piece
+    /// ends (a chunk's reader reads part of a longer input), and the UTF-8
+    /// check its text needs covers the piece alone.
     ///
     /// ```
     /// use gedcom_elf::stream::StreamReader;
@@ -240,9 +242,17 @@ impl<'a> Tree<'a> {
         schema: &Arc<Schema>,
         first: bool,
     ) -> (Tree<'a>, Option<Error>) {
-        let input = reader.input();
+        // A chunk's reader reads `input[start..]` of an input that begins
+        // with the chunks before it (and may go on after it).
+        let (input, start) = reader.window();
+        let start = start.min(input.len());
         let shared = shared_of(schema, reader.escape_table().clone());
-        let built = Builder::new(input, shared.clone(), input.len() / 16 + 16, false);
+        let built = Builder::new(
+            input,
+            shared.clone(),
+            (input.len() - start) / 16 + 16,
+            false,
+        );
         let (mut builder, mut failed) = match built {
             Ok(b) => (b, None),
             // Too large for an arena: nothing is read.
@@ -271,7 +281,8 @@ impl<'a> Tree<'a> {
             core,
             diagnostics: Diagnostics::default(),
             text: OnceLock::new(),
-            text_base: 0,
+            // Its nodes are past `start`: the text it checks is from there.
+            text_base: start,
         };
         (tree, failed)
     }
@@ -405,9 +416,10 @@ impl<'a> Tree<'a> {
     fn src(&self) -> Src<'_> {
         let input = self.input;
         let text = *self.text.get_or_init(|| {
-            let text = arena::utf8_prefix(input);
-            // The raw walks that write the tree need the same prefix.
-            self.core.note_utf8_prefix(text.len());
+            let text = arena::utf8_prefix(input.get(self.text_base..).unwrap_or_default());
+            // The raw walks that write the tree need the same prefix (its
+            // end: no node lies before `text_base`).
+            self.core.note_utf8_prefix(self.text_base + text.len());
             text
         });
         Src {
