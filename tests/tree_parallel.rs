@@ -313,6 +313,15 @@ fn record_trees(input: &[u8], config: ReaderConfig, batch: usize, jobs: usize) -
     out
 }
 
+/// A [`record_trees`] line without the record's bytes, which a piece's
+/// tree does not keep.
+fn without_bytes(line: String) -> String {
+    match line.starts_with("record ") {
+        true => "record".to_string(),
+        false => line,
+    }
+}
+
 /// The records of `input` as the trees of a stream's batches
 /// ([`Tree::build_piece`]), with the diagnostics and the error, in
 /// [`record_trees`]' form (without each record's bytes) and the number of
@@ -420,10 +429,7 @@ fn the_trees_of_a_stream_s_batches_hold_the_record_trees() {
             let want: Vec<String> = record_trees(bytes, config.clone(), 64 << 10, 1)
                 .into_iter()
                 .filter(|l| !l.starts_with("dropped"))
-                .map(|l| match l.starts_with("record ") {
-                    true => "record".to_string(),
-                    false => l,
-                })
+                .map(without_bytes)
                 .collect();
             errors += usize::from(want.iter().any(|l| l.starts_with("error")));
             let read = |batch, jobs| piece_trees(bytes, config.clone(), batch, jobs);
@@ -492,10 +498,7 @@ fn the_trees_of_chunks_hold_the_record_trees_and_only_their_chunk() {
         let want: Vec<String> = record_trees(bytes, ReaderConfig::new(), 64 << 10, 1)
             .into_iter()
             .filter(|l| l.starts_with("record ") || l.starts_with(|c: char| c.is_ascii_digit()))
-            .map(|l| match l.starts_with("record ") {
-                true => "record".to_string(),
-                false => l,
-            })
+            .map(without_bytes)
             .collect();
         if want.is_empty() {
             continue;

@@ -246,7 +246,7 @@ impl Mapping {
 /// use gedcom_elf::tree::Records;
 ///
 /// let input: &[u8] = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ada /Lovelace/\n1 SEX F\n0 TRLR\n";
-/// let index = Arc::new(Index::from_read(input, Default::default(), 1)?);
+/// let index = Arc::new(Index::from_buf_read(input, Default::default(), 1)?);
 /// let mut out = Vec::new();
 /// let mut export = Export::new(&mut out, Options::default(), index, Vec::new)?;
 /// for record in Records::new(input) {
@@ -617,7 +617,7 @@ mod tests {
     fn export(input: &[u8], options: Options) -> (String, NotConverted) {
         let mut out = Vec::new();
         let config = ReaderConfig::new().headless(true);
-        let index = Index::from_read(input, config.clone(), 1).unwrap();
+        let index = Index::from_buf_read(input, config.clone(), 1).unwrap();
         let mut export = Export::new(&mut out, options, Arc::new(index), Vec::new).unwrap();
         for record in Records::with_config(input, config) {
             export.record(record.unwrap().root()).unwrap();
@@ -687,7 +687,7 @@ mod tests {
                 };
                 let run = |jobs: usize, batch: usize| {
                     let index =
-                        Index::from_read(input.as_bytes(), ReaderConfig::new(), jobs).unwrap();
+                        Index::from_buf_read(input.as_bytes(), ReaderConfig::new(), jobs).unwrap();
                     let mut out = Vec::new();
                     let mut export =
                         Export::new(&mut out, options, Arc::new(index), Vec::new).unwrap();

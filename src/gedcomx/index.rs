@@ -16,7 +16,7 @@
 //!
 //! let input: &[u8] = b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F1@\n2 PEDI adopted\n\
 //!     0 @R1@ REPO\n1 NAME Archives\n0 @S1@ SOUR\n1 TITL Parish register\n1 REPO @R1@\n0 TRLR\n";
-//! let index = Index::from_read(input, Default::default(), 1)?;
+//! let index = Index::from_buf_read(input, Default::default(), 1)?;
 //! assert_eq!(index.pedigree("F1", "I1"), [("http://gedcomx.org/AdoptiveParent", 4)]); // its line
 //! let elements = index.source_elements("S1");
 //! assert_eq!(elements.len(), 2); // the title, the repository's name
@@ -531,7 +531,7 @@ mod tests {
         assert!(compared > 50, "{compared}");
         // The made input has what the index holds (20 lines a round, after
         // the two of the HEAD).
-        let index = Index::from_read(made.as_bytes(), ReaderConfig::new(), 2).unwrap();
+        let index = Index::from_buf_read(made.as_bytes(), ReaderConfig::new(), 2).unwrap();
         assert_eq!(index.pedigree("F1", "I1"), [(gx!("AdoptiveParent"), 26)]);
         assert_eq!(index.pedigree("F1", "I101"), [(gx!("FosterParent"), 41)]);
         assert_eq!(index.source_elements("S3").len(), 3);

@@ -65,7 +65,7 @@ pub fn run(
         // file for the second pass.
         Source::File(path) if crate::drive::is_gedzip_file(path) => {
             let bytes = source.load()?;
-            let index = Index::from_read(&bytes[..], config.clone(), jobs);
+            let index = Index::from_buf_read(&bytes[..], config.clone(), jobs);
             let mut copy = tempfile::tempfile().map_err(temp_failed)?;
             copy.write_all(&bytes).map_err(temp_failed)?;
             copy.seek(SeekFrom::Start(0)).map_err(temp_failed)?;
