@@ -3,8 +3,9 @@
 //! [`Records`](crate::tree::Records) both read through it.
 //!
 //! What it owns:
-//! * the read buffer, filled from a [`Read`] ([`FromRead`]) or a
-//!   [`BufRead`] ([`FromBufRead`], which takes what the source buffered);
+//! * the read buffer, filled from a [`Read`] ([`FromRead`]), read straight
+//!   into it (a `BufReader` passes a read at least as large as its own
+//!   buffer through);
 //! * the character encoding, decided once from the input's first bytes
 //!   (seed §3.1-§3.2) with exactly what [`Input`](crate::Input) decides on
 //!   the whole input, and UTF-16 transcoded to UTF-8 as it is read;
@@ -20,7 +21,7 @@
 //! to the next) and running them on threads ([`ordered`](crate::ordered))
 //! are the callers' part.
 
-use std::io::{BufRead, Read};
+use std::io::Read;
 
 use bytes::{Buf, Bytes, BytesMut};
 
@@ -147,25 +148,6 @@ impl<R: Read> Pull for FromRead<R> {
             self.ask = (self.ask / 2).max(self.most.min(Self::LEAST));
         }
         read
-    }
-}
-
-/// Bytes from a [`BufRead`], as it buffered them.
-#[derive(Debug)]
-pub(crate) struct FromBufRead<R>(pub(crate) R);
-
-impl<R: BufRead> Pull for FromBufRead<R> {
-    fn pull(&mut self, out: &mut BytesMut) -> std::io::Result<usize> {
-        let chunk = loop {
-            match self.0.fill_buf() {
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                r => break r?,
-            }
-        };
-        let n = chunk.len();
-        out.extend_from_slice(chunk);
-        self.0.consume(n);
-        Ok(n)
     }
 }
 

@@ -6,10 +6,11 @@
 //! borrow that buffer. Batches are cut just before level-0 lines, and the
 //! reader's small carried state crosses each cut, so the events, diagnostics
 //! and line numbers are exactly those of [`Reader`] over the whole input.
-//! Memory stays at about one batch (64 KiB by default) plus the largest
-//! record. [`StreamReader::for_each`] reads the batches on
-//! [`jobs`](StreamReader::jobs) threads instead (then up to `jobs + 1`
-//! batches and their outputs are held).
+//! Memory stays at about one batch (64 KiB by default), the largest record
+//! and what a read brings in (at most 1 MiB). [`StreamReader::for_each`]
+//! reads the batches on [`jobs`](StreamReader::jobs) threads instead (then
+//! up to `jobs + 1` batches and their outputs are held, and the read
+//! buffers they were cut from).
 //!
 //! What this layer owns: handing batches to a [`Reader`] and the reader's
 //! state from one batch to the next, and merging the batches read on
@@ -53,22 +54,32 @@
 
 use std::io::BufRead;
 
+use bytes::Bytes;
+
 use crate::diag::{Diagnostic, Error};
 use crate::event::Event;
 use crate::ordered::Pool;
 use crate::par::{first_line_string, ChunkOut, Merger, Summary};
 use crate::read::{ReadState, ReadStats, Reader, ReaderConfig};
-use crate::source::{utf16_warning, FromBufRead, Piece, Source};
+use crate::source::{utf16_warning, FromRead, Piece, Source};
 
 /// The default [`StreamReader::batch_bytes`]: 64 KiB.
 pub const DEFAULT_BATCH_BYTES: usize = 64 << 10;
+
+/// The most a read of the source asks for: 1 MiB. Reads go straight into
+/// the source's buffer (a `BufReader` passes a read at least as large as
+/// its own buffer through), and the batches handed to threads share that
+/// buffer: the input's bytes are copied once, by the read. A buffer is
+/// freed when the last batch cut from it is read, so the batches in flight
+/// hold a few of them at most.
+const READ_BYTES: usize = 1 << 20;
 
 /// A reader over any [`BufRead`], batch by batch. See the [module
 /// docs](self).
 #[derive(Debug)]
 pub struct StreamReader<R> {
     /// The batches: bytes read, the encoding decided, UTF-16 transcoded.
-    source: Source<FromBufRead<R>>,
+    source: Source<FromRead<R>>,
     config: ReaderConfig,
     batch: usize,
     jobs: usize,
@@ -86,7 +97,7 @@ impl<R: BufRead> StreamReader<R> {
     /// A stream reader with `config` ([`ReaderConfig::encoding`] included).
     pub fn with_config(source: R, config: ReaderConfig) -> Self {
         StreamReader {
-            source: Source::new(FromBufRead(source), config.forced_encoding()),
+            source: Source::new(FromRead::new(source, READ_BYTES), config.forced_encoding()),
             config,
             batch: DEFAULT_BATCH_BYTES,
             jobs: 1,
@@ -361,7 +372,7 @@ impl<R: BufRead> StreamReader<R> {
         // One batch read on a worker: its bytes, its offset and the number
         // of its first line (1 when numbered relatively). Its output comes
         // back with its offset and where its first line string is.
-        let read = |(bytes, base, first_line): (Vec<u8>, u64, u64)| {
+        let read = |(bytes, base, first_line): (Bytes, u64, u64)| {
             let mut state = template.clone();
             state.next_line = first_line;
             let first = first_line_string(&bytes);
@@ -405,10 +416,7 @@ impl<R: BufRead> StreamReader<R> {
                             } else {
                                 1
                             };
-                            // A copy of its own: a slice would keep the
-                            // source's whole buffer alive while it is read,
-                            // and the source grow a new one for every batch.
-                            pool.submit((bytes.to_vec(), offset, first_line));
+                            pool.submit((bytes, offset, first_line));
                         }
                         Ok(None) => at_end = true,
                         // Given after the batches cut before it.
