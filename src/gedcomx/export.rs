@@ -10,7 +10,7 @@
 
 use std::io::{self, BufRead, Read, Seek, SeekFrom, Write};
 
-use super::emit::{Json, Xml};
+use super::emit::{Json, Node, Xml};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
@@ -165,7 +165,12 @@ impl Mapping {
         };
         let mut items = Vec::new();
         for record in records {
-            mapper.map_record(record, &mut items);
+            // A person is written as it is, its names and facts borrowed
+            // from the tree (`view`).
+            if let Some(person) = mapper.map_record_borrowing(record, &mut items) {
+                self.emit(&mut mapped.sections[0], "person", &person);
+                mapped.counts[0] += 1;
+            }
             for item in items.drain(..) {
                 self.write(item, &mut mapped);
             }
@@ -175,9 +180,24 @@ impl Mapping {
         mapped
     }
 
+    /// Writes `node` at the end of `out`, a section: in JSON, a comma and
+    /// the object; in XML, the element `xml`.
+    fn emit<N: Node>(&self, out: &mut Vec<u8>, xml: &str, node: &N) {
+        let pretty = self.options.pretty;
+        // Writing to a Vec cannot fail.
+        let _ = if self.options.format == Format::Json {
+            out.push(b',');
+            if pretty {
+                out.extend_from_slice(b"\n    ");
+            }
+            Json::new(out, pretty, 2).object(node)
+        } else {
+            Xml::new(out, pretty, 1).element(xml, node)
+        };
+    }
+
     /// Writes `item` into its section of `mapped`.
     fn write(&self, item: Item, mapped: &mut Mapped) {
-        let (json, pretty) = (self.options.format == Format::Json, self.options.pretty);
         let mut place = Vec::new();
         let (out, n): (&mut Vec<u8>, Option<usize>) = match &item {
             Item::Attribution(_) | Item::Lang(_) => {
@@ -196,34 +216,15 @@ impl Mapping {
             Item::Agent(_) => (&mut mapped.sections[3], Some(3)),
             Item::Document(_) => (&mut mapped.sections[4], Some(4)),
         };
-        // Writing to a Vec cannot fail.
-        let _ = if json {
-            out.push(b',');
-            if pretty {
-                out.extend_from_slice(b"\n    ");
-            }
-            let mut e = Json::new(out, pretty, 2);
-            match &item {
-                Item::Person(p) => e.object(p),
-                Item::Relationship(r) => e.object(r),
-                Item::SourceDescription(s) => e.object(s),
-                Item::Agent(a) => e.object(a),
-                Item::Document(d) => e.object(d),
-                Item::Place(p) => e.object(p),
-                Item::Attribution(_) | Item::Lang(_) => Ok(()),
-            }
-        } else {
-            let mut e = Xml::new(out, pretty, 1);
-            match &item {
-                Item::Person(p) => e.element("person", p),
-                Item::Relationship(r) => e.element("relationship", r),
-                Item::SourceDescription(s) => e.element("sourceDescription", s),
-                Item::Agent(a) => e.element("agent", a),
-                Item::Document(d) => e.element("document", d),
-                Item::Place(p) => e.element("place", p),
-                Item::Attribution(_) | Item::Lang(_) => Ok(()),
-            }
-        };
+        match &item {
+            Item::Person(p) => self.emit(out, "person", p),
+            Item::Relationship(r) => self.emit(out, "relationship", r),
+            Item::SourceDescription(s) => self.emit(out, "sourceDescription", s),
+            Item::Agent(a) => self.emit(out, "agent", a),
+            Item::Document(d) => self.emit(out, "document", d),
+            Item::Place(p) => self.emit(out, "place", p),
+            Item::Attribution(_) | Item::Lang(_) => {}
+        }
         match (n, item) {
             (Some(n), _) => mapped.counts[n] += 1,
             (None, Item::Place(p)) => {
@@ -708,6 +709,80 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every record of `input`, mapped as the export maps it (a person's
+    /// facts borrowed from the tree) and as `Mapper::map_record` maps it
+    /// (the owned model), writes the same bytes in every section.
+    fn persons_are_written_as_the_model_writes_them(name: &str, input: &[u8]) {
+        let config = ReaderConfig::new().headless(true);
+        let index = Arc::new(Index::from_buf_read(input, config.clone(), 1).unwrap());
+        for format in [Format::Json, Format::Xml] {
+            for (pretty, keep_extensions) in [(false, false), (true, false), (false, true)] {
+                let options = Options {
+                    format,
+                    pretty,
+                    keep_extensions,
+                };
+                let mapping = Mapping::new(options, index.clone());
+                for (i, record) in Records::with_config(input, config.clone()).enumerate() {
+                    let Ok(record) = record else { break };
+                    let root = record.root();
+                    let exported = mapping.map([root], i == 0);
+                    let mut mapper = Mapper::new(index.clone()).keep_extensions(keep_extensions);
+                    if i > 0 {
+                        mapper = mapper.after_first();
+                    }
+                    let mut items = Vec::new();
+                    mapper.map_record(root, &mut items);
+                    let mut model = Mapped::default();
+                    for item in items {
+                        mapping.write(item, &mut model);
+                    }
+                    let at = format!("{name} line {} {format:?} {pretty}", root.line());
+                    assert_eq!(exported.sections, model.sections, "{at}");
+                    assert_eq!(exported.counts, model.counts, "{at}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn persons_written_from_the_tree_are_the_model_s_persons() {
+        // Every property of a fact, escapes and continuations (texts the
+        // tree cannot lend), a second date and place, extensions.
+        let input = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ann /Lee/\n1 SEX F\n\
+            1 BIRT\n2 DATE ABT 1900\n2 DATE 1901\n2 PLAC Here, There\n3 MAP\n4 LATI N1.5\n\
+            4 LONG W2\n2 PLAC Again\n2 AGE 3y\n2 CAUS fe@@ver\n3 CONC ish\n2 RELI  \n\
+            2 SOUR @S1@\n3 PAGE 4\n2 SOUR @S1@\n2 NOTE a note\n3 CONT on two lines\n2 _X y\n\
+            1 DEAT Y\n1 OCCU Baker\n2 CONC y\n1 EVEN\n2 TYPE Fair\n2 DATE 3 MAR 1920\n\
+            1 FACT blue\n2 TYPE Eyes\n1 RESI\n2 DATE BET 1900 AND 1910\n1 _Y z\n\
+            0 @I2@ INDI\n1 BURI\n2 DATE 29 FEB 1901\n2 PLAC\n0 @S1@ SOUR\n1 TITL T\n0 TRLR\n";
+        persons_are_written_as_the_model_writes_them("facts", input.as_bytes());
+        let dirs = [
+            concat!(env!("CARGO_MANIFEST_DIR"), "/corpus"),
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"),
+        ];
+        let mut files = 0;
+        for dir in dirs {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let ged = path
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("ged"));
+                if let (true, Ok(bytes)) = (ged, std::fs::read(&path)) {
+                    persons_are_written_as_the_model_writes_them(
+                        &path.display().to_string(),
+                        &bytes,
+                    );
+                    files += 1;
+                }
+            }
+        }
+        assert!(files > 10, "{files} corpus files");
     }
 
     #[test]

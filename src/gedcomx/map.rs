@@ -21,18 +21,21 @@ use super::gedx::extension_media_type;
 use super::index::{repository_element, repository_row, Index};
 use super::model::{
     Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gender,
-    Identifier, Iri, Name, NameForm, NamePart, Note, Person, PlaceDescription, PlaceReference,
-    Qualifier, Relationship, SourceCitation, SourceDescription, SourceReference, TextValue,
-    Timestamp,
+    Identifier, Iri, Note, Person, PlaceDescription, PlaceReference, Qualifier, Relationship,
+    SourceCitation, SourceDescription, SourceReference, TextValue, Timestamp,
 };
-use super::table::value_text;
 pub use super::table::{pedigree_fact, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
+use super::table::{value_cow, value_text};
+use super::view::{
+    DateView, FactView, NameFormView, NameView, PersonView, PlaceView, QualifierView,
+};
 use super::ELF;
 #[cfg(test)]
 use super::GX;
 use crate::tree::NodeRef;
 use crate::value::calendar::UNIX_EPOCH_JDN;
-use crate::value::{Date as GedcomDate, Name as GedcomName, Sex};
+use crate::value::{Date as GedcomDate, Sex};
+use smallvec::smallvec;
 
 /// One item of a document, as a record maps to it.
 #[derive(Clone, Debug, PartialEq)]
@@ -235,16 +238,7 @@ fn data_uri(kind: &str) -> String {
 /// A GEDCOM X `Date` from a `DATE` node: the payload verbatim, and the
 /// formal date when the payload is understood.
 pub fn date(node: NodeRef<'_>) -> Date {
-    let original = node.text();
-    let formal = original
-        .as_deref()
-        .and_then(|t| GedcomDate::parse(t).ok())
-        .and_then(|d| d.gedcomx().ok())
-        .map(|g| g.to_string());
-    Date {
-        original: original.map(Cow::into_owned),
-        formal,
-    }
+    DateView::of(node).into_date()
 }
 
 /// `hh:mm[:ss[.fff]]` as milliseconds since midnight.
@@ -638,15 +632,15 @@ impl Ctx<'_> {
         sd
     }
 
-    /// A fact from an event or attribute structure.
-    fn fact(&mut self, node: NodeRef<'_>, kind: Option<&'static str>) -> Fact {
+    /// A fact from an event or attribute structure, its texts borrowed from
+    /// the tree ([`FactView::into_fact`] owns them).
+    fn fact<'t>(&mut self, node: NodeRef<'t>, kind: Option<&'static str>) -> FactView<'t> {
         let generic = kind.is_none();
-        let mut fact = Fact {
+        let mut fact = FactView {
             kind: kind.map(Iri::Borrowed).unwrap_or_default(),
-            ..Fact::default()
+            ..FactView::default()
         };
-        let payload = text(node).filter(|t| t.trim() != "Y");
-        fact.value = payload;
+        fact.value = value_cow(node.text()).filter(|t| t.trim() != "Y");
         let mut typed = None;
         for c in node.children() {
             match c.tag() {
@@ -659,7 +653,7 @@ impl Ctx<'_> {
                         self.skip(c, reason::SECOND);
                         continue;
                     }
-                    fact.date = Some(date(c));
+                    fact.date = Some(DateView::of(c));
                     self.rest(c, &[]);
                 }
                 "PLAC" => {
@@ -667,21 +661,20 @@ impl Ctx<'_> {
                         self.skip(c, reason::SECOND);
                         continue;
                     }
-                    fact.place = Some(PlaceReference {
-                        original: c.text().map(Cow::into_owned),
+                    fact.place = Some(PlaceView {
+                        original: c.text(),
                         description: self.place(c),
                     });
                     self.rest(c, &["MAP"]);
                 }
-                "AGE" => fact
-                    .qualifiers
-                    .push(Qualifier::new(Iri::Borrowed(gx!("Age")), text(c))),
-                "CAUS" => fact
-                    .qualifiers
-                    .push(Qualifier::new(Iri::Borrowed(gx!("Cause")), text(c))),
-                "RELI" => fact
-                    .qualifiers
-                    .push(Qualifier::new(Iri::Borrowed(gx!("Religion")), text(c))),
+                "AGE" | "CAUS" | "RELI" => fact.qualifiers.push(QualifierView {
+                    name: match c.tag() {
+                        "AGE" => gx!("Age"),
+                        "CAUS" => gx!("Cause"),
+                        _ => gx!("Religion"),
+                    },
+                    value: value_cow(c.text()),
+                }),
                 "SOUR" => fact.sources.extend(self.citation(c)),
                 "NOTE" => fact.notes.extend(self.note(c)),
                 _ => self.other(c),
@@ -725,70 +718,11 @@ impl Ctx<'_> {
         Some(local(&id))
     }
 
-    /// A `NAME` (or its `FONE`/`ROMN` variant) as a name form.
-    fn name_form(&mut self, node: NodeRef<'_>) -> NameForm {
-        let payload = node.text().unwrap_or_default();
-        let (parsed, _) = GedcomName::parse_lenient(&payload);
-        let full: Vec<&str> = [
-            Some(parsed.given.as_ref()),
-            parsed.surname.as_deref(),
-            Some(parsed.suffix.as_ref()),
-        ]
-        .into_iter()
-        .flatten()
-        .filter(|s| !s.is_empty())
-        .collect();
-        let full = full.join(" ");
-        let pieces = node.name_pieces();
-        let part = |kind: &'static str, value: &str, particle: bool| NamePart {
-            kind: Some(Iri::Borrowed(kind)),
-            value: value.to_string(),
-            qualifiers: match particle {
-                true => vec![Qualifier::new(Iri::Borrowed(gx!("Particle")), None)],
-                false => Vec::new(),
-            },
-        };
-        let mut parts = Vec::new();
-        let given_pieces = !(pieces.prefix.is_empty()
-            && pieces.given.is_empty()
-            && pieces.surname_prefix.is_empty()
-            && pieces.surname.is_empty()
-            && pieces.suffix.is_empty());
-        if given_pieces {
-            for (list, kind, particle) in [
-                (&pieces.prefix, gx!("Prefix"), false),
-                (&pieces.given, gx!("Given"), false),
-                (&pieces.surname_prefix, gx!("Surname"), true),
-                (&pieces.surname, gx!("Surname"), false),
-                (&pieces.suffix, gx!("Suffix"), false),
-            ] {
-                for v in list.iter().filter(|v| !v.trim().is_empty()) {
-                    parts.push(part(kind, v, particle));
-                }
-            }
-        } else {
-            if !parsed.given.is_empty() {
-                parts.push(part(gx!("Given"), &parsed.given, false));
-            }
-            if let Some(s) = parsed.surname.as_deref().filter(|s| !s.is_empty()) {
-                parts.push(part(gx!("Surname"), s, false));
-            }
-            if !parsed.suffix.is_empty() {
-                parts.push(part(gx!("Suffix"), &parsed.suffix, false));
-            }
-        }
-        NameForm {
-            lang: None,
-            full_text: (!full.is_empty()).then_some(full),
-            parts,
-        }
-    }
-
     /// A `NAME`: a name, and a nickname name per `NICK`.
-    fn names(&mut self, node: NodeRef<'_>, into: &mut Vec<Name>) {
-        let mut name = Name {
-            name_forms: vec![self.name_form(node)],
-            ..Name::default()
+    fn names<'t>(&mut self, node: NodeRef<'t>, into: &mut Vec<NameView<'t>>) {
+        let mut name = NameView {
+            forms: smallvec![NameFormView::Of(node)],
+            ..NameView::default()
         };
         let mut nicknames = Vec::new();
         for c in node.children() {
@@ -796,14 +730,11 @@ impl Ctx<'_> {
                 "NPFX" | "GIVN" | "SPFX" | "SURN" | "NSFX" => self.rest(c, &[]),
                 "NICK" => {
                     self.rest(c, &[]);
-                    if let Some(n) = text(c) {
-                        nicknames.push(Name {
+                    if let Some(n) = value_cow(c.text()) {
+                        nicknames.push(NameView {
                             kind: Some(Iri::Borrowed(gx!("Nickname"))),
-                            name_forms: vec![NameForm {
-                                full_text: Some(n),
-                                ..NameForm::default()
-                            }],
-                            ..Name::default()
+                            forms: smallvec![NameFormView::Text(n)],
+                            ..NameView::default()
                         });
                     }
                 }
@@ -826,7 +757,7 @@ impl Ctx<'_> {
                     self.rest(c, &[]);
                 }
                 "FONE" | "ROMN" => {
-                    name.name_forms.push(self.name_form(c));
+                    name.forms.push(NameFormView::Of(c));
                     self.rest(c, &["NPFX", "GIVN", "NICK", "SPFX", "SURN", "NSFX"]);
                     for n in c.children_with_tag("NICK") {
                         self.skip(n, reason::NO_EQUIVALENT);
@@ -979,6 +910,20 @@ impl Mapper {
 
     /// Maps one record, appending its items to `items`.
     pub fn map_record(&mut self, record: NodeRef<'_>, items: &mut Vec<Item>) {
+        if let Some(person) = self.map_record_borrowing(record, items) {
+            items.push(Item::Person(person.into_person()));
+        }
+    }
+
+    /// [`Mapper::map_record`], but for the person an `INDI` becomes, which
+    /// is given back, its names and facts borrowed from the tree, instead
+    /// of made an item: the export writes it so
+    /// ([`Mapping::map`](super::Mapping::map)).
+    pub(crate) fn map_record_borrowing<'t>(
+        &mut self,
+        record: NodeRef<'t>,
+        items: &mut Vec<Item>,
+    ) -> Option<PersonView<'t>> {
         let start = items.len();
         let first = self.records == 0;
         self.records += 1;
@@ -997,16 +942,14 @@ impl Mapper {
         let needs_xref = !matches!(record.tag(), "HEAD" | "TRLR");
         if needs_xref && record.xref().is_none() {
             cx.skip(record, reason::NO_XREF);
-            return;
+            return None;
         }
+        let mut person_of = None;
         match record.tag() {
             "HEAD" if !first => cx.skip(record, reason::LATE_HEAD),
             "HEAD" => head(&mut cx, record),
             "TRLR" => cx.rest(record, &[]),
-            "INDI" => {
-                let person = person(&mut cx, record);
-                cx.items.push(Item::Person(person));
-            }
+            "INDI" => person_of = Some(person(&mut cx, record)),
             "FAM" => family(&mut cx, record, &mut self.used),
             "SOUR" => source(&mut cx, record),
             "REPO" | "SUBM" => agent(&mut cx, record),
@@ -1028,12 +971,14 @@ impl Mapper {
         // The extensions kept go to the record's own item, if it has notes.
         let kept = std::mem::take(&mut cx.kept);
         let owner = cx.owner.clone();
-        let notes = cx.items[start..].iter_mut().find_map(|i| match i {
-            Item::Person(p) if p.id == owner => Some(&mut p.notes),
-            Item::Relationship(r) if r.id == owner => Some(&mut r.notes),
-            Item::SourceDescription(d) if d.id == owner => Some(&mut d.notes),
-            Item::Document(d) if d.id == owner => Some(&mut d.notes),
-            _ => None,
+        let own = person_of.as_mut().map(|v| &mut v.person.notes);
+        let notes = own.or_else(|| {
+            cx.items[start..].iter_mut().find_map(|i| match i {
+                Item::Relationship(r) if r.id == owner => Some(&mut r.notes),
+                Item::SourceDescription(d) if d.id == owner => Some(&mut d.notes),
+                Item::Document(d) if d.id == owner => Some(&mut d.notes),
+                _ => None,
+            })
         });
         match notes {
             Some(notes) => notes.extend(kept.into_iter().map(|(n, _)| n)),
@@ -1044,6 +989,7 @@ impl Mapper {
                 }
             }
         }
+        person_of
     }
 
     /// Ends the mapping of these records: what was not converted. (The
@@ -1078,13 +1024,17 @@ fn head(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
     cx.items.push(Item::Attribution(attribution));
 }
 
-/// An `INDI`: the person. (Its `FAMC.PEDI`s are its families' to map,
-/// through the [`Index`].)
-fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) -> Person {
-    let mut p = Person {
-        id: cx.owner.clone(),
-        ..Person::default()
+/// An `INDI`: the person, its names and facts borrowed from the tree. (Its
+/// `FAMC.PEDI`s are its families' to map, through the [`Index`].)
+fn person<'t>(cx: &mut Ctx<'_>, record: NodeRef<'t>) -> PersonView<'t> {
+    let mut view = PersonView {
+        person: Person {
+            id: cx.owner.clone(),
+            ..Person::default()
+        },
+        ..PersonView::default()
     };
+    let (p, facts) = (&mut view.person, &mut view.facts);
     for c in record.children() {
         let tag = c.tag();
         // The tags most individuals have are not looked for in the facts'
@@ -1094,11 +1044,11 @@ fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) -> Person {
             _ => PERSON_FACTS.iter().find(|(t, _)| *t == tag),
         };
         if let Some((_, kind)) = fact {
-            p.facts.push(cx.fact(c, Some(kind)));
+            facts.push(cx.fact(c, Some(kind)));
             continue;
         }
         match tag {
-            "NAME" => cx.names(c, &mut p.names),
+            "NAME" => cx.names(c, &mut view.names),
             "SEX" => match (c.sex(), &p.gender) {
                 (Some(Ok(sex)), None) => {
                     let kind = match sex {
@@ -1115,7 +1065,7 @@ fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) -> Person {
                 (Some(Ok(_)), Some(_)) => cx.skip(c, reason::SECOND),
                 _ => cx.skip(c, reason::UNKNOWN_VALUE),
             },
-            "EVEN" | "FACT" => p.facts.push(cx.fact(c, None)),
+            "EVEN" | "FACT" => facts.push(cx.fact(c, None)),
             "RESN" => {
                 let words = text(c).unwrap_or_default().to_ascii_lowercase();
                 if words.contains("privacy") || words.contains("confidential") {
@@ -1148,7 +1098,7 @@ fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) -> Person {
             _ => cx.other(c),
         }
     }
-    p
+    view
 }
 
 /// A `FAM`: a couple relationship (the family's id) when it has two
@@ -1197,11 +1147,11 @@ fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)
             continue;
         }
         if let Some((_, kind)) = COUPLE_FACTS.iter().find(|(t, _)| *t == tag) {
-            rel.facts.push(cx.fact(c, Some(kind)));
+            rel.facts.push(cx.fact(c, Some(kind)).into_fact());
             continue;
         }
         match tag {
-            "EVEN" | "FACT" => rel.facts.push(cx.fact(c, None)),
+            "EVEN" | "FACT" => rel.facts.push(cx.fact(c, None).into_fact()),
             "SOUR" => rel.sources.extend(cx.citation(c)),
             "NOTE" => rel.notes.extend(cx.note(c)),
             "OBJE" => rel.media.extend(cx.media(c)),
@@ -1406,6 +1356,7 @@ fn note_record(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gedcomx::model::NamePart;
     use crate::tree::Tree;
 
     /// The items and the report of a document made of `body`.

@@ -14,7 +14,9 @@
 //!   children's `FAMC.PEDI`, a cited source's elements, a repository's
 //!   name), gathered by a first pass over the events ([`Index`]);
 //! - [`map`]: one record's tree to its GEDCOM X items ([`Mapper`]), and
-//!   what was not converted ([`NotConverted`]);
+//!   what was not converted ([`NotConverted`]); for the export, a person's
+//!   names and facts stay borrowed from the tree until written (`view.rs`,
+//!   crate-private), which writes the same bytes as the owned model;
 //! - [`export`](mod@export): records mapped in groups on any thread
 //!   ([`Mapping`]) and the document written in order ([`Export`]; its
 //!   sections after persons spooled, so memory stays bounded;
@@ -139,6 +141,7 @@ pub mod index;
 pub mod map;
 pub mod model;
 pub mod table;
+mod view;
 
 pub use export::{Export, Mapped, Mapping, Spool};
 pub use index::Index;

@@ -153,11 +153,21 @@ impl Qualifier {
 
 impl Node for Qualifier {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("name", "name", Some(&*self.name))?;
-        match &self.value {
-            Some(v) => e.content("value", v),
-            None => Ok(()),
-        }
+        emit_qualifier(e, &self.name, self.value.as_deref())
+    }
+}
+
+/// A `Qualifier`'s properties: this one and the export's borrowed one
+/// ([`view`](super::view)) are written by this.
+pub(crate) fn emit_qualifier<E: Emit>(
+    e: &mut E,
+    name: &str,
+    value: Option<&str>,
+) -> io::Result<()> {
+    e.attr("name", "name", Some(name))?;
+    match value {
+        Some(v) => e.content("value", v),
+        None => Ok(()),
     }
 }
 
@@ -278,9 +288,18 @@ pub struct Date {
 
 impl Node for Date {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.text("original", "original", self.original.as_deref())?;
-        e.text("formal", "formal", self.formal.as_deref())
+        emit_date(e, self.original.as_deref(), self.formal.as_deref())
     }
+}
+
+/// A `Date`'s properties (as [`emit_qualifier`]).
+pub(crate) fn emit_date<E: Emit>(
+    e: &mut E,
+    original: Option<&str>,
+    formal: Option<&str>,
+) -> io::Result<()> {
+    e.text("original", "original", original)?;
+    e.text("formal", "formal", formal)
 }
 
 /// A `PlaceReference`.
@@ -294,9 +313,18 @@ pub struct PlaceReference {
 
 impl Node for PlaceReference {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("description", "description", self.description.as_deref())?;
-        e.text("original", "original", self.original.as_deref())
+        emit_place(e, self.description.as_deref(), self.original.as_deref())
     }
+}
+
+/// A `PlaceReference`'s properties (as [`emit_qualifier`]).
+pub(crate) fn emit_place<E: Emit>(
+    e: &mut E,
+    description: Option<&str>,
+    original: Option<&str>,
+) -> io::Result<()> {
+    e.attr("description", "description", description)?;
+    e.text("original", "original", original)
 }
 
 /// A `Fact` (of a person or a relationship).
@@ -320,13 +348,41 @@ pub struct Fact {
 
 impl Node for Fact {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("type", "type", Some(&*self.kind))?;
-        e.list("sources", "source", &self.sources)?;
-        e.list("notes", "note", &self.notes)?;
-        e.child("date", "date", self.date.as_ref())?;
-        e.child("place", "place", self.place.as_ref())?;
-        e.text("value", "value", self.value.as_deref())?;
-        e.list("qualifiers", "qualifier", &self.qualifiers)
+        let parts = FactParts {
+            kind: &self.kind,
+            sources: &self.sources,
+            notes: &self.notes,
+            date: self.date.as_ref(),
+            place: self.place.as_ref(),
+            value: self.value.as_deref(),
+            qualifiers: &self.qualifiers,
+        };
+        parts.emit(e)
+    }
+}
+
+/// A `Fact`'s properties, borrowed: this model's and the export's
+/// borrowed one ([`view`](super::view)) are written by [`FactParts::emit`].
+pub(crate) struct FactParts<'a, D, P, Q> {
+    pub(crate) kind: &'a str,
+    pub(crate) sources: &'a [SourceReference],
+    pub(crate) notes: &'a [Note],
+    pub(crate) date: Option<&'a D>,
+    pub(crate) place: Option<&'a P>,
+    pub(crate) value: Option<&'a str>,
+    pub(crate) qualifiers: &'a [Q],
+}
+
+impl<D: Node, P: Node, Q: Node> FactParts<'_, D, P, Q> {
+    /// Writes the fact's properties.
+    pub(crate) fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("type", "type", Some(self.kind))?;
+        e.list("sources", "source", self.sources)?;
+        e.list("notes", "note", self.notes)?;
+        e.child("date", "date", self.date)?;
+        e.child("place", "place", self.place)?;
+        e.text("value", "value", self.value)?;
+        e.list("qualifiers", "qualifier", self.qualifiers)
     }
 }
 
@@ -343,10 +399,20 @@ pub struct NamePart {
 
 impl Node for NamePart {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("type", "type", self.kind.as_deref())?;
-        e.attr("value", "value", Some(&self.value))?;
-        e.list("qualifiers", "qualifier", &self.qualifiers)
+        emit_name_part(e, self.kind.as_deref(), &self.value, &self.qualifiers)
     }
+}
+
+/// A `NamePart`'s properties (as [`emit_qualifier`]).
+pub(crate) fn emit_name_part<E: Emit, Q: Node>(
+    e: &mut E,
+    kind: Option<&str>,
+    value: &str,
+    qualifiers: &[Q],
+) -> io::Result<()> {
+    e.attr("type", "type", kind)?;
+    e.attr("value", "value", Some(value))?;
+    e.list("qualifiers", "qualifier", qualifiers)
 }
 
 /// A `NameForm`: one rendering of a name.
@@ -362,10 +428,25 @@ pub struct NameForm {
 
 impl Node for NameForm {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("lang", "xml:lang", self.lang.as_deref())?;
-        e.text("fullText", "fullText", self.full_text.as_deref())?;
-        e.list("parts", "part", &self.parts)
+        emit_name_form(
+            e,
+            self.lang.as_deref(),
+            self.full_text.as_deref(),
+            &self.parts,
+        )
     }
+}
+
+/// A `NameForm`'s properties (as [`emit_qualifier`]).
+pub(crate) fn emit_name_form<E: Emit, P: Node>(
+    e: &mut E,
+    lang: Option<&str>,
+    full_text: Option<&str>,
+    parts: &[P],
+) -> io::Result<()> {
+    e.attr("lang", "xml:lang", lang)?;
+    e.text("fullText", "fullText", full_text)?;
+    e.list("parts", "part", parts)
 }
 
 /// A `Name`.
@@ -383,11 +464,28 @@ pub struct Name {
 
 impl Node for Name {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("type", "type", self.kind.as_deref())?;
-        e.list("sources", "source", &self.sources)?;
-        e.list("notes", "note", &self.notes)?;
-        e.list("nameForms", "nameForm", &self.name_forms)
+        emit_name(
+            e,
+            self.kind.as_deref(),
+            &self.sources,
+            &self.notes,
+            &self.name_forms,
+        )
     }
+}
+
+/// A `Name`'s properties (as [`emit_qualifier`]).
+pub(crate) fn emit_name<E: Emit, F: Node>(
+    e: &mut E,
+    kind: Option<&str>,
+    sources: &[SourceReference],
+    notes: &[Note],
+    forms: &[F],
+) -> io::Result<()> {
+    e.attr("type", "type", kind)?;
+    e.list("sources", "source", sources)?;
+    e.list("notes", "note", notes)?;
+    e.list("nameForms", "nameForm", forms)
 }
 
 /// A `Gender`.
@@ -430,6 +528,20 @@ pub struct Person {
 
 impl Node for Person {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        self.emit_with(e, &self.names, &self.facts)
+    }
+}
+
+impl Person {
+    /// Writes the person's properties with `names` and `facts` for its own
+    /// (the export writes a person's names and facts borrowed from the
+    /// tree, [`view`](super::view)).
+    pub(crate) fn emit_with<E: Emit, N: Node, F: Node>(
+        &self,
+        e: &mut E,
+        names: &[N],
+        facts: &[F],
+    ) -> io::Result<()> {
         e.attr("id", "id", Some(&self.id))?;
         e.flag("private", "private", self.private)?;
         attribution(e, &self.attribution)?;
@@ -438,8 +550,8 @@ impl Node for Person {
         e.list("media", "media", &self.media)?;
         e.identifiers(&self.identifiers)?;
         e.child("gender", "gender", self.gender.as_ref())?;
-        e.list("names", "name", &self.names)?;
-        e.list("facts", "fact", &self.facts)
+        e.list("names", "name", names)?;
+        e.list("facts", "fact", facts)
     }
 }
 

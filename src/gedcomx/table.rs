@@ -58,6 +58,12 @@ pub fn pedigree_fact(pedigree: Pedigree) -> Option<&'static str> {
 /// A payload's text as a value, if it has some that is not white space:
 /// the one rule for what the mapping and the index take as a value.
 pub(crate) fn value_text(text: Option<std::borrow::Cow<'_, str>>) -> Option<String> {
+    value_cow(text).map(std::borrow::Cow::into_owned)
+}
+
+/// [`value_text`], borrowed when the payload is.
+pub(crate) fn value_cow(
+    text: Option<std::borrow::Cow<'_, str>>,
+) -> Option<std::borrow::Cow<'_, str>> {
     text.filter(|t| !t.trim().is_empty())
-        .map(std::borrow::Cow::into_owned)
 }
