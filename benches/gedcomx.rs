@@ -44,13 +44,11 @@ fn gedcomx(c: &mut Criterion) {
             })
         });
         g.bench_function(format!("index_{jobs}"), |b| {
-            b.iter(|| {
-                Index::from_buf_read(black_box(&bytes[..]), ReaderConfig::new(), jobs).unwrap()
-            })
+            b.iter(|| Index::from_read(black_box(&bytes[..]), ReaderConfig::new(), jobs).unwrap())
         });
         g.bench_function(format!("export_{jobs}"), |b| {
             b.iter(|| {
-                let index = Index::from_buf_read(&bytes[..], ReaderConfig::new(), jobs).unwrap();
+                let index = Index::from_read(&bytes[..], ReaderConfig::new(), jobs).unwrap();
                 let mut out = Vec::with_capacity(bytes.len() * 3);
                 let mut export =
                     Export::new(&mut out, Options::default(), Arc::new(index), Vec::new).unwrap();

@@ -34,7 +34,7 @@
 //!    archives (feature `gedzip`: `gedcom.ged` and its media, and the zip
 //!    reading the GEDCOM X file format shares);
 //! 6. `par`, `stream`: record-aligned chunks of a slice read on several
-//!    threads ([`par`]), and any `BufRead` in bounded memory ([`stream`]),
+//!    threads ([`par`]), and any `Read` in bounded memory ([`stream`]),
 //!    both giving exactly the events of a whole-buffer read;
 //! 7. `tree`: trees on demand (a whole document, or one owned record at a
 //!    time), pointer resolution, ELF structure type identifiers from the

@@ -1,4 +1,4 @@
-//! Streaming input: read any [`BufRead`] (stdin, pipes, sockets) in
+//! Streaming input: read any [`Read`] (stdin, pipes, sockets) in
 //! batches of whole records, with bounded memory.
 //!
 //! [`StreamReader::read_batch_into`] fills a buffer the caller lends with the
@@ -30,8 +30,8 @@
 //! use gedcom_elf::Event;
 //!
 //! let text = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ada\n0 @I2@ INDI\n1 NAME Bo\n0 TRLR\n";
-//! // Any BufRead will do: a file, stdin, a socket.
-//! let mut stream = StreamReader::new(std::io::BufReader::with_capacity(8, text.as_bytes()))
+//! // Any Read will do: a file, stdin, a socket (no BufReader needed).
+//! let mut stream = StreamReader::new(text.as_bytes())
 //!     .batch_bytes(16);
 //! let mut buf = Vec::new();
 //! let mut names = Vec::new();
@@ -52,7 +52,7 @@
 //! # Ok::<(), gedcom_elf::Error>(())
 //! ```
 
-use std::io::BufRead;
+use std::io::Read;
 
 use bytes::Bytes;
 
@@ -67,14 +67,14 @@ use crate::source::{utf16_warning, FromRead, Piece, Source};
 pub const DEFAULT_BATCH_BYTES: usize = 64 << 10;
 
 /// The most a read of the source asks for: 1 MiB. Reads go straight into
-/// the source's buffer (a `BufReader` passes a read at least as large as
-/// its own buffer through), and the batches handed to threads share that
+/// the source's buffer (the source is a buffer already: a `BufReader`
+/// around it adds nothing), and the batches handed to threads share that
 /// buffer: the input's bytes are copied once, by the read. A buffer is
 /// freed when the last batch cut from it is read, so the batches in flight
 /// hold a few of them at most.
 const READ_BYTES: usize = 1 << 20;
 
-/// A reader over any [`BufRead`], batch by batch. See the [module
+/// A reader over any [`Read`], batch by batch. See the [module
 /// docs](self).
 #[derive(Debug)]
 pub struct StreamReader<R> {
@@ -88,7 +88,7 @@ pub struct StreamReader<R> {
     diagnostics: Vec<Diagnostic>,
 }
 
-impl<R: BufRead> StreamReader<R> {
+impl<R: Read> StreamReader<R> {
     /// A stream reader with the default [`ReaderConfig`].
     pub fn new(source: R) -> Self {
         StreamReader::with_config(source, ReaderConfig::default())
@@ -206,7 +206,7 @@ impl<R: BufRead> StreamReader<R> {
     }
 }
 
-impl<R: BufRead> StreamReader<R> {
+impl<R: Read> StreamReader<R> {
     /// Reads the rest of the stream on [`jobs`](StreamReader::jobs)
     /// threads, handing each batch's output and diagnostics to `sink` in
     /// document order.

@@ -265,7 +265,7 @@ fn the_index_s_source_elements_are_the_mapped_record_s() {
     }
     let mut compared = 0;
     for (name, bytes) in &inputs {
-        let Ok(index) = Index::from_buf_read(&bytes[..], Default::default(), 1) else {
+        let Ok(index) = Index::from_read(&bytes[..], Default::default(), 1) else {
             continue;
         };
         let mut out = Vec::new();

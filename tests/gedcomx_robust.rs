@@ -28,7 +28,7 @@ fn export(
         pretty: format == Format::Xml,
         ..Options::default()
     };
-    let index = Index::from_buf_read(input, Default::default(), jobs).map_err(|e| e.to_string())?;
+    let index = Index::from_read(input, Default::default(), jobs).map_err(|e| e.to_string())?;
     let mut export =
         Export::new(&mut out, options, Arc::new(index), Vec::new).map_err(|e| e.to_string())?;
     let mut stream = StreamReader::new(input).jobs(jobs).batch_bytes(batch);

@@ -18,7 +18,7 @@ fn export(input: &[u8], format: Format, jobs: usize, batch: usize) -> Result<(Ve
     // The index read whole at one job, in batches of `batch` bytes at two
     // (of which it reads only the records it looks into): the same index.
     let index = match jobs {
-        1 => Index::from_buf_read(input, Default::default(), 1),
+        1 => Index::from_read(input, Default::default(), 1),
         _ => Index::new().read(input, Default::default(), jobs, Some(batch)),
     }
     .map_err(|e| e.to_string())?;

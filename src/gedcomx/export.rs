@@ -8,7 +8,7 @@
 //! items of the batches being mapped (a few, each about 64 KiB of input,
 //! [`Export::stream`]), whatever the input's size.
 
-use std::io::{self, BufRead, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 
 use super::emit::{Json, Node, Xml};
 use std::collections::{HashMap, HashSet};
@@ -247,7 +247,7 @@ impl Mapping {
 /// use gedcom_elf::tree::Records;
 ///
 /// let input: &[u8] = b"0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ada /Lovelace/\n1 SEX F\n0 TRLR\n";
-/// let index = Arc::new(Index::from_buf_read(input, Default::default(), 1)?);
+/// let index = Arc::new(Index::from_read(input, Default::default(), 1)?);
 /// let mut out = Vec::new();
 /// let mut export = Export::new(&mut out, Options::default(), index, Vec::new)?;
 /// for record in Records::new(input) {
@@ -370,7 +370,7 @@ impl<W: Write, S: Spool> Export<W, S> {
     /// # Errors
     /// The first reading error (the records read whole before it are
     /// written), or a write error.
-    pub fn stream<R: BufRead>(
+    pub fn stream<R: Read>(
         &mut self,
         stream: &mut StreamReader<R>,
         mut diagnostics: impl FnMut(Vec<Diagnostic>),
@@ -618,7 +618,7 @@ mod tests {
     fn export(input: &[u8], options: Options) -> (String, NotConverted) {
         let mut out = Vec::new();
         let config = ReaderConfig::new().headless(true);
-        let index = Index::from_buf_read(input, config.clone(), 1).unwrap();
+        let index = Index::from_read(input, config.clone(), 1).unwrap();
         let mut export = Export::new(&mut out, options, Arc::new(index), Vec::new).unwrap();
         for record in Records::with_config(input, config) {
             export.record(record.unwrap().root()).unwrap();
@@ -688,7 +688,7 @@ mod tests {
                 };
                 let run = |jobs: usize, batch: usize| {
                     let index =
-                        Index::from_buf_read(input.as_bytes(), ReaderConfig::new(), jobs).unwrap();
+                        Index::from_read(input.as_bytes(), ReaderConfig::new(), jobs).unwrap();
                     let mut out = Vec::new();
                     let mut export =
                         Export::new(&mut out, options, Arc::new(index), Vec::new).unwrap();
@@ -716,7 +716,7 @@ mod tests {
     /// (the owned model), writes the same bytes in every section.
     fn persons_are_written_as_the_model_writes_them(name: &str, input: &[u8]) {
         let config = ReaderConfig::new().headless(true);
-        let index = Arc::new(Index::from_buf_read(input, config.clone(), 1).unwrap());
+        let index = Arc::new(Index::from_read(input, config.clone(), 1).unwrap());
         for format in [Format::Json, Format::Xml] {
             for (pretty, keep_extensions) in [(false, false), (true, false), (false, true)] {
                 let options = Options {

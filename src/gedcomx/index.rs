@@ -16,7 +16,7 @@
 //!
 //! let input: &[u8] = b"0 HEAD\n0 @I1@ INDI\n1 FAMC @F1@\n2 PEDI adopted\n\
 //!     0 @R1@ REPO\n1 NAME Archives\n0 @S1@ SOUR\n1 TITL Parish register\n1 REPO @R1@\n0 TRLR\n";
-//! let index = Index::from_buf_read(input, Default::default(), 1)?;
+//! let index = Index::from_read(input, Default::default(), 1)?;
 //! assert_eq!(index.pedigree("F1", "I1"), [("http://gedcomx.org/AdoptiveParent", 4)]); // its line
 //! let elements = index.source_elements("S1");
 //! assert_eq!(elements.len(), 2); // the title, the repository's name
@@ -25,7 +25,7 @@
 //! ```
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 
 use super::model::CitationElement;
 use super::table::{pedigree_fact, value_text, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
@@ -111,8 +111,8 @@ impl Index {
         self
     }
 
-    /// The batches [`Index::from_read`] and [`Index::from_buf_read`] read
-    /// on threads: 1 MiB. Most records are passed over, so a batch costs
+    /// The batches [`Index::from_read`] reads on threads: 1 MiB. Most
+    /// records are passed over, so a batch costs
     /// little to read and larger ones spend less in handing them over (on
     /// the 300 MB generated file at 2 jobs, the whole `gedcomx` export took
     /// 3.07 s with batches of 64 KiB and 2.96 s with these).
@@ -125,38 +125,24 @@ impl Index {
 
     /// Reads `input` (whole records, from its start) on `jobs` threads
     /// ([`StreamReader::for_each`], in batches of [`Index::BATCH_BYTES`])
-    /// and gathers its index. The reader's
-    /// diagnostics are not kept: the second pass, which maps, gives them.
-    /// `input` is read in pieces of 1 MiB; an input that buffers itself
-    /// (a slice, a map of a file) is better given to
-    /// [`Index::from_buf_read`], which copies nothing more.
+    /// and gathers its index. The reader's diagnostics are not kept: the
+    /// second pass, which maps, gives them. `input` is read straight into
+    /// the stream's buffer: it needs no `BufReader`.
     ///
     /// # Errors
     /// A reading error that ends the input (an I/O error, too many
     /// diagnostics under a strict configuration).
     pub fn from_read<R: Read>(input: R, config: ReaderConfig, jobs: usize) -> Result<Self, Error> {
-        Index::from_buf_read(BufReader::with_capacity(1 << 20, input), config, jobs)
-    }
-
-    /// As [`Index::from_read`], from an input with a buffer of its own.
-    ///
-    /// # Errors
-    /// As [`Index::from_read`].
-    pub fn from_buf_read<R: BufRead>(
-        input: R,
-        config: ReaderConfig,
-        jobs: usize,
-    ) -> Result<Self, Error> {
         Index::new().read(input, config, jobs, Some(Index::BATCH_BYTES))
     }
 
-    /// As [`Index::from_buf_read`], adding to this index (with its
+    /// As [`Index::from_read`], adding to this index (with its
     /// [`note_budget`](Index::note_budget)), in batches of `batch_bytes`
     /// when given ([`StreamReader::batch_bytes`]).
     ///
     /// # Errors
     /// As [`Index::from_read`].
-    pub fn read<R: BufRead>(
+    pub fn read<R: Read>(
         mut self,
         input: R,
         config: ReaderConfig,
@@ -541,7 +527,7 @@ mod tests {
         assert!(compared > 50, "{compared}");
         // The made input has what the index holds (20 lines a round, after
         // the two of the HEAD).
-        let index = Index::from_buf_read(made.as_bytes(), ReaderConfig::new(), 2).unwrap();
+        let index = Index::from_read(made.as_bytes(), ReaderConfig::new(), 2).unwrap();
         assert_eq!(index.pedigree("F1", "I1"), [(gx!("AdoptiveParent"), 26)]);
         assert_eq!(index.pedigree("F1", "I101"), [(gx!("FosterParent"), 41)]);
         assert_eq!(index.source_elements("S3").len(), 3);

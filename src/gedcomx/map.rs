@@ -1373,7 +1373,7 @@ mod tests {
 
     /// The index of `input`.
     fn index(input: &str) -> Arc<Index> {
-        Arc::new(Index::from_buf_read(input.as_bytes(), Default::default(), 1).unwrap())
+        Arc::new(Index::from_read(input.as_bytes(), Default::default(), 1).unwrap())
     }
 
     /// The items of one kind.

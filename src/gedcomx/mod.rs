@@ -253,7 +253,7 @@ pub fn to_writer<R: Read, W: Write>(
     input
         .read_to_end(&mut bytes)
         .map_err(|e| ExportError::Read(e.into()))?;
-    let index = Index::from_buf_read(&bytes[..], crate::ReaderConfig::default(), 1)
+    let index = Index::from_read(&bytes[..], crate::ReaderConfig::default(), 1)
         .map_err(ExportError::Read)?;
     let mut export = Export::new(out, options, std::sync::Arc::new(index), Vec::new)
         .map_err(ExportError::Write)?;

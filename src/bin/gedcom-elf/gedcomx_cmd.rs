@@ -13,7 +13,7 @@
 //! converted is summarised on stderr, a warning per path at its first line.
 
 use std::fs::File;
-use std::io::{self, BufRead, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::sync::Arc;
 
 use std::path::Path;
@@ -65,7 +65,7 @@ pub fn run(
         // file for the second pass.
         Source::File(path) if crate::drive::is_gedzip_file(path) => {
             let bytes = source.load()?;
-            let index = Index::from_buf_read(&bytes[..], config.clone(), jobs);
+            let index = Index::from_read(&bytes[..], config.clone(), jobs);
             let mut copy = tempfile::tempfile().map_err(temp_failed)?;
             copy.write_all(&bytes).map_err(temp_failed)?;
             copy.seek(SeekFrom::Start(0)).map_err(temp_failed)?;
@@ -100,7 +100,8 @@ pub fn run(
     };
     let size = second.metadata().ok().map(|m| m.len());
     let progress = Progress::new(size);
-    let input = io::BufReader::with_capacity(1 << 20, progress.wrap(second));
+    // Read straight into the stream's buffer: no `BufReader` between.
+    let input = progress.wrap(second);
     let batch = settings.jobs.chunk_bytes.unwrap_or(crate::drive::BATCH);
     let mut stream = StreamReader::with_config(input, config)
         .jobs(jobs)
@@ -144,7 +145,7 @@ impl<R: Read, W: Write> Read for Tee<R, W> {
 /// first (the archive needs its size), zipped with the media files beside
 /// the input that the `OBJE` descriptions are about, then copied to `out`.
 /// Each media value not included is a warning.
-fn gedx<R: BufRead>(
+fn gedx<R: Read>(
     stream: &mut StreamReader<R>,
     index: Arc<Index>,
     out: &mut Output,
@@ -203,7 +204,7 @@ fn gedx<R: BufRead>(
 /// Reads every record into an export to `out`, mapped on the stream's
 /// threads; diagnostics reported as they come. Gives what was not
 /// converted and the files the media descriptions are about.
-fn export<R: BufRead, W: Append>(
+fn export<R: Read, W: Append>(
     stream: &mut StreamReader<R>,
     index: Arc<Index>,
     out: W,
