@@ -294,8 +294,8 @@ fn the_index_s_source_elements_are_the_mapped_record_s() {
                 .collect();
             let indexed: Vec<(String, String)> = index
                 .source_elements(id)
-                .into_iter()
-                .map(|e| (e.name.into_owned(), e.value))
+                .iter()
+                .map(|e| (e.name.to_string(), e.value.clone()))
                 .collect();
             assert_eq!(indexed, mapped, "{name}: {id}");
             compared += 1;

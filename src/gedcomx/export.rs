@@ -15,7 +15,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use super::index::Index;
-use super::map::{reason, Item, Mapper, NotConverted};
+use super::map::{reason, Item, Items, Mapper, NotConverted};
+use super::view::{CitationView, ParentChildView, PersonView};
 use super::{Format, Options, CEV, GEDCOMX};
 use crate::read::Reader;
 use crate::stream::StreamReader;
@@ -163,17 +164,12 @@ impl Mapping {
             sections: self.sections(),
             ..Mapped::default()
         };
-        let mut items = Vec::new();
+        let mut writing = Writing {
+            mapping: self,
+            mapped: &mut mapped,
+        };
         for record in records {
-            // A person is written as it is, its names and facts borrowed
-            // from the tree (`view`).
-            if let Some(person) = mapper.map_record_borrowing(record, &mut items) {
-                self.emit(&mut mapped.sections[0], "person", &person);
-                mapped.counts[0] += 1;
-            }
-            for item in items.drain(..) {
-                self.write(item, &mut mapped);
-            }
+            mapper.map_into(record, &mut writing);
         }
         mapped.used = mapper.take_used();
         mapped.report = mapper.finish();
@@ -235,6 +231,39 @@ impl Mapping {
             }
             (None, _) => {}
         }
+    }
+}
+
+/// A group's items written as they are mapped, in their sections.
+struct Writing<'a> {
+    mapping: &'a Mapping,
+    mapped: &'a mut Mapped,
+}
+
+impl Writing<'_> {
+    /// Writes `node` in section `n` (of [`Sections`]), its XML element
+    /// named `xml`.
+    fn section<N: Node>(&mut self, n: usize, xml: &str, node: &N) {
+        self.mapping.emit(&mut self.mapped.sections[n], xml, node);
+        self.mapped.counts[n] += 1;
+    }
+}
+
+impl Items for Writing<'_> {
+    fn item(&mut self, item: Item) {
+        self.mapping.write(item, self.mapped);
+    }
+
+    fn person(&mut self, person: PersonView<'_>) {
+        self.section(0, "person", &person);
+    }
+
+    fn citation(&mut self, description: CitationView<'_>) {
+        self.section(2, "sourceDescription", &description);
+    }
+
+    fn parent_child(&mut self, relationship: ParentChildView<'_>) {
+        self.section(1, "relationship", &relationship);
     }
 }
 
@@ -711,10 +740,11 @@ mod tests {
         }
     }
 
-    /// Every record of `input`, mapped as the export maps it (a person's
-    /// facts borrowed from the tree) and as `Mapper::map_record` maps it
-    /// (the owned model), writes the same bytes in every section.
-    fn persons_are_written_as_the_model_writes_them(name: &str, input: &[u8]) {
+    /// Every record of `input`, mapped as the export maps it (items written
+    /// as they are made, persons, citations' descriptions and parent-child
+    /// relationships from views) and as `Mapper::map_record` maps it (the
+    /// owned model), writes the same bytes in every section.
+    fn items_are_written_as_the_model_writes_them(name: &str, input: &[u8]) {
         let config = ReaderConfig::new().headless(true);
         let index = Arc::new(Index::from_read(input, config.clone(), 1).unwrap());
         for format in [Format::Json, Format::Xml] {
@@ -748,7 +778,7 @@ mod tests {
     }
 
     #[test]
-    fn persons_written_from_the_tree_are_the_model_s_persons() {
+    fn items_written_as_mapped_are_the_model_s_items() {
         // Every property of a fact, escapes and continuations (texts the
         // tree cannot lend), a second date and place, extensions.
         let input = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 NAME Ann /Lee/\n1 SEX F\n\
@@ -757,8 +787,24 @@ mod tests {
             2 SOUR @S1@\n3 PAGE 4\n2 SOUR @S1@\n2 NOTE a note\n3 CONT on two lines\n2 _X y\n\
             1 DEAT Y\n1 OCCU Baker\n2 CONC y\n1 EVEN\n2 TYPE Fair\n2 DATE 3 MAR 1920\n\
             1 FACT blue\n2 TYPE Eyes\n1 RESI\n2 DATE BET 1900 AND 1910\n1 _Y z\n\
-            0 @I2@ INDI\n1 BURI\n2 DATE 29 FEB 1901\n2 PLAC\n0 @S1@ SOUR\n1 TITL T\n0 TRLR\n";
-        persons_are_written_as_the_model_writes_them("facts", input.as_bytes());
+            0 @I2@ INDI\n1 BURI\n2 DATE 29 FEB 1901\n2 PLAC\n1 FAMC @F1@\n2 PEDI adopted\n\
+            0 @S1@ SOUR\n1 TITL T\n0 TRLR\n";
+        items_are_written_as_the_model_writes_them("facts", input.as_bytes());
+        // Citations' descriptions (a source's and a repository's elements,
+        // their own, notes, a transcription, an unknown source, a text
+        // citation), families (a pedigree, extensions kept on the couple),
+        // media, and the other records with extensions.
+        let input = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 SOUR @S1@\n2 PAGE p. 3\n\
+            2 DATA\n3 DATE 1 JAN 1900\n3 TEXT Born\n2 NOTE seen\n2 QUAY 2\n2 _X x\n\
+            1 SOUR @S9@\n2 PAGE 9\n1 SOUR A bible\n2 NOTE old\n1 OBJE\n2 FILE a b.jpg\n3 FORM jpg\n\
+            1 FAMC @F1@\n2 PEDI foster\n0 @I2@ INDI\n1 FAMS @F1@\n0 @I3@ INDI\n1 FAMS @F1@\n\
+            0 @F1@ FAM\n1 HUSB @I2@\n1 WIFE @I3@\n1 CHIL @I1@\n1 CHIL @I4@\n1 MARR\n2 DATE 1890\n\
+            2 SOUR @S1@\n3 PAGE 7\n1 _Y y\n1 NOTE n\n0 @F2@ FAM\n1 WIFE @I3@\n1 CHIL @I2@\n\
+            1 DIV\n0 @S1@ SOUR\n1 AUTH Vicar\n1 TITL Register\n1 ABBR Reg\n1 PUBL Parish\n\
+            1 REPO @R1@\n2 CALN 42\n1 TEXT words\n1 _Z z\n0 @R1@ REPO\n1 NAME Archives\n\
+            0 @O1@ OBJE\n1 FILE c.png\n1 _W w\n0 @N1@ NOTE text\n1 _V v\n1 SOUR @S1@\n2 PAGE 1\n\
+            0 TRLR\n";
+        items_are_written_as_the_model_writes_them("items", input.as_bytes());
         let dirs = [
             concat!(env!("CARGO_MANIFEST_DIR"), "/corpus"),
             concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"),
@@ -774,10 +820,7 @@ mod tests {
                     .extension()
                     .is_some_and(|e| e.eq_ignore_ascii_case("ged"));
                 if let (true, Ok(bytes)) = (ged, std::fs::read(&path)) {
-                    persons_are_written_as_the_model_writes_them(
-                        &path.display().to_string(),
-                        &bytes,
-                    );
+                    items_are_written_as_the_model_writes_them(&path.display().to_string(), &bytes);
                     files += 1;
                 }
             }

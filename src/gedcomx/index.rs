@@ -24,6 +24,7 @@
 //! # Ok::<(), gedcom_elf::Error>(())
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Read;
 
@@ -173,8 +174,8 @@ impl Index {
     /// Puts each source's repository name among its elements, in its row,
     /// when the index holds the name (a source whose repository has none
     /// yet keeps its pointer, resolved as it is asked for): then
-    /// [`Index::source_elements`] gives the same elements with one look-up
-    /// instead of two. A repository's name, once held, never changes (the
+    /// [`Index::source_elements`] lends the same elements instead of making
+    /// them. A repository's name, once held, never changes (the
     /// first `NAME` of the first record of an id).
     fn resolve_repositories(&mut self) {
         let repositories = &self.repositories;
@@ -417,15 +418,17 @@ impl Index {
 
     /// The citation elements of the source record `id` (none when there is
     /// no such record): its own, in [`CITATION_ELEMENTS`]' order, with its
-    /// repository's name in its row.
-    pub fn source_elements(&self, id: &str) -> Vec<CitationElement> {
+    /// repository's name in its row. Borrowed once the index is whole
+    /// ([`Index::from_read`] put the repositories' names among the
+    /// elements).
+    pub fn source_elements(&self, id: &str) -> Cow<'_, [CitationElement]> {
         let Some(source) = self.sources.get(id) else {
-            return Vec::new();
+            return Cow::Borrowed(&[]);
         };
-        let name = source
-            .repository
-            .as_ref()
-            .and_then(|(at, repo)| Some((*at, self.repository_name(repo)?)));
+        let Some((at, repo)) = &source.repository else {
+            return Cow::Borrowed(&source.elements);
+        };
+        let name = self.repository_name(repo).map(|name| (*at, name));
         let mut elements = Vec::with_capacity(source.elements.len() + 1);
         let (at, rest) = match name {
             Some((at, _)) => source.elements.split_at(at),
@@ -436,7 +439,7 @@ impl Index {
             elements.push(repository_element(name));
         }
         elements.extend_from_slice(rest);
-        elements
+        Cow::Owned(elements)
     }
 }
 

@@ -19,15 +19,17 @@ use std::sync::Arc;
 
 use super::gedx::extension_media_type;
 use super::index::{repository_element, repository_row, Index};
+use super::model::formatted_owned;
 use super::model::{
-    Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Fact, Gender,
-    Identifier, Iri, Note, Person, PlaceDescription, PlaceReference, Qualifier, Relationship,
-    SourceCitation, SourceDescription, SourceReference, TextValue, Timestamp,
+    Address, Agent, Attribution, CitationElement, Coverage, Date, Document, Gender, Identifier,
+    Iri, Note, Person, PlaceDescription, PlaceReference, Qualifier, Relationship, SourceCitation,
+    SourceDescription, SourceReference, TextValue, Timestamp,
 };
+use super::table::{local, value_cow, value_text};
 pub use super::table::{pedigree_fact, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
-use super::table::{value_cow, value_text};
 use super::view::{
-    DateView, FactView, NameFormView, NameView, PersonView, PlaceView, QualifierView,
+    CitationView, DateView, FactView, NameFormView, NameView, ParentChildView, PersonView,
+    PlaceView, QualifierView,
 };
 use super::ELF;
 #[cfg(test)]
@@ -35,7 +37,7 @@ use super::GX;
 use crate::tree::NodeRef;
 use crate::value::calendar::UNIX_EPOCH_JDN;
 use crate::value::{Date as GedcomDate, Sex};
-use smallvec::smallvec;
+use smallvec::{smallvec, SmallVec};
 
 /// One item of a document, as a record maps to it.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +59,42 @@ pub enum Item {
     /// A place with coordinates (a `PLAC` with a `MAP`), once per name and
     /// coordinates.
     Place(PlaceDescription),
+}
+
+/// Where a record's mapping puts its items as it makes them: a list of
+/// owned ones ([`Mapper::map_record`]), or the export's sections, written
+/// at once ([`Mapping::map`](super::Mapping::map)). The items most records
+/// make (a person, a citation's description, a parent-child relationship)
+/// come as views, borrowed from the tree and the index; a list owns them.
+pub(crate) trait Items {
+    /// An owned item.
+    fn item(&mut self, item: Item);
+    /// A person.
+    fn person(&mut self, person: PersonView<'_>);
+    /// The description of a citation.
+    fn citation(&mut self, description: CitationView<'_>);
+    /// A family's parent-child relationship.
+    fn parent_child(&mut self, relationship: ParentChildView<'_>);
+}
+
+impl Items for Vec<Item> {
+    fn item(&mut self, item: Item) {
+        self.push(item);
+    }
+
+    fn person(&mut self, person: PersonView<'_>) {
+        self.push(Item::Person(person.into_person()));
+    }
+
+    fn citation(&mut self, description: CitationView<'_>) {
+        self.push(Item::SourceDescription(
+            description.into_source_description(),
+        ));
+    }
+
+    fn parent_child(&mut self, relationship: ParentChildView<'_>) {
+        self.push(Item::Relationship(relationship.into_relationship()));
+    }
 }
 
 /// Individual events and attributes: tag and GEDCOM X fact type.
@@ -205,11 +243,6 @@ pub fn place_id(name: &str, latitude: f64, longitude: f64) -> String {
     format!("~P{hash:016x}")
 }
 
-/// A local reference to the item `id` (`#id`).
-fn local(id: &str) -> String {
-    ["#", id].concat()
-}
-
 /// A record's id: its xref's ([`xref_id`]), or `~L` and its line when it has
 /// none (which no xref's id can be).
 fn record_id(record: NodeRef<'_>) -> String {
@@ -326,7 +359,7 @@ struct Ctx<'m> {
     kept: Vec<(Note, u64)>,
     places: &'m mut HashSet<String>,
     index: &'m Index,
-    items: &'m mut Vec<Item>,
+    items: &'m mut dyn Items,
     /// The record's id, which derived ids start with.
     owner: String,
     /// Derived descriptions so far: citations, media, transcriptions,
@@ -358,6 +391,12 @@ impl Ctx<'_> {
             return;
         }
         self.skip(node, reason::EXTENSION);
+    }
+
+    /// Gives the extension structures kept so far to `notes`, the record's
+    /// own item's (what is kept after is counted as not converted).
+    fn keep_into(&mut self, notes: &mut Vec<Note>) {
+        notes.extend(self.kept.drain(..).map(|(note, _)| note));
     }
 
     /// Counts the substructures of `node` not in `handled`.
@@ -444,7 +483,7 @@ impl Ctx<'_> {
             return;
         }
         let id = self.derived('t');
-        self.items.push(Item::Document(Document {
+        self.items.item(Item::Document(Document {
             id,
             kind: Some(Iri::Borrowed(gx!("Transcription"))),
             sources: vec![SourceReference {
@@ -498,7 +537,7 @@ impl Ctx<'_> {
                     _ => self.other(c),
                 }
             }
-            self.items.push(Item::SourceDescription(sd));
+            self.items.item(Item::SourceDescription(sd));
             reference.description = local(&id);
             return Some(reference);
         };
@@ -514,16 +553,11 @@ impl Ctx<'_> {
             }
             return Some(reference);
         }
-        // A description of its own, a component of the record's.
+        // A description of its own, a component of the record's: the
+        // record's elements, then the citation's own (the table's later
+        // rows).
         let id = self.derived('s');
-        let mut sd = SourceDescription {
-            id: id.clone(),
-            component_of: Some(SourceReference {
-                description: local(&target),
-                qualifiers: Vec::new(),
-            }),
-            ..SourceDescription::default()
-        };
+        let mut notes = Vec::new();
         for c in node.children() {
             match c.tag() {
                 "PAGE" => {}
@@ -536,22 +570,22 @@ impl Ctx<'_> {
                         }
                     }
                 }
-                "NOTE" => sd.notes.extend(self.note(c)),
+                "NOTE" => notes.extend(self.note(c)),
                 _ if self.reference_qualifier(c, &mut reference) => {}
                 _ => self.other(c),
             }
         }
-        // The record's elements, then the citation's own (the table's
-        // later rows).
-        let mut elements = self.index.source_elements(&target);
-        elements_of(node, 0..CITATION_ELEMENTS.len(), &mut elements, self);
-        sd.citations.push(SourceCitation {
-            lang: None,
-            value: formatted(&elements, &target),
-            elements,
-        });
-        self.items.push(Item::SourceDescription(sd));
+        let mut own = SmallVec::new();
+        let all = 0..CITATION_ELEMENTS.len();
+        elements_of(node, all, |name, v| own.push((name, v)), self);
         reference.description = local(&id);
+        self.items.citation(CitationView {
+            id,
+            record: self.index.source_elements(&target),
+            source: target,
+            notes,
+            own,
+        });
         Some(reference)
     }
 
@@ -566,7 +600,7 @@ impl Ctx<'_> {
             None => {
                 let id = self.derived('m');
                 let sd = self.media_description(node, id.clone());
-                self.items.push(Item::SourceDescription(sd));
+                self.items.item(Item::SourceDescription(sd));
                 id
             }
         };
@@ -708,7 +742,7 @@ impl Ctx<'_> {
         };
         let id = place_id(&name, c.latitude, c.longitude);
         if self.places.insert(id.clone()) {
-            self.items.push(Item::Place(PlaceDescription {
+            self.items.item(Item::Place(PlaceDescription {
                 id: id.clone(),
                 names: vec![TextValue::new(name)],
                 latitude: Some(c.latitude),
@@ -803,16 +837,16 @@ fn gedcom_lines(node: NodeRef<'_>) -> String {
 
 /// The citation elements [`CITATION_ELEMENTS`] names under `node` (a
 /// `SOUR` record or citation), in the table's order, each structure's
-/// payload as the value.
-fn elements_of(
-    node: NodeRef<'_>,
+/// payload as the value, given to `into` (name, value).
+fn elements_of<'t>(
+    node: NodeRef<'t>,
     rows: std::ops::Range<usize>,
-    into: &mut Vec<CitationElement>,
+    mut into: impl FnMut(&'static str, Cow<'t, str>),
     cx: &mut Ctx<'_>,
 ) {
     // Rows of one tag or two (`REPO.CALN`): the children, and the
     // children's children, met once each, in the table's order.
-    let mut found: Vec<(usize, NodeRef<'_>)> = Vec::new();
+    let mut found: SmallVec<[(usize, NodeRef<'t>); 4]> = SmallVec::new();
     for c in node.children() {
         for (row, (path, _)) in CITATION_ELEMENTS.iter().enumerate() {
             if !rows.contains(&row) {
@@ -830,8 +864,8 @@ fn elements_of(
     found.sort_by_key(|(row, _)| *row);
     for (row, n) in found {
         let (_, name) = CITATION_ELEMENTS[row];
-        if let Some(v) = text(n) {
-            into.push(CitationElement::new(name, v));
+        if let Some(v) = value_cow(n.text()) {
+            into(name, v);
         }
         // Their substructures are not elements (a CALN's MEDI).
         cx.rest(n, &[]);
@@ -910,21 +944,12 @@ impl Mapper {
 
     /// Maps one record, appending its items to `items`.
     pub fn map_record(&mut self, record: NodeRef<'_>, items: &mut Vec<Item>) {
-        if let Some(person) = self.map_record_borrowing(record, items) {
-            items.push(Item::Person(person.into_person()));
-        }
+        self.map_into(record, items);
     }
 
-    /// [`Mapper::map_record`], but for the person an `INDI` becomes, which
-    /// is given back, its names and facts borrowed from the tree, instead
-    /// of made an item: the export writes it so
-    /// ([`Mapping::map`](super::Mapping::map)).
-    pub(crate) fn map_record_borrowing<'t>(
-        &mut self,
-        record: NodeRef<'t>,
-        items: &mut Vec<Item>,
-    ) -> Option<PersonView<'t>> {
-        let start = items.len();
+    /// Maps one record, giving its items to `items` as they are made (the
+    /// export writes them at once: [`Mapping::map`](super::Mapping::map)).
+    pub(crate) fn map_into(&mut self, record: NodeRef<'_>, items: &mut dyn Items) {
         let first = self.records == 0;
         self.records += 1;
         let mut cx = Ctx {
@@ -942,21 +967,21 @@ impl Mapper {
         let needs_xref = !matches!(record.tag(), "HEAD" | "TRLR");
         if needs_xref && record.xref().is_none() {
             cx.skip(record, reason::NO_XREF);
-            return None;
+            return;
         }
-        let mut person_of = None;
         match record.tag() {
             "HEAD" if !first => cx.skip(record, reason::LATE_HEAD),
             "HEAD" => head(&mut cx, record),
             "TRLR" => cx.rest(record, &[]),
-            "INDI" => person_of = Some(person(&mut cx, record)),
+            "INDI" => person(&mut cx, record),
             "FAM" => family(&mut cx, record, &mut self.used),
             "SOUR" => source(&mut cx, record),
             "REPO" | "SUBM" => agent(&mut cx, record),
             "OBJE" => {
                 let id = cx.owner.clone();
-                let sd = cx.media_description(record, id);
-                cx.items.push(Item::SourceDescription(sd));
+                let mut sd = cx.media_description(record, id);
+                cx.keep_into(&mut sd.notes);
+                cx.items.item(Item::SourceDescription(sd));
             }
             "NOTE" => note_record(&mut cx, record),
             // An extension record, or one GEDCOM X has no place for (SUBN).
@@ -968,28 +993,12 @@ impl Mapper {
                 cx.skip(record, reason);
             }
         }
-        // The extensions kept go to the record's own item, if it has notes.
-        let kept = std::mem::take(&mut cx.kept);
-        let owner = cx.owner.clone();
-        let own = person_of.as_mut().map(|v| &mut v.person.notes);
-        let notes = own.or_else(|| {
-            cx.items[start..].iter_mut().find_map(|i| match i {
-                Item::Relationship(r) if r.id == owner => Some(&mut r.notes),
-                Item::SourceDescription(d) if d.id == owner => Some(&mut d.notes),
-                Item::Document(d) if d.id == owner => Some(&mut d.notes),
-                _ => None,
-            })
-        });
-        match notes {
-            Some(notes) => notes.extend(kept.into_iter().map(|(n, _)| n)),
-            None => {
-                for (note, line) in kept {
-                    let path = note.subject.unwrap_or_default();
-                    cx.report.add(path, reason::EXTENSION, line);
-                }
-            }
+        // The extensions kept that no item of the record's own took (its
+        // item has no notes, or it made none).
+        for (note, line) in std::mem::take(&mut cx.kept) {
+            let path = note.subject.unwrap_or_default();
+            cx.report.add(path, reason::EXTENSION, line);
         }
-        person_of
     }
 
     /// Ends the mapping of these records: what was not converted. (The
@@ -1012,7 +1021,7 @@ fn head(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
             }
             ("LANG", None) => match text(c).as_deref().and_then(language_tag) {
                 Some(tag) => {
-                    cx.items.push(Item::Lang(tag));
+                    cx.items.item(Item::Lang(tag));
                     cx.rest(c, &[]);
                 }
                 None => cx.skip(c, reason::UNKNOWN_VALUE),
@@ -1021,12 +1030,12 @@ fn head(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
             _ => cx.skip(c, reason::FILE_METADATA),
         }
     }
-    cx.items.push(Item::Attribution(attribution));
+    cx.items.item(Item::Attribution(attribution));
 }
 
 /// An `INDI`: the person, its names and facts borrowed from the tree. (Its
 /// `FAMC.PEDI`s are its families' to map, through the [`Index`].)
-fn person<'t>(cx: &mut Ctx<'_>, record: NodeRef<'t>) -> PersonView<'t> {
+fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
     let mut view = PersonView {
         person: Person {
             id: cx.owner.clone(),
@@ -1098,7 +1107,8 @@ fn person<'t>(cx: &mut Ctx<'_>, record: NodeRef<'t>) -> PersonView<'t> {
             _ => cx.other(c),
         }
     }
-    view
+    cx.keep_into(&mut view.person.notes);
+    cx.items.person(view);
 }
 
 /// A `FAM`: a couple relationship (the family's id) when it has two
@@ -1160,31 +1170,23 @@ fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)
             _ => cx.other(c),
         }
     }
-    let family_id = cx.owner.clone();
     if couple {
-        cx.items.push(Item::Relationship(rel));
+        cx.keep_into(&mut rel.notes);
+        cx.items.item(Item::Relationship(rel));
     }
+    let family = cx.owner.as_str();
     for child in &children {
-        let pedigree = cx.index.pedigree(&family_id, child);
+        let pedigree = cx.index.pedigree(family, child);
         if !pedigree.is_empty() && !parents.is_empty() {
-            used.push((family_id.clone(), child.clone()));
+            used.push((family.to_string(), child.clone()));
         }
-        let facts: Vec<Fact> = pedigree
-            .iter()
-            .map(|(kind, _)| Fact {
-                kind: Iri::Borrowed(kind),
-                ..Fact::default()
-            })
-            .collect();
         for parent in &parents {
-            cx.items.push(Item::Relationship(Relationship {
-                id: [family_id.as_str(), ".", parent, ".", child].concat(),
-                kind: Iri::Borrowed(gx!("ParentChild")),
-                person1: local(parent),
-                person2: local(child),
-                facts: facts.clone(),
-                ..Relationship::default()
-            }));
+            cx.items.parent_child(ParentChildView {
+                family,
+                parent,
+                child,
+                facts: pedigree,
+            });
         }
     }
 }
@@ -1201,7 +1203,8 @@ fn source(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
     // index), the rows after.
     let mut elements = Vec::new();
     let row = repository_row();
-    elements_of(record, 0..row, &mut elements, cx);
+    let mut push = |name, v: Cow<'_, str>| elements.push(CitationElement::new(name, v));
+    elements_of(record, 0..row, &mut push, cx);
     let repository = record.children().find_map(|c| match c.tag() {
         "REPO" => pointer_id(c),
         _ => None,
@@ -1209,7 +1212,8 @@ fn source(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
     if let Some(name) = repository.and_then(|r| cx.index.repository_name(&r)) {
         elements.push(repository_element(name));
     }
-    elements_of(record, row..CITATION_ELEMENTS.len(), &mut elements, cx);
+    let mut push = |name, v: Cow<'_, str>| elements.push(CitationElement::new(name, v));
+    elements_of(record, row..CITATION_ELEMENTS.len(), &mut push, cx);
     for c in record.children() {
         match c.tag() {
             "AUTH" | "ABBR" | "PUBL" => {}
@@ -1268,31 +1272,11 @@ fn source(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
     }
     sd.citations.push(SourceCitation {
         lang: None,
-        value: formatted(&elements, &id),
+        value: formatted_owned(&elements, &id),
         elements,
     });
-    cx.items.push(Item::SourceDescription(sd));
-}
-
-/// A citation's formatted value (GEDCOM X requires one): its elements'
-/// values joined with commas (author, title, publication facts, call
-/// number, where within the source, the date of the entry), but for the
-/// short title and the repository's name, which only stand in when there
-/// is nothing else; the source's id (`#S1`) when there are no elements.
-pub(crate) fn formatted(elements: &[CitationElement], id: &str) -> String {
-    let aside = |e: &&CitationElement| {
-        e.name.ends_with("/shortTitle") || e.name.ends_with("/NAME_OF_REPOSITORY")
-    };
-    let main: Vec<&str> = elements
-        .iter()
-        .filter(|e| !aside(e))
-        .map(|e| e.value.as_str())
-        .collect();
-    match (main.is_empty(), elements.first()) {
-        (false, _) => main.join(", "),
-        (true, Some(first)) => first.value.clone(),
-        (true, None) => local(id),
-    }
+    cx.keep_into(&mut sd.notes);
+    cx.items.item(Item::SourceDescription(sd));
 }
 
 /// A `REPO` or `SUBM`: an agent.
@@ -1332,7 +1316,7 @@ fn agent(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
             cx.rest(c, &[]);
         }
     }
-    cx.items.push(Item::Agent(a));
+    cx.items.item(Item::Agent(a));
 }
 
 /// A `NOTE` record: a document holding its text.
@@ -1350,13 +1334,14 @@ fn note_record(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
             _ => cx.other(c),
         }
     }
-    cx.items.push(Item::Document(d));
+    cx.keep_into(&mut d.notes);
+    cx.items.item(Item::Document(d));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gedcomx::model::NamePart;
+    use crate::gedcomx::model::{Fact, NamePart};
     use crate::tree::Tree;
 
     /// The items and the report of a document made of `body`.
@@ -1882,7 +1867,10 @@ mod tests {
     #[test]
     fn kept_extensions_are_notes_of_the_record_s_item() {
         let input = "0 HEAD\n1 CHAR UTF-8\n0 @I1@ INDI\n1 BIRT\n2 _MILT yes\n3 DATE 1900\n3 NOTE a\n4 CONT b\n\
-                     0 @R1@ REPO\n1 _X y\n0 @X1@ _LOC\n0 TRLR\n";
+                     0 @R1@ REPO\n1 _X y\n0 @X1@ _LOC\n\
+                     0 @F1@ FAM\n1 HUSB @I1@\n1 WIFE @I2@\n1 _F f\n1 NOTE own\n\
+                     0 @F2@ FAM\n1 CHIL @I1@\n1 _G g\n0 @S1@ SOUR\n1 _S s\n\
+                     0 @O1@ OBJE\n1 FILE a.jpg\n1 _O o\n0 @N1@ NOTE t\n1 _N n\n0 TRLR\n";
         let tree = Tree::from_slice(input.as_bytes()).unwrap();
         let mut mapper = Mapper::new(index(input)).keep_extensions(true);
         let mut items = Vec::new();
@@ -1897,11 +1885,29 @@ mod tests {
                 text: "0 _MILT yes\n1 DATE 1900\n1 NOTE a\n2 CONT b".into(),
             }]
         );
-        // An agent has no notes, and an extension record no item: counted.
+        // Every other record's item that has notes takes them, after its
+        // own.
+        let kept = |path: &str, text: &str| Note {
+            subject: Some(path.into()),
+            text: text.into(),
+        };
+        let own = Note {
+            subject: None,
+            text: "own".into(),
+        };
+        let couple = &relationships(&items)[0];
+        assert_eq!(couple.notes, [own, kept("FAM._F", "0 _F f")]);
+        let sd = descriptions(&items);
+        assert_eq!(sd[0].notes, [kept("SOUR._S", "0 _S s")]);
+        assert_eq!(sd[1].notes, [kept("OBJE._O", "0 _O o")]);
+        assert_eq!(documents(&items)[0].notes, [kept("NOTE._N", "0 _N n")]);
+        // An agent has no notes and an extension record no item: counted
+        // (a family of one parent counts what is its couple's).
         let report = mapper.finish();
         assert_eq!(
             skipped(&report),
             [
+                format!("FAM._G {} [19]", reason::NO_COUPLE),
                 format!("REPO._X {} [10]", reason::EXTENSION),
                 format!("_LOC {} [11]", reason::EXTENSION),
             ]

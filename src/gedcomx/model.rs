@@ -19,6 +19,8 @@ pub use super::emit::Identifier;
 /// allocation); those read from a document are owned.
 pub type Iri = Cow<'static, str>;
 use super::emit::{Emit, Node};
+use super::table::local;
+use smallvec::SmallVec;
 
 /// A FHISO citation element (seed 004, §2): one piece of what a formatted
 /// citation says, named by an IRI.
@@ -71,18 +73,88 @@ impl CitationElement {
     }
 }
 
+impl CitationElement {
+    /// The element, borrowed.
+    pub(crate) fn view(&self) -> ElementView<'_> {
+        ElementView {
+            layer: self.layer.as_deref(),
+            name: &self.name,
+            lang: self.lang.as_deref(),
+            value: &self.value,
+        }
+    }
+}
+
 impl Node for CitationElement {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        self.view().emit(e)
+    }
+}
+
+/// A [`CitationElement`], borrowed: what is written, and what a formatted
+/// citation is made of ([`formatted`](super::map::formatted)).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ElementView<'a> {
+    pub(crate) layer: Option<&'a str>,
+    pub(crate) name: &'a str,
+    pub(crate) lang: Option<&'a str>,
+    pub(crate) value: &'a str,
+}
+
+impl<'a> ElementView<'a> {
+    /// An element with no layer and no language.
+    pub(crate) fn new(name: &'a str, value: &'a str) -> Self {
+        ElementView {
+            layer: None,
+            name,
+            lang: None,
+            value,
+        }
+    }
+}
+
+/// A citation's formatted value (GEDCOM X requires one): its elements'
+/// values joined with commas (author, title, publication facts, call
+/// number, where within the source, the date of the entry), but for the
+/// short title and the repository's name, which only stand in when there
+/// is nothing else; the source's id (`#S1`) when there are no elements.
+pub(crate) fn formatted(elements: &[ElementView<'_>], id: &str) -> String {
+    let aside = |e: &&ElementView<'_>| {
+        e.name.ends_with("/shortTitle") || e.name.ends_with("/NAME_OF_REPOSITORY")
+    };
+    let mut main = elements.iter().filter(|e| !aside(e));
+    let Some(first) = main.next() else {
+        return elements
+            .first()
+            .map_or_else(|| local(id), |e| e.value.to_string());
+    };
+    let mut value = first.value.to_string();
+    for e in main {
+        value.push_str(", ");
+        value.push_str(e.value);
+    }
+    value
+}
+
+/// [`formatted`] of owned elements.
+pub(crate) fn formatted_owned(elements: &[CitationElement], id: &str) -> String {
+    let views: SmallVec<[ElementView<'_>; 8]> =
+        elements.iter().map(CitationElement::view).collect();
+    formatted(&views, id)
+}
+
+impl Node for ElementView<'_> {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
         // The seed's JSON example has `name`, `value`, `lang`; its XML one
         // has `xml:lang` before `name`.
         if e.is_xml() {
-            e.attr("lang", "xml:lang", self.lang.as_deref())?;
+            e.attr("lang", "xml:lang", self.lang)?;
         }
-        e.attr("name", "name", Some(&*self.name))?;
-        e.attr("layer", "layer", self.layer.as_deref())?;
-        e.text("value", "cev:value", Some(&self.value))?;
+        e.attr("name", "name", Some(self.name))?;
+        e.attr("layer", "layer", self.layer)?;
+        e.text("value", "cev:value", Some(self.value))?;
         if !e.is_xml() {
-            e.attr("lang", "xml:lang", self.lang.as_deref())?;
+            e.attr("lang", "xml:lang", self.lang)?;
         }
         Ok(())
     }
@@ -126,10 +198,20 @@ impl SourceCitation {
 
 impl Node for SourceCitation {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("lang", "xml:lang", self.lang.as_deref())?;
-        e.text("value", "value", Some(&self.value))?;
-        e.list("elements", "cev:element", &self.elements)
+        emit_citation(e, self.lang.as_deref(), &self.value, &self.elements)
     }
+}
+
+/// A `SourceCitation`'s properties (as [`emit_qualifier`]).
+pub(crate) fn emit_citation<E: Emit, N: Node>(
+    e: &mut E,
+    lang: Option<&str>,
+    value: &str,
+    elements: &[N],
+) -> io::Result<()> {
+    e.attr("lang", "xml:lang", lang)?;
+    e.text("value", "value", Some(value))?;
+    e.list("elements", "cev:element", elements)
 }
 
 /// A `Qualifier`: a name (URI) and an optional value.
@@ -182,9 +264,18 @@ pub struct SourceReference {
 
 impl Node for SourceReference {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("description", "description", Some(&self.description))?;
-        e.list("qualifiers", "qualifier", &self.qualifiers)
+        emit_source_reference(e, &self.description, &self.qualifiers)
     }
+}
+
+/// A `SourceReference`'s properties (as [`emit_qualifier`]).
+pub(crate) fn emit_source_reference<E: Emit>(
+    e: &mut E,
+    description: &str,
+    qualifiers: &[Qualifier],
+) -> io::Result<()> {
+    e.attr("description", "description", Some(description))?;
+    e.list("qualifiers", "qualifier", qualifiers)
 }
 
 /// A `Note`.
@@ -582,16 +673,51 @@ pub struct Relationship {
 
 impl Node for Relationship {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("id", "id", Some(&self.id))?;
-        e.attr("type", "type", Some(&*self.kind))?;
-        attribution(e, &self.attribution)?;
-        e.list("sources", "source", &self.sources)?;
-        e.list("notes", "note", &self.notes)?;
-        e.list("media", "media", &self.media)?;
-        e.identifiers(&self.identifiers)?;
-        e.reference("person1", "person1", Some(&self.person1))?;
-        e.reference("person2", "person2", Some(&self.person2))?;
-        e.list("facts", "fact", &self.facts)
+        RelationshipParts {
+            id: &self.id,
+            kind: &self.kind,
+            attribution: &self.attribution,
+            sources: &self.sources,
+            notes: &self.notes,
+            media: &self.media,
+            identifiers: &self.identifiers,
+            person1: &self.person1,
+            person2: &self.person2,
+            facts: &self.facts,
+        }
+        .emit(e)
+    }
+}
+
+/// A `Relationship`'s properties, borrowed (as [`FactParts`]).
+pub(crate) struct RelationshipParts<'a, F> {
+    pub(crate) id: &'a str,
+    pub(crate) kind: &'a str,
+    pub(crate) attribution: &'a Attribution,
+    pub(crate) sources: &'a [SourceReference],
+    pub(crate) notes: &'a [Note],
+    pub(crate) media: &'a [SourceReference],
+    pub(crate) identifiers: &'a [Identifier],
+    /// `#id`.
+    pub(crate) person1: &'a str,
+    /// `#id`.
+    pub(crate) person2: &'a str,
+    pub(crate) facts: &'a [F],
+}
+
+impl<F: Node> RelationshipParts<'_, F> {
+    /// Writes the relationship's properties.
+    pub(crate) fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("id", "id", Some(self.id))?;
+        e.attr("type", "type", Some(self.kind))?;
+        attribution(e, self.attribution)?;
+        e.list("sources", "source", self.sources)?;
+        e.list("notes", "note", self.notes)?;
+        e.list("media", "media", self.media)?;
+        e.identifiers(self.identifiers)?;
+        e.reference("person1", "person1", Some(self.person1))?;
+        e.reference("person2", "person2", Some(self.person2))?;
+        e.list("facts", "fact", self.facts)
     }
 }
 
@@ -668,18 +794,55 @@ pub struct SourceDescription {
 
 impl Node for SourceDescription {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("id", "id", Some(&self.id))?;
-        e.attr("mediaType", "mediaType", self.media_type.as_deref())?;
-        e.attr("about", "about", self.about.as_deref())?;
-        e.list("citations", "citation", &self.citations)?;
-        e.child("componentOf", "componentOf", self.component_of.as_ref())?;
-        e.list("titles", "title", &self.titles)?;
-        e.list("notes", "note", &self.notes)?;
-        attribution(e, &self.attribution)?;
-        e.list("coverage", "coverage", &self.coverage)?;
-        e.list("descriptions", "description", &self.descriptions)?;
-        e.identifiers(&self.identifiers)?;
-        e.reference("repository", "repository", self.repository.as_deref())
+        SourceParts {
+            id: &self.id,
+            media_type: self.media_type.as_deref(),
+            about: self.about.as_deref(),
+            citations: &self.citations,
+            component_of: self.component_of.as_ref(),
+            titles: &self.titles,
+            notes: &self.notes,
+            attribution: &self.attribution,
+            coverage: &self.coverage,
+            descriptions: &self.descriptions,
+            identifiers: &self.identifiers,
+            repository: self.repository.as_deref(),
+        }
+        .emit(e)
+    }
+}
+
+/// A `SourceDescription`'s properties, borrowed (as [`FactParts`]).
+pub(crate) struct SourceParts<'a, C, R> {
+    pub(crate) id: &'a str,
+    pub(crate) media_type: Option<&'a str>,
+    pub(crate) about: Option<&'a str>,
+    pub(crate) citations: &'a [C],
+    pub(crate) component_of: Option<&'a R>,
+    pub(crate) titles: &'a [TextValue],
+    pub(crate) notes: &'a [Note],
+    pub(crate) attribution: &'a Attribution,
+    pub(crate) coverage: &'a [Coverage],
+    pub(crate) descriptions: &'a [TextValue],
+    pub(crate) identifiers: &'a [Identifier],
+    pub(crate) repository: Option<&'a str>,
+}
+
+impl<C: Node, R: Node> SourceParts<'_, C, R> {
+    /// Writes the description's properties.
+    pub(crate) fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        e.attr("id", "id", Some(self.id))?;
+        e.attr("mediaType", "mediaType", self.media_type)?;
+        e.attr("about", "about", self.about)?;
+        e.list("citations", "citation", self.citations)?;
+        e.child("componentOf", "componentOf", self.component_of)?;
+        e.list("titles", "title", self.titles)?;
+        e.list("notes", "note", self.notes)?;
+        attribution(e, self.attribution)?;
+        e.list("coverage", "coverage", self.coverage)?;
+        e.list("descriptions", "description", self.descriptions)?;
+        e.identifiers(self.identifiers)?;
+        e.reference("repository", "repository", self.repository)
     }
 }
 

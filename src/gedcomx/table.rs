@@ -44,6 +44,11 @@ pub fn xref_id(xref: &str) -> String {
     id
 }
 
+/// A local reference to the item `id` (`#id`).
+pub(crate) fn local(id: &str) -> String {
+    ["#", id].concat()
+}
+
 /// The GEDCOM X fact type (its URI) of a `PEDI` value on a parent-child
 /// relationship.
 pub fn pedigree_fact(pedigree: Pedigree) -> Option<&'static str> {

@@ -26,10 +26,13 @@ use smallvec::SmallVec;
 
 use super::emit::{Emit, Node};
 use super::model::{
-    emit_date, emit_name, emit_name_form, emit_name_part, emit_place, emit_qualifier, Date, Fact,
-    FactParts, Iri, Name, NameForm, NamePart, Note, Person, PlaceReference, Qualifier,
+    emit_citation, emit_date, emit_name, emit_name_form, emit_name_part, emit_place,
+    emit_qualifier, emit_source_reference, formatted, Attribution, CitationElement, Date,
+    ElementView, Fact, FactParts, Iri, Name, NameForm, NamePart, Note, Person, PlaceReference,
+    Qualifier, Relationship, RelationshipParts, SourceCitation, SourceDescription, SourceParts,
     SourceReference,
 };
+use super::table::local;
 use crate::tree::NodeRef;
 use crate::value::gedcomx::GedcomxDate;
 use crate::value::{Date as GedcomDate, Name as GedcomName};
@@ -140,6 +143,18 @@ impl Default for Short {
             len: 0,
         }
     }
+}
+
+/// Calls `f` with the concatenation of `pieces`, made on the stack when
+/// it fits in a [`Short`] (an id, a reference to one).
+fn joined<R>(pieces: &[&str], f: impl FnOnce(&str) -> R) -> R {
+    let mut short = Short::default();
+    if pieces.iter().all(|p| short.write_str(p).is_ok()) {
+        if let Ok(text) = std::str::from_utf8(&short.bytes[..short.len]) {
+            return f(text);
+        }
+    }
+    f(&pieces.concat())
 }
 
 impl fmt::Write for Short {
@@ -393,6 +408,191 @@ impl PartView<'_> {
 impl Node for PartView<'_> {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
         emit_name_part(e, Some(self.kind), self.value, self.qualifiers())
+    }
+}
+
+/// The description of a citation of its own (a `SOUR` pointer with a
+/// `PAGE`, `DATA` or `NOTE`; [`SourceDescription`]): a component of its
+/// source record's description, whose citation has the record's elements
+/// (borrowed from the [`Index`](super::Index)) and then its own (borrowed
+/// from the tree), and the formatted value they make.
+#[derive(Clone, Debug)]
+pub(crate) struct CitationView<'a> {
+    pub(crate) id: String,
+    /// The source record's id.
+    pub(crate) source: String,
+    pub(crate) notes: Vec<Note>,
+    /// The source record's elements.
+    pub(crate) record: Cow<'a, [CitationElement]>,
+    /// The citation's own elements: name and value.
+    pub(crate) own: SmallVec<[(&'static str, Cow<'a, str>); 2]>,
+}
+
+impl CitationView<'_> {
+    /// Calls `f` with the elements, the record's then the citation's own.
+    fn with_elements<R>(&self, f: impl FnOnce(&[ElementView<'_>]) -> R) -> R {
+        let own = self.own.iter().map(|(name, v)| ElementView::new(name, v));
+        let all: SmallVec<[ElementView<'_>; 8]> = self
+            .record
+            .iter()
+            .map(CitationElement::view)
+            .chain(own)
+            .collect();
+        f(&all)
+    }
+
+    /// The same description, owned.
+    pub(crate) fn into_source_description(self) -> SourceDescription {
+        let value = self.with_elements(|all| formatted(all, &self.source));
+        let own = self
+            .own
+            .into_iter()
+            .map(|(n, v)| CitationElement::new(n, v));
+        let mut elements = self.record.into_owned();
+        elements.extend(own);
+        SourceDescription {
+            id: self.id,
+            component_of: Some(SourceReference {
+                description: local(&self.source),
+                qualifiers: Vec::new(),
+            }),
+            citations: vec![SourceCitation {
+                lang: None,
+                value,
+                elements,
+            }],
+            notes: self.notes,
+            ..SourceDescription::default()
+        }
+    }
+}
+
+impl Node for CitationView<'_> {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        self.with_elements(|elements| {
+            let value = formatted(elements, &self.source);
+            let citation = [CitationOf {
+                value: &value,
+                elements,
+            }];
+            joined(&["#", &self.source], |source| {
+                SourceParts {
+                    id: &self.id,
+                    media_type: None,
+                    about: None,
+                    citations: &citation,
+                    component_of: Some(&LocalReference(source)),
+                    titles: &[],
+                    notes: &self.notes,
+                    attribution: &Attribution::default(),
+                    coverage: &[],
+                    descriptions: &[],
+                    identifiers: &[],
+                    repository: None,
+                }
+                .emit(e)
+            })
+        })
+    }
+}
+
+/// A citation ([`SourceCitation`]) with no language.
+struct CitationOf<'a> {
+    value: &'a str,
+    elements: &'a [ElementView<'a>],
+}
+
+impl Node for CitationOf<'_> {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        emit_citation(e, None, self.value, self.elements)
+    }
+}
+
+/// A reference ([`SourceReference`]) to `#id`, with no qualifiers.
+struct LocalReference<'a>(&'a str);
+
+impl Node for LocalReference<'_> {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        emit_source_reference(e, self.0, &[])
+    }
+}
+
+/// A parent-child relationship of a family ([`Relationship`]): its id is
+/// `FAMILY.PARENT.CHILD`, its facts the child's `FAMC.PEDI` in the family.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ParentChildView<'a> {
+    pub(crate) family: &'a str,
+    pub(crate) parent: &'a str,
+    pub(crate) child: &'a str,
+    /// Fact types (and the `PEDI` lines, not written).
+    pub(crate) facts: &'a [(&'static str, u64)],
+}
+
+/// The relationship type of [`ParentChildView`].
+const PARENT_CHILD: &str = gx!("ParentChild");
+
+impl ParentChildView<'_> {
+    /// The same relationship, owned.
+    pub(crate) fn into_relationship(self) -> Relationship {
+        Relationship {
+            id: [self.family, ".", self.parent, ".", self.child].concat(),
+            kind: Iri::Borrowed(PARENT_CHILD),
+            person1: local(self.parent),
+            person2: local(self.child),
+            facts: self
+                .facts
+                .iter()
+                .map(|(kind, _)| Fact {
+                    kind: Iri::Borrowed(kind),
+                    ..Fact::default()
+                })
+                .collect(),
+            ..Relationship::default()
+        }
+    }
+}
+
+impl Node for ParentChildView<'_> {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        let facts: SmallVec<[TypeOnly; 2]> = self.facts.iter().map(|(k, _)| TypeOnly(k)).collect();
+        let id = [self.family, ".", self.parent, ".", self.child];
+        joined(&id, |id| {
+            joined(&["#", self.parent], |person1| {
+                joined(&["#", self.child], |person2| {
+                    RelationshipParts {
+                        id,
+                        kind: PARENT_CHILD,
+                        attribution: &Attribution::default(),
+                        sources: &[],
+                        notes: &[],
+                        media: &[],
+                        identifiers: &[],
+                        person1,
+                        person2,
+                        facts: &facts,
+                    }
+                    .emit(e)
+                })
+            })
+        })
+    }
+}
+
+/// A fact ([`Fact`]) with a type and nothing else.
+struct TypeOnly(&'static str);
+
+impl Node for TypeOnly {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        FactParts::<Date, PlaceReference, Qualifier> {
+            kind: self.0,
+            sources: &[],
+            notes: &[],
+            date: None,
+            place: None,
+            value: None,
+            qualifiers: &[],
+        }
+        .emit(e)
     }
 }
 

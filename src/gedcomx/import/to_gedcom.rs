@@ -14,7 +14,8 @@ use std::io::Write;
 
 use super::{ImportError, Issue, IssueKind, Location};
 use crate::gedcomx::gedx::MEDIA_TYPES;
-use crate::gedcomx::map::{formatted, language_name, COUPLE_FACTS, PERSON_FACTS};
+use crate::gedcomx::map::{language_name, COUPLE_FACTS, PERSON_FACTS};
+use crate::gedcomx::model::formatted_owned;
 use crate::gedcomx::model::{
     Agent, Attribution, CitationElement, Date, Document, Fact, Gedcomx, Identifier, Name, NameForm,
     NamePart, Note, Person, PlaceReference, Qualifier, Relationship, SourceDescription,
@@ -389,7 +390,7 @@ impl<'d> Cx<'d> {
         let at = format!("{at} (the description {})", sd.id);
         if let Some(c) = sd.citations.first() {
             let target = sd.component_of.as_ref().and_then(|r| local(&r.description));
-            let value = formatted(&c.elements, target.unwrap_or_default());
+            let value = formatted_owned(&c.elements, target.unwrap_or_default());
             if c.value != value || c.lang.is_some() {
                 self.not_imported(
                     &format!("{at}.citations[0]"),
@@ -806,7 +807,7 @@ impl<'d> Cx<'d> {
             }
             // The formatted citation, when its elements do not say it all
             // (as TITL when there are no elements).
-            let said = c.elements.is_empty() || c.value == formatted(&c.elements, &sd.id);
+            let said = c.elements.is_empty() || c.value == formatted_owned(&c.elements, &sd.id);
             if !said {
                 self.not_imported(
                     &format!("{at}.citations[0].value"),
