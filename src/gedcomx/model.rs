@@ -122,14 +122,16 @@ pub(crate) fn formatted(elements: &[ElementView<'_>], id: &str) -> String {
     let aside = |e: &&ElementView<'_>| {
         e.name.ends_with("/shortTitle") || e.name.ends_with("/NAME_OF_REPOSITORY")
     };
-    let mut main = elements.iter().filter(|e| !aside(e));
-    let Some(first) = main.next() else {
+    let main = || elements.iter().filter(|e| !aside(e));
+    let Some(first) = main().next() else {
         return elements
             .first()
             .map_or_else(|| local(id), |e| e.value.to_string());
     };
-    let mut value = first.value.to_string();
-    for e in main {
+    let len = main().map(|e| e.value.len() + 2).sum::<usize>();
+    let mut value = String::with_capacity(len);
+    value.push_str(first.value);
+    for e in main().skip(1) {
         value.push_str(", ");
         value.push_str(e.value);
     }

@@ -292,43 +292,33 @@ impl NameFormView<'_> {
     fn with<R>(node: NodeRef<'_>, f: impl FnOnce(Option<&str>, &[PartView<'_>]) -> R) -> R {
         let payload = node.text().unwrap_or_default();
         let (parsed, _) = GedcomName::parse_lenient(&payload);
-        let mut full = String::new();
-        let words = [
+        let mut words: SmallVec<[&str; 5]> = SmallVec::new();
+        let given = [
             Some(parsed.given.as_ref()),
             parsed.surname.as_deref(),
             Some(parsed.suffix.as_ref()),
         ];
-        for word in words.into_iter().flatten().filter(|s| !s.is_empty()) {
-            if !full.is_empty() {
-                full.push(' ');
+        for word in given.into_iter().flatten().filter(|s| !s.is_empty()) {
+            if !words.is_empty() {
+                words.push(" ");
             }
-            full.push_str(word);
+            words.push(word);
         }
-        let pieces = node.name_pieces();
+        // The pieces, by kind (in `PIECES`' order), then as they come.
+        let mut pieces: SmallVec<[(usize, Cow<'_, str>); 4]> = SmallVec::new();
+        for c in node.children() {
+            if let Some(at) = PIECES.iter().position(|(tag, ..)| *tag == c.tag()) {
+                pieces.push((at, c.text().unwrap_or_default()));
+            }
+        }
+        pieces.sort_by_key(|(at, _)| *at);
         let part = |kind: &'static str, value, particle| PartView {
             kind,
             value,
             particle,
         };
         let mut parts: SmallVec<[PartView<'_>; 4]> = SmallVec::new();
-        let given_pieces = !(pieces.prefix.is_empty()
-            && pieces.given.is_empty()
-            && pieces.surname_prefix.is_empty()
-            && pieces.surname.is_empty()
-            && pieces.suffix.is_empty());
-        if given_pieces {
-            for (list, kind, particle) in [
-                (&pieces.prefix, gx!("Prefix"), false),
-                (&pieces.given, gx!("Given"), false),
-                (&pieces.surname_prefix, gx!("Surname"), true),
-                (&pieces.surname, gx!("Surname"), false),
-                (&pieces.suffix, gx!("Suffix"), false),
-            ] {
-                for v in list.iter().filter(|v| !v.trim().is_empty()) {
-                    parts.push(part(kind, v, particle));
-                }
-            }
-        } else {
+        if pieces.is_empty() {
             if !parsed.given.is_empty() {
                 parts.push(part(gx!("Given"), &parsed.given, false));
             }
@@ -339,7 +329,11 @@ impl NameFormView<'_> {
                 parts.push(part(gx!("Suffix"), &parsed.suffix, false));
             }
         }
-        f((!full.is_empty()).then_some(&full), &parts)
+        for (at, v) in pieces.iter().filter(|(_, v)| !v.trim().is_empty()) {
+            let (_, kind, particle) = PIECES[*at];
+            parts.push(part(kind, v, particle));
+        }
+        joined(&words, |full| f((!full.is_empty()).then_some(full), &parts))
     }
 
     /// The same name form, owned.
@@ -368,6 +362,17 @@ impl Node for NameFormView<'_> {
         }
     }
 }
+
+/// The pieces of a name that are its parts: tag, part type, and whether
+/// the part is qualified a Particle (a surname prefix). (`NICK` is a name
+/// of its own.)
+const PIECES: [(&str, &str, bool); 5] = [
+    ("NPFX", gx!("Prefix"), false),
+    ("GIVN", gx!("Given"), false),
+    ("SPFX", gx!("Surname"), true),
+    ("SURN", gx!("Surname"), false),
+    ("NSFX", gx!("Suffix"), false),
+];
 
 /// A name part ([`NamePart`]), qualified a Particle or not.
 #[derive(Clone, Copy, Debug)]
