@@ -21,6 +21,12 @@ impl<'a> Xref<'a> {
         &self.0
     }
 
+    /// The raw bytes, `@` signs included, borrowed from the input when
+    /// the xref is.
+    pub fn into_bytes(self) -> Cow<'a, [u8]> {
+        self.0
+    }
+
     /// The xref as text (invalid UTF-8 replaced by U+FFFD).
     pub fn to_str_lossy(&self) -> Cow<'_, str> {
         // The usual xref, valid (ASCII), is checked word by word first.

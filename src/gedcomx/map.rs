@@ -25,7 +25,7 @@ use super::model::{
     Iri, Note, Person, PlaceDescription, PlaceReference, Qualifier, Relationship, SourceCitation,
     SourceDescription, SourceReference, TextValue, Timestamp,
 };
-use super::table::{local, value_cow, value_text};
+use super::table::{local, value_cow, value_text, xref_id_of};
 pub use super::table::{pedigree_fact, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
 use super::view::{
     CitationView, DateView, FactView, NameFormView, NameView, ParentChildView, PersonView,
@@ -252,9 +252,10 @@ fn record_id(record: NodeRef<'_>) -> String {
     }
 }
 
-/// The id a pointer payload points to.
-fn pointer_id(node: NodeRef<'_>) -> Option<String> {
-    node.pointer().map(|p| xref_id(&p.to_str_lossy()))
+/// The id a pointer payload points to ([`xref_id`]), borrowed from the
+/// tree when it can be.
+fn pointer_id(node: NodeRef<'_>) -> Option<Cow<'_, str>> {
+    node.pointer().map(|p| xref_id_of(p.into_bytes()))
 }
 
 /// The payload's text, if it has some that is not empty.
@@ -601,7 +602,7 @@ impl Ctx<'_> {
                 let id = self.derived('m');
                 let sd = self.media_description(node, id.clone());
                 self.items.item(Item::SourceDescription(sd));
-                id
+                Cow::Owned(id)
             }
         };
         Some(SourceReference {
@@ -1178,7 +1179,7 @@ fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)
     for child in &children {
         let pedigree = cx.index.pedigree(family, child);
         if !pedigree.is_empty() && !parents.is_empty() {
-            used.push((family.to_string(), child.clone()));
+            used.push((family.to_string(), child.to_string()));
         }
         for parent in &parents {
             cx.items.parent_child(ParentChildView {

@@ -319,14 +319,26 @@ impl Timestamp {
             return None;
         }
         let s = ms / 1000;
-        let mut date_time = format!(
-            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
-            s / 3600,
-            s / 60 % 60,
-            s % 60
-        );
-        if ms % 1000 > 0 {
-            date_time.push_str(&format!(".{:03}", ms % 1000));
+        // `YYYY-MM-DDThh:mm:ss[.sss]`, each field zero-padded.
+        let mut date_time = String::with_capacity(23);
+        let fields = [
+            ("", y, 4),
+            ("-", i64::from(m), 2),
+            ("-", i64::from(d), 2),
+            ("T", s / 3600, 2),
+            (":", s / 60 % 60, 2),
+            (":", s % 60, 2),
+            (".", ms % 1000, 3),
+        ];
+        for (before, n, width) in fields {
+            if before == "." && n == 0 {
+                break;
+            }
+            date_time.push_str(before);
+            for power in (0..width).rev() {
+                let digit = n / 10_i64.pow(power) % 10;
+                date_time.push(char::from(b'0' + digit as u8));
+            }
         }
         Some(Timestamp { millis, date_time })
     }

@@ -44,6 +44,23 @@ pub fn xref_id(xref: &str) -> String {
     id
 }
 
+/// [`xref_id`] of an xref's raw bytes: borrowed when the id is the xref's
+/// own text (letters, digits, `_` and `-` between its `@` signs: most).
+pub(crate) fn xref_id_of(xref: std::borrow::Cow<'_, [u8]>) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    if let Cow::Borrowed(bytes) = xref {
+        let inner = bytes.strip_prefix(b"@").unwrap_or(bytes);
+        let inner = inner.strip_suffix(b"@").unwrap_or(inner);
+        let plain = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-';
+        if inner.iter().all(plain) {
+            if let Ok(id) = std::str::from_utf8(inner) {
+                return Cow::Borrowed(id);
+            }
+        }
+    }
+    Cow::Owned(xref_id(&String::from_utf8_lossy(&xref)))
+}
+
 /// A local reference to the item `id` (`#id`).
 pub(crate) fn local(id: &str) -> String {
     ["#", id].concat()
@@ -71,4 +88,30 @@ pub(crate) fn value_cow(
     text: Option<std::borrow::Cow<'_, str>>,
 ) -> Option<std::borrow::Cow<'_, str>> {
     text.filter(|t| !t.trim().is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    #[test]
+    fn an_xref_s_id_is_borrowed_when_it_is_the_xref_s_own_text() {
+        for xref in [
+            "@I1@", "@a_b-C9@", "@I 1@", "@F.1@", "@é@", "@@", "I1", "@~1@",
+        ] {
+            let borrowed = xref_id_of(Cow::Borrowed(xref.as_bytes()));
+            assert_eq!(borrowed, xref_id(xref), "{xref}");
+            let plain = xref.trim_matches('@');
+            let own_text = plain
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_-".contains(&b));
+            assert_eq!(matches!(borrowed, Cow::Borrowed(_)), own_text, "{xref}");
+            let owned = xref_id_of(Cow::Owned(xref.as_bytes().to_vec()));
+            assert_eq!(owned, xref_id(xref), "{xref}");
+        }
+        // Bytes that are not UTF-8 are read as the lossy text.
+        let bad = xref_id_of(Cow::Borrowed(b"@I\xff@"));
+        assert_eq!(bad, xref_id("@I\u{fffd}@"));
+    }
 }

@@ -425,7 +425,7 @@ impl Node for PartView<'_> {
 pub(crate) struct CitationView<'a> {
     pub(crate) id: String,
     /// The source record's id.
-    pub(crate) source: String,
+    pub(crate) source: Cow<'a, str>,
     pub(crate) notes: Vec<Note>,
     /// The source record's elements.
     pub(crate) record: Cow<'a, [CitationElement]>,
