@@ -285,6 +285,47 @@ pub(crate) fn json_plain(bytes: &[u8]) -> bool {
     !json_special(u64::from_le_bytes(last))
 }
 
+/// Appends `bytes` to `out` when no byte needs an escape in a JSON string,
+/// checked eight at a time as they are copied (one pass, no call to copy
+/// a short string); `false`, and `out` as it was, otherwise.
+#[inline]
+pub(crate) fn push_json_plain(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
+    let start = out.len();
+    out.reserve(bytes.len());
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let eight: [u8; 8] = c.try_into().unwrap_or_default();
+        if json_special(u64::from_le_bytes(eight)) {
+            out.truncate(start);
+            return false;
+        }
+        out.extend_from_slice(&eight);
+    }
+    for &b in chunks.remainder() {
+        if b < 0x20 || b == b'"' || b == b'\\' {
+            out.truncate(start);
+            return false;
+        }
+        out.push(b);
+    }
+    true
+}
+
+/// [`json_string`] into a `Vec`: a string with no byte to escape (most)
+/// is copied as it is checked ([`push_json_plain`]).
+#[inline]
+pub(crate) fn json_string_into(out: &mut Vec<u8>, s: &str) {
+    let start = out.len();
+    out.push(b'"');
+    if push_json_plain(out, s.as_bytes()) {
+        out.push(b'"');
+        return;
+    }
+    out.truncate(start);
+    // Writing to a Vec cannot fail.
+    let _ = json_string(out, s);
+}
+
 /// Whether one of the eight bytes of `w` needs an escape in a JSON string:
 /// below 0x20, `"` or `\\`. Exact for "any": a borrow runs only upwards
 /// from a byte that is flagged itself.
@@ -401,6 +442,28 @@ pub(crate) fn percent_decode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_string_into_a_vec_is_json_string() {
+        for len in 0..20 {
+            let plain = "é".repeat(len / 2) + &"a".repeat(len % 2);
+            for at in (0..=plain.len()).filter(|&at| plain.is_char_boundary(at)) {
+                for special in ["", "\"", "\\", "\n", "\u{1}", "\u{1f}", "\u{7f}"] {
+                    let s = format!("{}{special}{}", &plain[..at], &plain[at..]);
+                    let mut expected = b"x".to_vec();
+                    json_string(&mut expected, &s).unwrap();
+                    let mut out = b"x".to_vec();
+                    json_string_into(&mut out, &s);
+                    assert_eq!(out, expected, "{s:?}");
+                    let mut pushed = b"x".to_vec();
+                    let plain = push_json_plain(&mut pushed, s.as_bytes());
+                    assert_eq!(plain, json_plain(s.as_bytes()), "{s:?}");
+                    let kept: &[u8] = if plain { s.as_bytes() } else { b"" };
+                    assert_eq!(pushed, [b"x", kept].concat(), "{s:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn json_plain_finds_a_byte_to_escape_wherever_it_stands() {

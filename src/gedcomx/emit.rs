@@ -99,29 +99,40 @@ pub(crate) fn xml_escaped<W: Write + ?Sized>(out: &mut W, s: &str, attr: bool) -
     out.write_all(&s.as_bytes()[start..])
 }
 
-/// The longest member written in one piece by [`Json`] (name, value and
-/// the six bytes around them).
-const MEMBER: usize = 128;
-
-/// Whether a member name is one of the model's own (letters and digits,
-/// short), written with no escape and no check; an identifier's type (a
-/// URI) is not.
+/// Whether a member name is one of the model's own (letters and digits),
+/// written with no escape; an identifier's type (a URI) is not.
 fn plain_name(name: &str) -> bool {
-    name.len() <= 60 && name.bytes().all(|b| b.is_ascii_alphanumeric())
+    name.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
-/// The JSON writer: compact, or pretty (two spaces per level, `"key": value`).
-pub struct Json<'w, W: Write + ?Sized> {
-    out: &'w mut W,
+/// Appends `bytes` (a few) to `out`, eight at a time: no call to copy a
+/// short string.
+#[inline]
+fn push_short(out: &mut Vec<u8>, bytes: &[u8]) {
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let eight: [u8; 8] = c.try_into().unwrap_or_default();
+        out.extend_from_slice(&eight);
+    }
+    for &b in chunks.remainder() {
+        out.push(b);
+    }
+}
+
+/// The JSON writer, into a `Vec` (the export's sections; a document's
+/// members are short, and are appended as they are checked):
+/// compact, or pretty (two spaces per level, `"key": value`).
+pub struct Json<'w> {
+    out: &'w mut Vec<u8>,
     pretty: bool,
     depth: usize,
     /// Whether the object being written has a member yet.
     first: bool,
 }
 
-impl<'w, W: Write + ?Sized> Json<'w, W> {
+impl<'w> Json<'w> {
     /// A writer to `out`, at nesting `depth` (for pretty indentation).
-    pub fn new(out: &'w mut W, pretty: bool, depth: usize) -> Self {
+    pub fn new(out: &'w mut Vec<u8>, pretty: bool, depth: usize) -> Self {
         Json {
             out,
             pretty,
@@ -135,7 +146,7 @@ impl<'w, W: Write + ?Sized> Json<'w, W> {
     /// # Errors
     /// The writer's.
     pub fn object<N: Node>(&mut self, value: &N) -> io::Result<()> {
-        self.out.write_all(b"{")?;
+        self.out.push(b'{');
         let first = std::mem::replace(&mut self.first, true);
         self.depth += 1;
         value.emit(self)?;
@@ -144,34 +155,31 @@ impl<'w, W: Write + ?Sized> Json<'w, W> {
             self.newline()?;
         }
         self.first = first;
-        self.out.write_all(b"}")
+        self.out.push(b'}');
+        Ok(())
     }
 
     fn newline(&mut self) -> io::Result<()> {
-        newline(&mut self.out, self.pretty, self.depth)
+        newline(self.out, self.pretty, self.depth)
     }
 
     /// Starts a member: the comma, the indentation and the key.
     fn key(&mut self, key: &str) -> io::Result<()> {
-        let comma = !std::mem::replace(&mut self.first, false);
-        // Compact, and a member name of the model's own (letters, short):
-        // the comma, the name and the colon in one piece.
-        if !self.pretty && plain_name(key) {
-            let mut buf = [b','; 64];
-            let at = usize::from(comma);
-            buf[at] = b'"';
-            buf[at + 1..at + 1 + key.len()].copy_from_slice(key.as_bytes());
-            buf[at + 1 + key.len()] = b'"';
-            buf[at + 2 + key.len()] = b':';
-            return self.out.write_all(&buf[..at + 3 + key.len()]);
-        }
-        if comma {
-            self.out.write_all(b",")?;
+        if !std::mem::replace(&mut self.first, false) {
+            self.out.push(b',');
         }
         self.newline()?;
-        // An identifier's type (a URI) may need escapes.
-        crate::escape::json_string(self.out, key)?;
-        self.out.write_all(if self.pretty { b": " } else { b":" })
+        if plain_name(key) {
+            self.out.push(b'"');
+            push_short(self.out, key.as_bytes());
+            self.out.push(b'"');
+        } else {
+            // An identifier's type (a URI) may need escapes.
+            crate::escape::json_string_into(self.out, key);
+        }
+        self.out
+            .extend_from_slice(if self.pretty { b": " } else { b":" });
+        Ok(())
     }
 
     /// Writes `items` as an array, each with `each`.
@@ -180,34 +188,39 @@ impl<'w, W: Write + ?Sized> Json<'w, W> {
         items: &[T],
         mut each: impl FnMut(&mut Self, &T) -> io::Result<()>,
     ) -> io::Result<()> {
-        self.out.write_all(b"[")?;
+        self.out.push(b'[');
         self.depth += 1;
         for (i, item) in items.iter().enumerate() {
             if i > 0 {
-                self.out.write_all(b",")?;
+                self.out.push(b',');
             }
             self.newline()?;
             each(self, item)?;
         }
         self.depth -= 1;
         self.newline()?;
-        self.out.write_all(b"]")
+        self.out.push(b']');
+        Ok(())
     }
 
     fn resource(&mut self, uri: &str) -> io::Result<()> {
-        self.out.write_all(b"{")?;
+        self.out.push(b'{');
         self.depth += 1;
         self.newline()?;
-        crate::escape::json_string(self.out, "resource")?;
-        self.out.write_all(if self.pretty { b": " } else { b":" })?;
-        crate::escape::json_string(self.out, uri)?;
+        self.out.extend_from_slice(if self.pretty {
+            b"\"resource\": "
+        } else {
+            b"\"resource\":"
+        });
+        crate::escape::json_string_into(self.out, uri);
         self.depth -= 1;
         self.newline()?;
-        self.out.write_all(b"}")
+        self.out.push(b'}');
+        Ok(())
     }
 }
 
-impl<W: Write + ?Sized> Emit for Json<'_, W> {
+impl Emit for Json<'_> {
     fn is_xml(&self) -> bool {
         false
     }
@@ -226,30 +239,8 @@ impl<W: Write + ?Sized> Emit for Json<'_, W> {
 
     fn text(&mut self, json: &str, _: &str, value: Option<&str>) -> io::Result<()> {
         if let Some(v) = value {
-            // Compact, a short member name of the model's own and a value
-            // with no escape (most): the comma, the name and the value in
-            // one piece.
-            let (k, b) = (json.as_bytes(), v.as_bytes());
-            if !self.pretty
-                && k.len() + b.len() <= MEMBER - 6
-                && plain_name(json)
-                && crate::escape::json_plain(b)
-            {
-                let comma = !std::mem::replace(&mut self.first, false);
-                let mut buf = [b'"'; MEMBER];
-                let mut at = usize::from(comma);
-                if comma {
-                    buf[0] = b',';
-                }
-                buf[at + 1..at + 1 + k.len()].copy_from_slice(k);
-                at += 1 + k.len();
-                buf[at + 1] = b':';
-                at += 3;
-                buf[at..at + b.len()].copy_from_slice(b);
-                return self.out.write_all(&buf[..at + b.len() + 1]);
-            }
             self.key(json)?;
-            crate::escape::json_string(self.out, v)?;
+            crate::escape::json_string_into(self.out, v);
         }
         Ok(())
     }
@@ -310,7 +301,7 @@ impl<W: Write + ?Sized> Emit for Json<'_, W> {
             return Ok(());
         }
         self.key("identifiers")?;
-        self.out.write_all(b"{")?;
+        self.out.push(b'{');
         let first = std::mem::replace(&mut self.first, true);
         self.depth += 1;
         // One member per type, in the order the types first appear.
@@ -330,7 +321,8 @@ impl<W: Write + ?Sized> Emit for Json<'_, W> {
         self.depth -= 1;
         self.newline()?;
         self.first = first;
-        self.out.write_all(b"}")
+        self.out.push(b'}');
+        Ok(())
     }
 }
 

@@ -546,7 +546,9 @@ impl<W: Write, S: Spool> Export<W, S> {
                     } else {
                         b"\"attribution\":"
                     })?;
-                    Json::new(&mut self.out, pretty, 1).object(a)?;
+                    let mut json = Vec::new();
+                    Json::new(&mut json, pretty, 1).object(a)?;
+                    self.out.write_all(&json)?;
                     self.out.write_all(b",")?;
                 }
                 self.out.write_all(if pretty {
