@@ -301,7 +301,19 @@ pub(crate) fn push_json_plain(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
         }
         out.extend_from_slice(&eight);
     }
-    for &b in chunks.remainder() {
+    let rest = chunks.remainder();
+    if let (Some(last), false) = (bytes.len().checked_sub(8), rest.is_empty()) {
+        // The last eight again, over the ones just copied.
+        let eight: [u8; 8] = bytes[last..].try_into().unwrap_or_default();
+        if json_special(u64::from_le_bytes(eight)) {
+            out.truncate(start);
+            return false;
+        }
+        out.truncate(out.len() - (8 - rest.len()));
+        out.extend_from_slice(&eight);
+        return true;
+    }
+    for &b in rest {
         if b < 0x20 || b == b'"' || b == b'\\' {
             out.truncate(start);
             return false;

@@ -114,8 +114,19 @@ fn push_short(out: &mut Vec<u8>, bytes: &[u8]) {
         let eight: [u8; 8] = c.try_into().unwrap_or_default();
         out.extend_from_slice(&eight);
     }
-    for &b in chunks.remainder() {
-        out.push(b);
+    let rest = chunks.remainder();
+    match bytes.len().checked_sub(8) {
+        // The last eight again, over the ones just copied.
+        Some(last) if !rest.is_empty() => {
+            out.truncate(out.len() - (8 - rest.len()));
+            let eight: [u8; 8] = bytes[last..].try_into().unwrap_or_default();
+            out.extend_from_slice(&eight);
+        }
+        _ => {
+            for &b in rest {
+                out.push(b);
+            }
+        }
     }
 }
 
@@ -165,18 +176,24 @@ impl<'w> Json<'w> {
 
     /// Starts a member: the comma, the indentation and the key.
     fn key(&mut self, key: &str) -> io::Result<()> {
-        if !std::mem::replace(&mut self.first, false) {
+        let comma = !std::mem::replace(&mut self.first, false);
+        if !self.pretty && plain_name(key) {
+            // Compact, a member name of the model's own (most).
+            self.out.reserve(key.len() + 4);
+            match comma {
+                true => self.out.extend_from_slice(b",\""),
+                false => self.out.push(b'"'),
+            }
+            push_short(self.out, key.as_bytes());
+            self.out.extend_from_slice(b"\":");
+            return Ok(());
+        }
+        if comma {
             self.out.push(b',');
         }
         self.newline()?;
-        if plain_name(key) {
-            self.out.push(b'"');
-            push_short(self.out, key.as_bytes());
-            self.out.push(b'"');
-        } else {
-            // An identifier's type (a URI) may need escapes.
-            crate::escape::json_string_into(self.out, key);
-        }
+        // An identifier's type (a URI) may need escapes.
+        crate::escape::json_string_into(self.out, key);
         self.out
             .extend_from_slice(if self.pretty { b": " } else { b":" });
         Ok(())
@@ -550,6 +567,16 @@ fn newline<W: Write + ?Sized>(out: &mut W, pretty: bool, depth: usize) -> io::Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_short_string_is_appended_whole_whatever_its_length() {
+        let text: Vec<u8> = (b'a'..=b'z').chain(b'A'..=b'Z').collect();
+        for len in 0..text.len() {
+            let mut out = b"x".to_vec();
+            push_short(&mut out, &text[..len]);
+            assert_eq!(out, [b"x", &text[..len]].concat(), "{len}");
+        }
+    }
 
     fn xml(s: &str, attr: bool) -> String {
         let mut out = Vec::new();
