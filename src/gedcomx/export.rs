@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use super::index::Index;
 use super::map::{reason, Item, Items, Mapper, NotConverted};
-use super::view::{CitationView, ParentChildView, PersonView};
+use super::view::{CitationView, CoupleView, ParentChildView, PersonView};
 use super::{Format, Options, CEV, GEDCOMX};
 use crate::read::Reader;
 use crate::stream::StreamReader;
@@ -260,6 +260,10 @@ impl Items for Writing<'_> {
 
     fn citation(&mut self, description: CitationView<'_>) {
         self.section(2, "sourceDescription", &description);
+    }
+
+    fn couple(&mut self, relationship: CoupleView<'_>) {
+        self.section(1, "relationship", &relationship);
     }
 
     fn parent_child(&mut self, relationship: ParentChildView<'_>) {

@@ -28,8 +28,8 @@ use super::model::{
 use super::table::{local, value_cow, value_text, xref_id_of};
 pub use super::table::{pedigree_fact, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
 use super::view::{
-    CitationView, DateView, FactView, NameFormView, NameView, ParentChildView, PersonView,
-    PlaceView, QualifierView,
+    CitationView, CoupleView, DateView, FactView, NameFormView, NameView, ParentChildView,
+    PersonView, PlaceView, QualifierView,
 };
 use super::ELF;
 #[cfg(test)]
@@ -73,6 +73,8 @@ pub(crate) trait Items {
     fn person(&mut self, person: PersonView<'_>);
     /// The description of a citation.
     fn citation(&mut self, description: CitationView<'_>);
+    /// A family's couple relationship.
+    fn couple(&mut self, relationship: CoupleView<'_>);
     /// A family's parent-child relationship.
     fn parent_child(&mut self, relationship: ParentChildView<'_>);
 }
@@ -90,6 +92,10 @@ impl Items for Vec<Item> {
         self.push(Item::SourceDescription(
             description.into_source_description(),
         ));
+    }
+
+    fn couple(&mut self, relationship: CoupleView<'_>) {
+        self.push(Item::Relationship(relationship.into_relationship()));
     }
 
     fn parent_child(&mut self, relationship: ParentChildView<'_>) {
@@ -1141,13 +1147,17 @@ fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)
         cx.rest(c, &[]);
     }
     let couple = parents.len() == 2;
-    let mut rel = Relationship {
-        id: cx.owner.clone(),
-        kind: Iri::Borrowed(gx!("Couple")),
-        person1: parents.first().map(|p| local(p)).unwrap_or_default(),
-        person2: parents.get(1).map(|p| local(p)).unwrap_or_default(),
-        ..Relationship::default()
+    let mut view = CoupleView {
+        relationship: Relationship {
+            id: cx.owner.clone(),
+            kind: Iri::Borrowed(gx!("Couple")),
+            person1: parents.first().map(|p| local(p)).unwrap_or_default(),
+            person2: parents.get(1).map(|p| local(p)).unwrap_or_default(),
+            ..Relationship::default()
+        },
+        facts: Vec::new(),
     };
+    let (rel, facts) = (&mut view.relationship, &mut view.facts);
     for c in record.children() {
         let tag = c.tag();
         if matches!(tag, "HUSB" | "WIFE" | "CHIL") && c.pointer().is_some() {
@@ -1158,11 +1168,11 @@ fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)
             continue;
         }
         if let Some((_, kind)) = COUPLE_FACTS.iter().find(|(t, _)| *t == tag) {
-            rel.facts.push(cx.fact(c, Some(kind)).into_fact());
+            facts.push(cx.fact(c, Some(kind)));
             continue;
         }
         match tag {
-            "EVEN" | "FACT" => rel.facts.push(cx.fact(c, None).into_fact()),
+            "EVEN" | "FACT" => facts.push(cx.fact(c, None)),
             "SOUR" => rel.sources.extend(cx.citation(c)),
             "NOTE" => rel.notes.extend(cx.note(c)),
             "OBJE" => rel.media.extend(cx.media(c)),
@@ -1172,8 +1182,8 @@ fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)
         }
     }
     if couple {
-        cx.keep_into(&mut rel.notes);
-        cx.items.item(Item::Relationship(rel));
+        cx.keep_into(&mut view.relationship.notes);
+        cx.items.couple(view);
     }
     let family = cx.owner.as_str();
     for child in &children {

@@ -236,6 +236,43 @@ impl Node for PersonView<'_> {
     }
 }
 
+/// A couple relationship: the owned [`Relationship`] but for its facts
+/// (empty there), which are views.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CoupleView<'t> {
+    pub(crate) relationship: Relationship,
+    pub(crate) facts: Vec<FactView<'t>>,
+}
+
+impl CoupleView<'_> {
+    /// The same relationship, owned.
+    pub(crate) fn into_relationship(self) -> Relationship {
+        Relationship {
+            facts: self.facts.into_iter().map(FactView::into_fact).collect(),
+            ..self.relationship
+        }
+    }
+}
+
+impl Node for CoupleView<'_> {
+    fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        let r = &self.relationship;
+        RelationshipParts {
+            id: &r.id,
+            kind: &r.kind,
+            attribution: &r.attribution,
+            sources: &r.sources,
+            notes: &r.notes,
+            media: &r.media,
+            identifiers: &r.identifiers,
+            person1: &r.person1,
+            person2: &r.person2,
+            facts: &self.facts,
+        }
+        .emit(e)
+    }
+}
+
 /// A name ([`Name`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NameView<'t> {
