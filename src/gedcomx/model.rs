@@ -92,7 +92,7 @@ impl Node for CitationElement {
 }
 
 /// A [`CitationElement`], borrowed: what is written, and what a formatted
-/// citation is made of ([`formatted`](super::map::formatted)).
+/// citation is made of ([`formatted`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ElementView<'a> {
     pub(crate) layer: Option<&'a str>,

@@ -1,6 +1,6 @@
-//! A person as the export writes it: what the mapping found, its names'
-//! and facts' texts borrowed from the record's tree, written without
-//! making the owned [`Person`] first.
+//! The items most records make, as the export writes them: what the
+//! mapping found, with texts borrowed from the record's tree and the
+//! [`Index`](super::Index), written without making the owned item first.
 //!
 //! Persons are half of a document, and most of a person is its names and
 //! facts. The owned model costs each a few allocations (a fact's value,
@@ -9,14 +9,18 @@
 //! those texts from the tree (a payload with no escape and no
 //! continuation is a slice of the input) and keeps the parsed date until
 //! it is written; a [`NameFormView`] is its node, its full text and parts
-//! worked out as it is written. What is rare (sources, notes, a place's
-//! description) stays owned.
+//! worked out as it is written. A family's couple ([`CoupleView`]) has
+//! facts the same way, its parent-child relationships
+//! ([`ParentChildView`]) are their ids, and a citation's description
+//! ([`CitationView`]) borrows its source's elements from the index. What
+//! is rare (sources, notes, a place's description) stays owned.
 //!
 //! Each view writes exactly what its owned counterpart writes: both go
 //! through the one list of the shape's properties in
-//! [`model`](super::model) ([`FactParts`], [`emit_name`], [`emit_date`]...),
-//! and `into_*` makes the counterpart, which
-//! [`Mapper::map_record`](super::Mapper::map_record) gives.
+//! [`model`](super::model) ([`FactParts`], [`RelationshipParts`],
+//! [`SourceParts`], [`emit_name`], [`emit_date`]...), and `into_*` makes
+//! the counterpart, which [`Mapper::map_record`](super::Mapper::map_record)
+//! gives (through [`Items`](super::map::Items) for a `Vec<Item>`).
 
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
