@@ -121,6 +121,87 @@ fn out_through_a_symbolic_link_replaces_the_file_it_names() {
     );
 }
 
+/// `-o` naming a pipe (or a device such as `/dev/null`) writes into it, as
+/// `> OUT` would; renaming a temporary file over it would destroy it (as
+/// root, over `/dev/null`, it turned the null device into a file that
+/// every `> /dev/null` of the machine then wrote to and every read of it
+/// returned).
+#[cfg(unix)]
+#[test]
+fn out_that_is_a_pipe_is_written_into_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let d = dir("pipe");
+    let x = d.join("x.ged");
+    std::fs::write(&x, SMALL).unwrap();
+    let fifo = d.join("out");
+    for args in [
+        &["fmt"][..],
+        &["convert", "--to-encoding", "utf-16le"],
+        &["edit", "--drop-tag", "NOTE"],
+        // Sections spooled to files and appended to OUT.
+        &["gedcomx"],
+        &["gedcomx", "--format", "xml", "--pretty"],
+        &["from-gedcomx"],
+    ] {
+        let input = match args[0] {
+            "from-gedcomx" => {
+                let json = run(&["gedcomx", s(&x)], None);
+                assert!(json.status.success(), "{}", stderr(&json));
+                let path = d.join("x.json");
+                std::fs::write(&path, &json.stdout).unwrap();
+                path
+            }
+            _ => x.clone(),
+        };
+        let mut want_args = args.to_vec();
+        want_args.push(s(&input));
+        let want = run(&want_args, None);
+        assert!(want.status.success(), "{args:?}: {}", stderr(&want));
+        // A pipe buffer holds it: the command finishes before it is read.
+        assert!(!want.stdout.is_empty() && want.stdout.len() < 16 << 10);
+        let _ = std::fs::remove_file(&fifo);
+        let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        // Open for reading and writing: no wait for a writer, and the
+        // command's open does not wait for a reader.
+        let mut reader = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&fifo)
+            .unwrap();
+        let mut all = want_args.clone();
+        all.extend(["-o", s(&fifo)]);
+        let o = run(&all, None);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "{args:?}: the pipe was replaced");
+        let mut got = vec![0; want.stdout.len()];
+        reader.read_exact(&mut got).unwrap();
+        assert!(got == want.stdout, "{args:?}");
+        let mut left = others(&d, &["x.ged", "x.json", "out"]);
+        left.sort();
+        assert!(left.is_empty(), "{args:?}: {left:?}");
+    }
+}
+
+/// `-o` naming a directory is refused before any work, naming it.
+#[test]
+fn out_that_is_a_directory_is_refused() {
+    let d = dir("out-dir");
+    let sub = d.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    for args in [&["fmt", "-"][..], &["gedcomx", "-"]] {
+        let mut all = args.to_vec();
+        all.extend(["-o", s(&sub)]);
+        let o = run(&all, Some(SMALL));
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let e = stderr(&o);
+        assert!(e.contains(s(&sub)) && e.contains("is a directory"), "{e}");
+        assert!(others(&d, &["sub"]).is_empty());
+        assert!(std::fs::read_dir(&sub).unwrap().next().is_none());
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn out_keeps_its_permissions() {

@@ -5,8 +5,9 @@
 //! records. [`Export`] writes persons straight to the output and each other
 //! section to a [`Spool`] of its own (a temporary file, or memory), then
 //! appends the spools in order at [`Export::finish`]. Memory holds the
-//! items of the batches being mapped (a few, each about 64 KiB of input,
-//! [`Export::stream`]), whatever the input's size.
+//! written sections of the batches being mapped (a few, each about 64 KiB
+//! of input, [`Export::stream`]; each item is written as the mapping makes
+//! it), whatever the input's size.
 
 use std::io::{self, Read, Seek, SeekFrom, Write};
 

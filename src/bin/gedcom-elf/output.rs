@@ -11,6 +11,14 @@
 //! or opened file), so in-place `fmt`, `convert` and `edit` are safe.
 //! A large OUT is written to disk as it grows ([`Syncer`]), so the sync
 //! before the rename has only its last part to wait for.
+//!
+//! An OUT that exists and is not a file (a device such as `/dev/null`, a
+//! named pipe, `/dev/stdout`) is written in place, as a shell's `> OUT`
+//! would: it cannot be replaced without destroying it (a rename over
+//! `/dev/null` as root turns the null device into a file that every later
+//! `> /dev/null` writes to and every read of it returns), and what a device
+//! or a pipe is given cannot be taken back. An OUT that is a directory is
+//! refused before any work.
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
@@ -121,12 +129,23 @@ impl Syncer {
     }
 }
 
+/// Where the bytes written go.
+enum Dest {
+    /// Standard output.
+    Stdout,
+    /// `-o OUT`, a file or a new name: the temporary file written (removed
+    /// when dropped, unless renamed) and OUT, where it goes.
+    Staged(NamedTempFile, PathBuf),
+    /// `-o OUT` that is not a file (a device, a pipe): OUT itself, opened
+    /// for writing (the buffer writes through a clone of it: one file
+    /// description, one offset).
+    InPlace(fs::File),
+}
+
 /// Where a command's output goes.
 pub struct Output {
     out: BufWriter<Box<dyn Write>>,
-    /// `-o OUT`: the temporary file written (removed when dropped, unless
-    /// renamed) and OUT, where it goes.
-    staged: Option<(NamedTempFile, PathBuf)>,
+    dest: Dest,
     /// The staged file written to disk as it grows.
     syncer: Syncer,
     name: String,
@@ -136,10 +155,17 @@ pub struct Output {
 
 impl Drop for Output {
     fn drop(&mut self) {
-        if let Some((temp, _)) = &self.staged {
+        if let Dest::Staged(temp, _) = &self.dest {
             pending(temp.path(), false);
         }
     }
+}
+
+/// Whether an existing OUT is written in place rather than replaced: it is
+/// neither a file nor a directory (a character or block device, a named
+/// pipe, a socket).
+fn in_place(kind: fs::FileType) -> bool {
+    !kind.is_file() && !kind.is_dir()
 }
 
 /// Creates a new file beside `dest`, named `.NAME.XXXXXX.tmp`.
@@ -169,13 +195,13 @@ fn create_beside(dest: &Path) -> io::Result<NamedTempFile> {
 impl Output {
     /// Standard output.
     pub fn stdout() -> Output {
-        Output::new(Box::new(io::stdout().lock()), None, "<stdout>")
+        Output::new(Box::new(io::stdout().lock()), Dest::Stdout, "<stdout>")
     }
 
-    fn new(out: Box<dyn Write>, staged: Option<(NamedTempFile, PathBuf)>, name: &str) -> Output {
+    fn new(out: Box<dyn Write>, dest: Dest, name: &str) -> Output {
         Output {
             out: BufWriter::with_capacity(1 << 16, out),
-            staged,
+            dest,
             syncer: Syncer::new(),
             name: name.to_string(),
             error: None,
@@ -203,9 +229,24 @@ impl Output {
                 io::Error::new(e.kind(), format!("cannot create: {e}")),
             )
         };
+        // `fs::metadata` follows links, `/dev/stdout`'s to a pipe among them
+        // (which `canonicalize` cannot name).
+        match fs::metadata(&dest).map(|m| m.file_type()) {
+            Ok(kind) if kind.is_dir() => {
+                let e = io::Error::new(io::ErrorKind::IsADirectory, "is a directory");
+                return Err(Fail::Output(path.into(), e));
+            }
+            Ok(kind) if in_place(kind) => {
+                let opened = fs::OpenOptions::new().write(true).open(&dest);
+                let file = opened.map_err(cannot)?;
+                let writer = file.try_clone().map_err(cannot)?;
+                return Ok(Output::new(Box::new(writer), Dest::InPlace(file), path));
+            }
+            _ => {}
+        }
         let temp = create_beside(&dest).map_err(cannot)?;
         let file = temp.as_file().try_clone().map_err(cannot)?;
-        Ok(Output::new(Box::new(file), Some((temp, dest)), path))
+        Ok(Output::new(Box::new(file), Dest::Staged(temp, dest), path))
     }
 
     /// Writes what `file` holds from its position on, after what was
@@ -215,14 +256,15 @@ impl Output {
     pub fn append(&mut self, file: &mut fs::File) -> io::Result<()> {
         let flushed = self.out.flush();
         self.keep(flushed)?;
-        let copied = match &self.staged {
+        let copied = match &mut self.dest {
             // The file written is the one the buffer writes to (one file
             // description, one offset).
-            Some((temp, _)) => io::copy(file, &mut temp.as_file()),
-            None => io::copy(file, &mut io::stdout().lock()),
+            Dest::Staged(temp, _) => io::copy(file, &mut temp.as_file()),
+            Dest::InPlace(out) => io::copy(file, out),
+            Dest::Stdout => io::copy(file, &mut io::stdout().lock()),
         };
         let n = self.keep(copied)?;
-        if let Some((temp, _)) = &self.staged {
+        if let Dest::Staged(temp, _) = &self.dest {
             self.syncer
                 .wrote(usize::try_from(n).unwrap_or(usize::MAX), temp.as_file());
         }
@@ -250,16 +292,15 @@ impl Output {
         }
     }
 
-    /// Ends the output: flushes standard output, or puts OUT in place
-    /// (flushed, synced, with the permissions OUT had, renamed over it).
+    /// Ends the output: flushes standard output or an OUT written in
+    /// place, or puts OUT in place (flushed, synced, with the permissions
+    /// OUT had, renamed over it).
     pub fn commit(mut self) -> Result<(), Fail> {
         self.check()?;
-        let put = |out: &mut BufWriter<_>,
-                   staged: &mut Option<(NamedTempFile, PathBuf)>,
-                   syncer: &mut Syncer| {
+        let put = |out: &mut BufWriter<_>, dest: &mut Dest, syncer: &mut Syncer| {
             out.flush()?;
             syncer.stop();
-            if let Some((temp, dest)) = staged {
+            if let Dest::Staged(temp, dest) = dest {
                 temp.as_file().sync_all()?;
                 if let Ok(m) = fs::metadata(&dest) {
                     temp.as_file().set_permissions(m.permissions())?;
@@ -269,14 +310,14 @@ impl Output {
             }
             io::Result::Ok(())
         };
-        put(&mut self.out, &mut self.staged, &mut self.syncer).map_err(|e| self.fail(e))
+        put(&mut self.out, &mut self.dest, &mut self.syncer).map_err(|e| self.fail(e))
     }
 }
 
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let r = self.out.write(buf);
-        if let (Ok(n), Some((temp, _))) = (&r, &self.staged) {
+        if let (Ok(n), Dest::Staged(temp, _)) = (&r, &self.dest) {
             self.syncer.wrote(*n, temp.as_file());
         }
         self.keep(r)
@@ -334,6 +375,50 @@ mod tests {
         o.commit().unwrap();
         assert_eq!(fs::read(&out).unwrap(), b"new");
         assert_eq!(leftovers(&d), ["out.ged"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_what_is_neither_a_file_nor_a_directory_is_written_in_place() {
+        let d = dir("kinds");
+        let file = d.join("f");
+        fs::write(&file, b"").unwrap();
+        let kind = |p: &Path| fs::metadata(p).unwrap().file_type();
+        assert!(!in_place(kind(&file)));
+        assert!(!in_place(kind(&d)));
+        // Only the null device's metadata is read here: nothing is written.
+        assert!(in_place(kind(Path::new("/dev/null"))));
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_pipe_is_written_through_not_renamed_over() {
+        use std::io::Read;
+        use std::os::unix::fs::FileTypeExt;
+        let d = dir("fifo");
+        let fifo = d.join("out");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let mut reader = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&fifo)
+            .unwrap();
+        let mut o = Output::create(fifo.to_str()).unwrap();
+        o.write_all(b"abc").unwrap();
+        let mut spooled = tempfile::tempfile().unwrap();
+        spooled.write_all(b"def").unwrap();
+        io::Seek::rewind(&mut spooled).unwrap();
+        o.append(&mut spooled).unwrap();
+        o.write_all(b"g").unwrap();
+        o.commit().unwrap();
+        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(leftovers(&d), ["out"]);
+        let mut got = [0; 7];
+        reader.read_exact(&mut got).unwrap();
+        assert_eq!(&got, b"abcdefg");
+        fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
