@@ -99,6 +99,36 @@ pub(crate) fn next_cut(buf: &[u8], from: usize, eof: bool) -> Cut {
     }
 }
 
+/// Whether the cuts of `buf` can be found by [`next_cut_plain`]: no line
+/// of it begins with white space, and each CR is followed by an LF (so
+/// every line begins right after an LF).
+pub(crate) fn plain_lines(buf: &[u8]) -> bool {
+    let indented = |b: &[u8]| memchr::memmem::find(buf, b).is_some();
+    if indented(b"\n ") || indented(b"\n\t") {
+        return false;
+    }
+    memchr::memchr(b'\r', buf).is_none()
+        || memchr::memchr_iter(b'\r', buf).count()
+            == memchr::memmem::find_iter(buf, b"\r\n").count()
+}
+
+/// [`next_cut`] of a complete `buf` (at its end) for which [`plain_lines`]
+/// holds: the same cut, found by looking only at the lines that begin
+/// with `0` right after an LF (`lf0` finds the octets LF `0`).
+pub(crate) fn next_cut_plain(buf: &[u8], lf0: &memchr::memmem::Finder<'_>) -> Cut {
+    let first_end = Lines::new(buf).next().map_or(buf.len(), |l| l.end());
+    let mut from = first_end;
+    while let Some(k) = buf.get(from..).and_then(|rest| lf0.find(rest)) {
+        let start = from + k + 1;
+        let end = memchr::memchr2(b'\n', b'\r', &buf[start..]).map_or(buf.len(), |e| start + e);
+        if starts_record(&buf[start..end]) {
+            return Cut::At(start);
+        }
+        from = start;
+    }
+    Cut::End
+}
+
 /// Where a [`Source`] gets its bytes.
 pub(crate) trait Pull {
     /// Appends the next bytes of input to `out`; 0 at the end of the input.
@@ -427,6 +457,58 @@ mod tests {
         assert_eq!(next_cut(b"0 HEAD", 1, true), End);
         assert_eq!(next_cut(b"", 1, true), End);
         assert_eq!(next_cut(b"\n\n0 HEAD\n0 TRLR\n", 1, false), At(9));
+    }
+
+    /// Every cut of a complete slice, found by `next` from each cut.
+    fn all_cuts(buf: &[u8], next: impl Fn(&[u8]) -> Cut) -> Vec<usize> {
+        let (mut at, mut cuts) = (0, Vec::new());
+        while let Cut::At(k) = next(&buf[at..]) {
+            at += k;
+            cuts.push(at);
+        }
+        cuts
+    }
+
+    #[test]
+    fn plain_lines_are_cut_where_every_line_is_looked_at() {
+        let lf0 = memchr::memmem::Finder::new(b"\n0");
+        let mut inputs: Vec<Vec<u8>> = Vec::new();
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
+        for e in std::fs::read_dir(dir).unwrap() {
+            inputs.push(std::fs::read(e.unwrap().path()).unwrap());
+        }
+        let made: &[&[u8]] = &[
+            b"\n\n0 HEAD\n1 X\n\n0 @I1@ INDI\n0 CONC x\n0 @I1@x\n0\n00 X\n0 TRLR",
+            b"0 HEAD\r\n0 @I1@ INDI\r\n1 NAME 0\r\n0 CONT y\r\n0 ERROR\r\n0 TRLR\r\n",
+            b"0 HEAD\n\r\n0 A\r\n\n0 B",
+            b"0 HEAD",
+            b"",
+            b"\n",
+            b"0 A\n0",
+            b"0 A\n0 B\r",
+        ];
+        inputs.extend(made.iter().map(|m| m.to_vec()));
+        let mut plain = 0;
+        for input in &inputs {
+            // Leading white space and lone CRs are not plain.
+            let indented = input
+                .windows(2)
+                .any(|w| w[0] == b'\n' && matches!(w[1], b' ' | b'\t'));
+            let lone_cr = input
+                .iter()
+                .enumerate()
+                .any(|(i, &b)| b == b'\r' && input.get(i + 1) != Some(&b'\n'));
+            assert_eq!(plain_lines(input), !indented && !lone_cr);
+            if !plain_lines(input) {
+                continue;
+            }
+            plain += 1;
+            let want = all_cuts(input, |b| next_cut(b, 0, true));
+            assert_eq!(all_cuts(input, |b| next_cut_plain(b, &lf0)), want);
+        }
+        assert!(plain >= 10, "{plain}");
+        assert!(!plain_lines(b"0 A\n  0 B\n"));
+        assert!(!plain_lines(b"0 A\r0 B\r"));
     }
 
     /// A reader that hands out at most `step` bytes per call.

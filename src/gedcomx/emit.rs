@@ -174,11 +174,12 @@ impl<'w> Json<'w> {
         newline(self.out, self.pretty, self.depth)
     }
 
-    /// Starts a member: the comma, the indentation and the key.
+    /// Starts a member named by the model (letters and digits, written as
+    /// they are): the comma, the indentation and the key.
     fn key(&mut self, key: &str) -> io::Result<()> {
+        debug_assert!(plain_name(key), "{key}");
         let comma = !std::mem::replace(&mut self.first, false);
-        if !self.pretty && plain_name(key) {
-            // Compact, a member name of the model's own (most).
+        if !self.pretty {
             self.out.reserve(key.len() + 4);
             match comma {
                 true => self.out.extend_from_slice(b",\""),
@@ -188,11 +189,21 @@ impl<'w> Json<'w> {
             self.out.extend_from_slice(b"\":");
             return Ok(());
         }
+        self.key_escaped_after(comma, key)
+    }
+
+    /// Starts a member whose name may need escapes (an identifier's type,
+    /// a URI).
+    fn key_escaped(&mut self, key: &str) -> io::Result<()> {
+        let comma = !std::mem::replace(&mut self.first, false);
+        self.key_escaped_after(comma, key)
+    }
+
+    fn key_escaped_after(&mut self, comma: bool, key: &str) -> io::Result<()> {
         if comma {
             self.out.push(b',');
         }
         self.newline()?;
-        // An identifier's type (a URI) may need escapes.
         crate::escape::json_string_into(self.out, key);
         self.out
             .extend_from_slice(if self.pretty { b": " } else { b":" });
@@ -332,7 +343,7 @@ impl Emit for Json<'_> {
                 .filter(|e| e.kind.as_deref() == ty)
                 .map(|e| e.value.as_str())
                 .collect();
-            self.key(ty.unwrap_or("$"))?;
+            self.key_escaped(ty.unwrap_or("$"))?;
             self.array(&values, |s, v| crate::escape::json_string(s.out, v))?;
         }
         self.depth -= 1;

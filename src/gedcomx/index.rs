@@ -33,7 +33,7 @@ use super::table::{pedigree_fact, value_text, xref_id, CITATION_ELEMENTS, THROUG
 use crate::event::Event;
 use crate::read::UnreadChunk;
 use crate::scan::{count_breaks, parse_line, Lines};
-use crate::source::{next_cut, Cut};
+use crate::source::{next_cut, next_cut_plain, plain_lines, Cut};
 use crate::stream::StreamReader;
 use crate::value::Pedigree;
 use crate::{Error, Reader, ReaderConfig};
@@ -82,7 +82,16 @@ pub struct Index {
     note_bytes: usize,
     /// Bytes of the notes' texts it may keep ([`Index::note_budget`]).
     note_budget: usize,
+    /// The `INDI` and the `FAM` records ([`RECORD_TAGS`]).
+    records: [u64; 2],
+    /// Read from the input's start to its end by [`Index::read`]: its
+    /// counts are the input's ([`Index::records`]).
+    whole: bool,
 }
+
+/// The records an index counts ([`Index::records`]): those that alone give
+/// a section of the document (persons, relationships).
+pub(crate) const RECORD_TAGS: [&str; 2] = ["INDI", "FAM"];
 
 impl Default for Index {
     fn default() -> Self {
@@ -94,6 +103,8 @@ impl Default for Index {
             note_order: Vec::new(),
             note_bytes: 0,
             note_budget: Index::NOTE_BUDGET,
+            records: [0; 2],
+            whole: false,
         }
     }
 }
@@ -168,6 +179,7 @@ impl Index {
             },
         )?;
         self.resolve_repositories();
+        self.whole = true;
         Ok(self)
     }
 
@@ -217,14 +229,25 @@ impl Index {
             template,
         } = chunk;
         let pedi = memchr::memmem::Finder::new(b"PEDI");
+        // Most inputs: only the lines that begin `0` after an LF are looked at.
+        let lf0 = memchr::memmem::Finder::new(b"\n0");
+        let plain = plain_lines(&window[start..]);
         // Lines are counted up to a record read, not over each passed.
         let (mut at, mut counted) = (start, start);
         while at < window.len() {
-            let next = match next_cut(&window[at..], 0, true) {
+            let cut = match plain {
+                true => next_cut_plain(&window[at..], &lf0),
+                false => next_cut(&window[at..], 0, true),
+            };
+            let next = match cut {
                 Cut::At(k) => at + k,
                 Cut::NeedMore(_) | Cut::End => window.len(),
             };
-            if looked_into(&window[at..next], &pedi) {
+            let look = looked_into(&window[at..next], &pedi);
+            if let Look::Pass(Some(k)) = look {
+                self.records[k] += 1;
+            }
+            if look == Look::Read {
                 line += count_breaks(&window[counted..at]);
                 counted = at;
                 let mut state = template.clone();
@@ -253,6 +276,9 @@ impl Index {
             let level = b.level as usize;
             if level == 0 {
                 self.end_source(&record, &mut source, &mut found);
+                if let Some(k) = RECORD_TAGS.iter().position(|t| *t == b.tag) {
+                    self.records[k] += 1;
+                }
                 let kind = match b.tag.as_ref() {
                     "INDI" => Some(Kind::Person),
                     "REPO" => Some(Kind::Repository),
@@ -349,6 +375,9 @@ impl Index {
 
     /// Adds what `later` (the index of the records after these) holds.
     pub fn merge(&mut self, later: Index) {
+        for (ours, theirs) in self.records.iter_mut().zip(later.records) {
+            *ours += theirs;
+        }
         for (family, children) in later.pedigrees {
             let ours = self.pedigrees.entry(family).or_default();
             for (child, mut facts) in children {
@@ -377,6 +406,21 @@ impl Index {
         self.note_bytes += text.len();
         self.notes.insert(id.to_string(), text);
         self.note_order.push(id.to_string());
+    }
+
+    /// How many records of each of [`RECORD_TAGS`] the input has (the
+    /// level-0 lines the reader reads as such), when the index was read
+    /// from the input's start to its end ([`Index::read`]).
+    pub(crate) fn records(&self) -> Option<[u64; 2]> {
+        self.whole.then_some(self.records)
+    }
+
+    /// This index with its counts unknown, as if not read whole (for
+    /// tests of what the counts change).
+    #[cfg(test)]
+    pub(crate) fn without_counts(mut self) -> Self {
+        self.whole = false;
+        self
     }
 
     /// The text of the note record `id`, if the index kept it (see
@@ -443,21 +487,30 @@ impl Index {
     }
 }
 
+/// What [`Index::scan`] does with a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Look {
+    /// Reads it.
+    Read,
+    /// Passes over it, a record of [`RECORD_TAGS`] (its row) or another.
+    Pass(Option<usize>),
+}
+
 /// Whether the index looks into `record` (the octets of one, from its
 /// level-0 line, blank lines before it aside): a `REPO`, `SOUR` or `NOTE`,
 /// an `INDI` that holds `PEDI`, or a first line that does not parse (the
 /// reader judges it). `pedi` finds the octets `PEDI`.
-fn looked_into(record: &[u8], pedi: &memchr::memmem::Finder<'_>) -> bool {
+fn looked_into(record: &[u8], pedi: &memchr::memmem::Finder<'_>) -> Look {
     let Some(first) = Lines::new(record).next() else {
-        return false;
+        return Look::Pass(None);
     };
     match parse_line(first.text) {
         Ok(l) if l.level == 0 => match l.tag {
-            b"REPO" | b"SOUR" | b"NOTE" => true,
-            b"INDI" => pedi.find(record).is_some(),
-            _ => false,
+            b"REPO" | b"SOUR" | b"NOTE" => Look::Read,
+            b"INDI" if pedi.find(record).is_some() => Look::Read,
+            tag => Look::Pass(RECORD_TAGS.iter().position(|t| t.as_bytes() == tag)),
         },
-        _ => true,
+        _ => Look::Read,
     }
 }
 
@@ -519,12 +572,22 @@ mod tests {
                 continue;
             }
             whole.resolve_repositories();
+            whole.whole = true;
             for (jobs, batch) in [(1, 1), (2, 7), (2, 64), (1, 4096)] {
                 let cut = Index::new()
                     .read(&input[..], ReaderConfig::new(), jobs, Some(batch))
                     .unwrap();
                 assert!(cut == whole, "{jobs} {batch}: {cut:?} {whole:?}");
             }
+            // The records counted are the tree's records of those tags.
+            let mut records = [0; 2];
+            for r in crate::tree::Records::with_config(&input[..], ReaderConfig::new()) {
+                let Ok(r) = r else { break };
+                if let Some(k) = RECORD_TAGS.iter().position(|t| *t == r.root().tag()) {
+                    records[k] += 1;
+                }
+            }
+            assert_eq!(whole.records(), Some(records));
             compared += 1;
         }
         assert!(compared > 50, "{compared}");
@@ -535,6 +598,8 @@ mod tests {
         assert_eq!(index.pedigree("F1", "I101"), [(gx!("FosterParent"), 41)]);
         assert_eq!(index.source_elements("S3").len(), 3);
         assert_eq!(index.note("N29"), Some("n29\nm"));
+        assert_eq!(index.records(), Some([60, 30]));
+        assert_eq!(Index::new().records(), None);
     }
 
     #[test]

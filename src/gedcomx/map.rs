@@ -25,7 +25,7 @@ use super::model::{
     Iri, Note, Person, PlaceDescription, PlaceReference, Qualifier, Relationship, SourceCitation,
     SourceDescription, SourceReference, TextValue, Timestamp,
 };
-use super::table::{local, value_cow, value_text, xref_id_of};
+use super::table::{local, tag_keys, tag_row, value_cow, value_text, xref_id_of};
 pub use super::table::{pedigree_fact, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
 use super::view::{
     CitationView, CoupleView, DateView, FactView, NameFormView, NameView, ParentChildView,
@@ -141,6 +141,9 @@ pub(crate) const PERSON_FACTS: [(&str, &str); 34] = [
     ("SSN", gx!("NationalId")),
 ];
 
+/// [`PERSON_FACTS`]' tags as numbers ([`tag_keys`]).
+const PERSON_FACT_KEYS: [u64; 34] = tag_keys(&PERSON_FACTS);
+
 /// Family events and attributes: tag and GEDCOM X couple fact type.
 pub(crate) const COUPLE_FACTS: [(&str, &str); 9] = [
     ("ANUL", gx!("Annulment")),
@@ -153,6 +156,9 @@ pub(crate) const COUPLE_FACTS: [(&str, &str); 9] = [
     ("MARL", gx!("MarriageLicense")),
     ("NCHI", gx!("NumberOfChildren")),
 ];
+
+/// [`COUPLE_FACTS`]' tags as numbers ([`tag_keys`]).
+const COUPLE_FACT_KEYS: [u64; 9] = tag_keys(&COUPLE_FACTS);
 
 /// The language tag of a 5.5.1 language name (any case, ELF's table:
 /// [`crate::value::language_tag`]), or of a value that is a tag already
@@ -1057,7 +1063,7 @@ fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
         // table.
         let fact = match tag {
             "NAME" | "SEX" | "FAMC" | "FAMS" | "SOUR" | "NOTE" | "CHAN" => None,
-            _ => PERSON_FACTS.iter().find(|(t, _)| *t == tag),
+            _ => tag_row(&PERSON_FACT_KEYS, tag).map(|i| &PERSON_FACTS[i]),
         };
         if let Some((_, kind)) = fact {
             facts.push(cx.fact(c, Some(kind)));
@@ -1167,7 +1173,8 @@ fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)
             cx.skip(c, reason::NO_COUPLE);
             continue;
         }
-        if let Some((_, kind)) = COUPLE_FACTS.iter().find(|(t, _)| *t == tag) {
+        if let Some(i) = tag_row(&COUPLE_FACT_KEYS, tag) {
+            let kind = COUPLE_FACTS[i].1;
             facts.push(cx.fact(c, Some(kind)));
             continue;
         }

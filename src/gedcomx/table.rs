@@ -27,6 +27,39 @@ pub const CITATION_ELEMENTS: [(&str, &str); 8] = [
     ("DATA.DATE", elf!("ENTRY_RECORDING_DATE")),
 ];
 
+/// A tag as one number, to look it up in a table of tags by comparing
+/// numbers: its bytes (little-endian) and, in the top byte, its length; a
+/// tag of more than seven bytes (longer than any table's) is `u64::MAX`.
+pub(crate) const fn tag_key(tag: &[u8]) -> u64 {
+    if tag.len() > 7 {
+        return u64::MAX;
+    }
+    let mut key = (tag.len() as u64) << 56;
+    let mut i = 0;
+    while i < tag.len() {
+        key |= (tag[i] as u64) << (8 * i);
+        i += 1;
+    }
+    key
+}
+
+/// The [`tag_key`]s of a table's tags, in its order.
+pub(crate) const fn tag_keys<T, const N: usize>(table: &[(&str, T); N]) -> [u64; N] {
+    let mut keys = [0; N];
+    let mut i = 0;
+    while i < N {
+        keys[i] = tag_key(table[i].0.as_bytes());
+        i += 1;
+    }
+    keys
+}
+
+/// Where `tag` is in a table whose [`tag_keys`] are `keys`.
+pub(crate) fn tag_row(keys: &[u64], tag: &str) -> Option<usize> {
+    let key = tag_key(tag.as_bytes());
+    keys.iter().position(|&k| k == key)
+}
+
 /// An xref (`@I1@`) as a GEDCOM X id: without its `@` signs, every byte
 /// other than ASCII letters, digits, `_` and `-` written `~XX` (hex), so
 /// ids made by joining record ids with `.` never equal a record's id.
@@ -93,6 +126,29 @@ pub(crate) fn value_cow(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tag_s_row_is_found_by_its_key_and_only_its_own() {
+        const TABLE: [(&str, u8); 4] = [("BIRT", 0), ("CHR", 1), ("SSN", 2), ("_MILT", 3)];
+        const KEYS: [u64; 4] = tag_keys(&TABLE);
+        for (i, (tag, _)) in TABLE.iter().enumerate() {
+            assert_eq!(tag_row(&KEYS, tag), Some(i));
+        }
+        // Prefixes, extensions, a NUL the zero padding could hide, case,
+        // the long and the empty.
+        for tag in [
+            "BIR",
+            "BIRTH",
+            "CHR\0",
+            "birt",
+            "",
+            "_MILTARY",
+            "ABCDEFGHIJ",
+        ] {
+            assert_eq!(tag_row(&KEYS, tag), None, "{tag:?}");
+        }
+        assert_eq!(tag_key(b"ABCDEFGH"), u64::MAX);
+    }
     use std::borrow::Cow;
 
     #[test]

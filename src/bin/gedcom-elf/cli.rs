@@ -360,8 +360,8 @@ pub struct JobOpts {
     #[arg(long, short = 'j', value_name = "N", value_parser = positive)]
     pub jobs: Option<usize>,
     /// Cut a file into chunks of about N bytes (default 2 MiB; a tree's: 4 MiB), standard
-    /// input into batches of about N bytes (default 64 KiB); the output does not depend
-    /// on it (for testing)
+    /// input into batches of about N bytes (default 64 KiB; gedcomx reads both in batches
+    /// of 256 KiB); the output does not depend on it (for testing)
     #[arg(long, value_name = "N", value_parser = positive)]
     pub chunk_bytes: Option<usize>,
 }

@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use std::path::Path;
 
+use gedcom_elf::gedcomx::export::BATCH_BYTES;
 use gedcom_elf::gedcomx::gedx::{select_media, write_gedx, GedxError, MediaSelection};
 use gedcom_elf::gedcomx::{Export, ExportError, Format, Index, NotConverted, Options};
 use gedcom_elf::stream::StreamReader;
@@ -102,7 +103,7 @@ pub fn run(
     let progress = Progress::new(size);
     // Read straight into the stream's buffer: no `BufReader` between.
     let input = progress.wrap(second);
-    let batch = settings.jobs.chunk_bytes.unwrap_or(crate::drive::BATCH);
+    let batch = settings.jobs.chunk_bytes.unwrap_or(BATCH_BYTES);
     let mut stream = StreamReader::with_config(input, config)
         .jobs(jobs)
         .batch_bytes(batch);
