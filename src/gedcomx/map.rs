@@ -690,7 +690,8 @@ impl Ctx<'_> {
         fact.value = value_cow(node.text()).filter(|t| t.trim() != "Y");
         let mut typed = None;
         for c in node.children() {
-            match c.tag() {
+            let tag = c.tag();
+            match tag {
                 "TYPE" if generic && typed.is_none() => {
                     typed = text(c);
                     self.rest(c, &[]);
@@ -715,7 +716,7 @@ impl Ctx<'_> {
                     self.rest(c, &["MAP"]);
                 }
                 "AGE" | "CAUS" | "RELI" => fact.qualifiers.push(QualifierView {
-                    name: match c.tag() {
+                    name: match tag {
                         "AGE" => gx!("Age"),
                         "CAUS" => gx!("Cause"),
                         _ => gx!("Religion"),
@@ -726,7 +727,7 @@ impl Ctx<'_> {
                 "NOTE" => fact.notes.extend(self.note(c)),
                 _ => self.other(c),
             }
-            if matches!(c.tag(), "AGE" | "CAUS" | "RELI") {
+            if matches!(tag, "AGE" | "CAUS" | "RELI") {
                 self.rest(c, &[]);
             }
         }

@@ -348,7 +348,8 @@ impl NameFormView<'_> {
         // The pieces, by kind (in `PIECES`' order), then as they come.
         let mut pieces: SmallVec<[(usize, Cow<'_, str>); 4]> = SmallVec::new();
         for c in node.children() {
-            if let Some(at) = PIECES.iter().position(|(tag, ..)| *tag == c.tag()) {
+            let tag = c.tag();
+            if let Some(at) = PIECES.iter().position(|(t, ..)| *t == tag) {
                 pieces.push((at, c.text().unwrap_or_default()));
             }
         }

@@ -109,6 +109,10 @@ pub fn run(
         .batch_bytes(batch);
     let mut out = Output::create(output)?;
     let index = Arc::new(index);
+    // The index is left for the process's exit to free, not freed entry by
+    // entry (a string or more per record: 30 ms of the 300 MB file's 2.2 s,
+    // on one thread, after the output is written).
+    std::mem::forget(Arc::clone(&index));
     let exported = match format {
         "gedx" => gedx(&mut stream, index, &mut out, options, source, report),
         _ => export(&mut stream, index, &mut out, options, report).map(|(n, _)| n),
