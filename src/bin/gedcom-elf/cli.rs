@@ -325,8 +325,8 @@ pub struct InputArg {
 /// `-o OUT`.
 #[derive(Args, Debug)]
 pub struct OutputArg {
-    /// Write to OUT (replaced only when the command succeeds; may be FILE itself)
-    /// instead of standard output
+    /// Write to OUT (a file is replaced only when the command succeeds, and may be
+    /// FILE itself; a device or a pipe is written into) instead of standard output
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<String>,
 }
