@@ -347,7 +347,10 @@ pub struct Export<W: Write, S: Spool> {
 impl<W: Write, S: Spool> Export<W, S> {
     /// A document to `out`, borrowing from other records through `index`
     /// (the whole input's, [`Index::from_read`]), its sections after
-    /// persons in spools made by `spool` (five of them, made here).
+    /// persons in spools made by `spool` (five of them, made here). The
+    /// index's counts of `INDI` and `FAM` records tell when relationships
+    /// and source descriptions may go straight to `out`; an index of
+    /// another input can make [`Export::absorb`] fail.
     ///
     /// # Errors
     /// Making a spool.
@@ -491,7 +494,9 @@ impl<W: Write, S: Spool> Export<W, S> {
     /// are absorbed in document order.
     ///
     /// # Errors
-    /// Writing the output or a spool.
+    /// Writing the output or a spool; `InvalidData` for an item of a
+    /// section already written whole (the index is another input's: it
+    /// counted fewer `INDI` or `FAM` records than come).
     pub fn absorb(&mut self, mapped: Mapped) -> io::Result<()> {
         self.groups += 1;
         for item in mapped.head {
