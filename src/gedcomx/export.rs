@@ -334,11 +334,8 @@ pub struct Export<W: Write, S: Spool> {
     used: HashSet<(String, String)>,
     /// The section written straight to the output (of [`Sections`]; 0:
     /// persons): those before it are whole and written, those after it
-    /// spooled.
+    /// spooled. A later section's array begins with its first item.
     frontier: usize,
-    /// Whether the straight section's array has begun (JSON; persons' has
-    /// with the document).
-    opened: bool,
     /// The records of [`RECORD_TAGS`] not yet absorbed, when the index
     /// knows the input's ([`Index::records`]).
     left: Option<[u64; 2]>,
@@ -381,7 +378,6 @@ impl<W: Write, S: Spool> Export<W, S> {
             out,
             left: index.records(),
             frontier: 0,
-            opened: false,
             mapping: Mapping::new(options, index),
             spools,
             persons: 0,
@@ -533,8 +529,8 @@ impl<W: Write, S: Spool> Export<W, S> {
                 );
                 return Err(io::Error::new(io::ErrorKind::InvalidData, message));
             }
-            if i == self.frontier {
-                self.open()?;
+            if i == self.frontier && i > 0 && self.spools[i - 1].1 == 0 {
+                self.begin_section(i)?;
             }
             let (out, total): (&mut dyn Write, &mut u64) = match i {
                 0 => (&mut self.out, &mut self.persons),
@@ -586,11 +582,10 @@ impl<W: Write, S: Spool> Export<W, S> {
         };
         while self.frontier < RECORD_TAGS.len() && left[..=self.frontier].iter().all(|&n| n == 0) {
             self.start()?;
-            self.close()?;
+            self.end_straight()?;
             self.frontier += 1;
-            self.opened = false;
             if self.spools[self.frontier - 1].1 > 0 {
-                self.open()?;
+                self.begin_section(self.frontier)?;
                 let (spool, _) = &mut self.spools[self.frontier - 1];
                 spool.copy_to(&mut self.out)?;
             }
@@ -598,34 +593,36 @@ impl<W: Write, S: Spool> Export<W, S> {
         Ok(())
     }
 
-    /// Begins the straight section's array (JSON), once.
-    fn open(&mut self) -> io::Result<()> {
-        if self.frontier == 0 || std::mem::replace(&mut self.opened, true) {
+    /// Begins section `k`'s array (JSON; `k` after persons).
+    fn begin_section(&mut self, k: usize) -> io::Result<()> {
+        if self.mapping.options.format != Format::Json {
             return Ok(());
         }
-        if self.mapping.options.format == Format::Json {
-            let name = SPOOLED[self.frontier - 1].0;
-            match self.mapping.options.pretty {
-                true => write!(self.out, ",\n  \"{name}\": [")?,
-                false => write!(self.out, ",\"{name}\":[")?,
-            }
+        let name = SPOOLED[k - 1].0;
+        match self.mapping.options.pretty {
+            true => write!(self.out, ",\n  \"{name}\": ["),
+            false => write!(self.out, ",\"{name}\":["),
         }
-        Ok(())
     }
 
-    /// Ends the straight section's array (JSON; persons' even when empty).
-    fn close(&mut self) -> io::Result<()> {
+    /// Ends a section's array of `items` (JSON).
+    fn end_section(&mut self, items: u64) -> io::Result<()> {
         if self.mapping.options.format != Format::Json {
             return Ok(());
         }
         let pretty = self.mapping.options.pretty;
-        let items = match self.frontier {
-            0 => self.persons,
-            k if self.opened => self.spools[k - 1].1,
-            _ => return Ok(()),
-        };
         self.out
             .write_all(if pretty && items > 0 { b"\n  ]" } else { b"]" })
+    }
+
+    /// Ends the straight section: persons' array even when empty (simpler,
+    /// and valid), a later one's when it has begun.
+    fn end_straight(&mut self) -> io::Result<()> {
+        match self.frontier {
+            0 => self.end_section(self.persons),
+            k if self.spools[k - 1].1 > 0 => self.end_section(self.spools[k - 1].1),
+            _ => Ok(()),
+        }
     }
 
     /// Writes the document's start and attribution, once, before the
@@ -708,24 +705,15 @@ impl<W: Write, S: Spool> Export<W, S> {
         self.start()?;
         let pretty = self.mapping.options.pretty;
         let json = self.mapping.options.format == Format::Json;
-        // The straight section's array (persons' even when empty: simpler,
-        // and valid).
-        self.close()?;
-        let spooled = SPOOLED.iter().zip(&mut self.spools);
-        for ((name, _), (spool, n)) in spooled.skip(self.frontier) {
-            if *n == 0 {
+        self.end_straight()?;
+        for k in self.frontier + 1..=SPOOLED.len() {
+            let n = self.spools[k - 1].1;
+            if n == 0 {
                 continue;
             }
-            if json {
-                match pretty {
-                    true => write!(self.out, ",\n  \"{name}\": [")?,
-                    false => write!(self.out, ",\"{name}\":[")?,
-                }
-                append(spool, &mut self.out)?;
-                self.out.write_all(if pretty { b"\n  ]" } else { b"]" })?;
-            } else {
-                append(spool, &mut self.out)?;
-            }
+            self.begin_section(k)?;
+            append(&mut self.spools[k - 1].0, &mut self.out)?;
+            self.end_section(n)?;
         }
         match (json, pretty) {
             (true, true) => self.out.write_all(b"\n}\n")?,
@@ -752,20 +740,19 @@ mod tests {
     use crate::ReaderConfig;
 
     fn export(input: &[u8], options: Options) -> (String, NotConverted) {
-        let mut out = Vec::new();
         let config = ReaderConfig::new().headless(true);
-        let index = Index::from_read(input, config.clone(), 1).unwrap();
-        let mut export = Export::new(&mut out, options, Arc::new(index), Vec::new).unwrap();
-        for record in Records::with_config(input, config) {
-            export.record(record.unwrap().root()).unwrap();
-        }
-        let report = export.finish().unwrap();
+        let index = Index::from_read(input, config, 1).unwrap();
+        let (out, report, _) = export_with(input, options, index).unwrap();
         (String::from_utf8(out).unwrap(), report)
     }
 
-    /// A document exported with `index` (at one group a record), and the
-    /// section written straight at the end.
-    fn export_with(input: &[u8], options: Options, index: Index) -> io::Result<(Vec<u8>, usize)> {
+    /// A document exported with `index` (at one group a record), what was
+    /// not converted, and the section written straight at the end.
+    fn export_with(
+        input: &[u8],
+        options: Options,
+        index: Index,
+    ) -> io::Result<(Vec<u8>, NotConverted, usize)> {
         let mut out = Vec::new();
         let config = ReaderConfig::new().headless(true);
         let mut export = Export::new(&mut out, options, Arc::new(index), Vec::new)?;
@@ -773,8 +760,8 @@ mod tests {
             export.record(record.unwrap().root())?;
         }
         let frontier = export.frontier;
-        export.finish()?;
-        Ok((out, frontier))
+        let report = export.finish()?;
+        Ok((out, report, frontier))
     }
 
     /// Sections written straight once no record left can add to the ones
@@ -862,9 +849,10 @@ mod tests {
                         pretty,
                         ..Options::default()
                     };
-                    let (straight, frontier) = export_with(input, options, index.clone()).unwrap();
+                    let (straight, _, frontier) =
+                        export_with(input, options, index.clone()).unwrap();
                     let spooled = index.clone().without_counts();
-                    let (all_spooled, none) = export_with(input, options, spooled).unwrap();
+                    let (all_spooled, _, none) = export_with(input, options, spooled).unwrap();
                     assert_eq!(none, 0);
                     if let Some(f) = want_frontier {
                         assert_eq!(frontier, *f);

@@ -33,7 +33,7 @@ use super::table::{pedigree_fact, value_text, xref_id, CITATION_ELEMENTS, THROUG
 use crate::event::Event;
 use crate::read::UnreadChunk;
 use crate::scan::{count_breaks, parse_line, Lines};
-use crate::source::{next_cut, next_cut_plain, plain_lines, Cut};
+use crate::source::record_starts;
 use crate::stream::StreamReader;
 use crate::value::Pedigree;
 use crate::{Error, Reader, ReaderConfig};
@@ -89,8 +89,10 @@ pub struct Index {
     whole: bool,
 }
 
-/// The records an index counts ([`Index::records`]): those that alone give
-/// a section of the document (persons, relationships).
+/// The records an index counts ([`Index::records`]), in the document's
+/// order of the sections they alone give: row `k` gives section `k`
+/// (`INDI` persons, `FAM` relationships), which the export writes straight
+/// once no record of rows `0..=k` is left.
 pub(crate) const RECORD_TAGS: [&str; 2] = ["INDI", "FAM"];
 
 impl Default for Index {
@@ -229,20 +231,13 @@ impl Index {
             template,
         } = chunk;
         let pedi = memchr::memmem::Finder::new(b"PEDI");
-        // Most inputs: only the lines that begin `0` after an LF are looked at.
-        let lf0 = memchr::memmem::Finder::new(b"\n0");
-        let plain = plain_lines(&window[start..]);
         // Lines are counted up to a record read, not over each passed.
         let (mut at, mut counted) = (start, start);
-        while at < window.len() {
-            let cut = match plain {
-                true => next_cut_plain(&window[at..], &lf0),
-                false => next_cut(&window[at..], 0, true),
-            };
-            let next = match cut {
-                Cut::At(k) => at + k,
-                Cut::NeedMore(_) | Cut::End => window.len(),
-            };
+        let ends = record_starts(window, start).chain(std::iter::once(window.len()));
+        for next in ends {
+            if next <= at {
+                break;
+            }
             let look = looked_into(&window[at..next], &pedi);
             if let Look::Pass(Some(k)) = look {
                 self.records[k] += 1;
