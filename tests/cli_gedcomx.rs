@@ -339,6 +339,38 @@ fn gedx_is_a_zip_of_the_manifest_the_json_document_and_the_media_beside_the_inpu
     assert!(gedx.entries.is_empty(), "{:?}", gedx.entries);
 }
 
+/// Standard input redirected from a file (`< FILE`) is read twice, from
+/// where it stands, with no copy: the same document, diagnostics and line
+/// numbers as from a pipe, at every `--jobs`.
+#[test]
+fn stdin_redirected_from_a_file_is_read_from_where_it_stands() {
+    use std::io::{Seek, SeekFrom};
+    let before = "0 HEAD\n1 CHAR UTF-8\n0 @X1@ INDI\n1 NAME Not /Here/\n0 TRLR\n";
+    let both = [before.as_bytes(), FAMILY.as_bytes()].concat();
+    let file = temp("redirected.ged", &both);
+    for jobs in ["1", "2"] {
+        let piped = run(&["gedcomx", "-j", jobs, "-"], Some(FAMILY.as_bytes()));
+        assert_eq!(piped.status.code(), Some(0));
+        let mut stdin = std::fs::File::open(&file).unwrap();
+        stdin.seek(SeekFrom::Start(before.len() as u64)).unwrap();
+        let redirected = cli_support::run_from_file(&["gedcomx", "-j", jobs, "-"], stdin);
+        let err = String::from_utf8_lossy(&redirected.stderr);
+        assert_eq!(redirected.status.code(), Some(0), "{err}");
+        assert_eq!(redirected.stdout, piped.stdout, "-j {jobs}");
+        assert_eq!(redirected.stderr, piped.stderr, "-j {jobs}");
+        assert!(!String::from_utf8_lossy(&redirected.stdout).contains("X1"));
+    }
+    // From its start, a larger input: the document of the named file.
+    let mut input = Vec::new();
+    generate::generate(2_000, 21, &mut input).unwrap();
+    let generated = temp("redirected-generated.ged", &input);
+    let named = run(&["gedcomx", "-j", "2", s(&generated)], None);
+    let stdin = std::fs::File::open(&generated).unwrap();
+    let redirected = cli_support::run_from_file(&["gedcomx", "-j", "2", "-"], stdin);
+    assert_eq!(redirected.status.code(), Some(0));
+    assert!(redirected.stdout == named.stdout);
+}
+
 #[test]
 fn a_gedzip_converts_as_its_gedcom_ged_from_a_file_and_from_stdin() {
     let gdz = concat!(
@@ -360,4 +392,9 @@ fn a_gedzip_converts_as_its_gedcom_ged_from_a_file_and_from_stdin() {
     let from_stdin = run(&["gedcomx", "-"], Some(&archive));
     assert_eq!(from_stdin.status.code(), Some(0));
     assert_eq!(from_stdin.stdout, plain.stdout);
+    // Redirected from the archive (`< FILE`): unpacked, not read twice.
+    let redirected = std::fs::File::open(gdz).unwrap();
+    let redirected = cli_support::run_from_file(&["gedcomx", "-"], redirected);
+    assert_eq!(redirected.status.code(), Some(0));
+    assert_eq!(redirected.stdout, plain.stdout);
 }

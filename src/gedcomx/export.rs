@@ -339,7 +339,13 @@ pub struct Export<W: Write, S: Spool> {
     /// The records of [`RECORD_TAGS`] not yet absorbed, when the index
     /// knows the input's ([`Index::records`]).
     left: Option<[u64; 2]>,
+    /// Copies a spool to the end of the output ([`Export::append_with`]).
+    append: Append<W, S>,
 }
+
+/// How a spool is copied to the end of the output: all that was written
+/// to it, after what the document wrote there before.
+pub type Append<W, S> = fn(&mut S, &mut W) -> io::Result<()>;
 
 impl<W: Write, S: Spool> Export<W, S> {
     /// A document to `out`, borrowing from other records through `index`
@@ -390,7 +396,19 @@ impl<W: Write, S: Spool> Export<W, S> {
             media: Vec::new(),
             media_seen: HashSet::new(),
             used: HashSet::new(),
+            append: |spool, out| spool.copy_to(out),
         })
+    }
+
+    /// Copies each spool to the output with `append` instead of
+    /// [`Spool::copy_to`] (through [`Write`], the default): for the
+    /// kernel's copy from a temporary file to the output file or pipe
+    /// (`std::io::copy` between files), when a section's spool is
+    /// appended as it goes straight to the output and at the end.
+    #[must_use]
+    pub fn append_with(mut self, append: Append<W, S>) -> Self {
+        self.append = append;
+        self
     }
 
     /// The mapping, to map groups of records on other threads
@@ -587,7 +605,7 @@ impl<W: Write, S: Spool> Export<W, S> {
             if self.spools[self.frontier - 1].1 > 0 {
                 self.begin_section(self.frontier)?;
                 let (spool, _) = &mut self.spools[self.frontier - 1];
-                spool.copy_to(&mut self.out)?;
+                (self.append)(spool, &mut self.out)?;
             }
         }
         Ok(())
@@ -685,23 +703,8 @@ impl<W: Write, S: Spool> Export<W, S> {
     /// flushes the output; gives what was not converted.
     ///
     /// # Errors
-    /// Writing the output, reading a spool.
-    pub fn finish(self) -> io::Result<NotConverted> {
-        self.finish_with(|spool, out| spool.copy_to(out))
-    }
-
-    /// As [`Export::finish`], with `append` copying each spool (all that
-    /// was written to it) to the end of the output, after what the
-    /// document wrote there before it: for a copy other than
-    /// [`Spool::copy_to`]'s through [`Write`], such as the kernel's from a
-    /// temporary file to the output file (`std::io::copy` between files).
-    ///
-    /// # Errors
-    /// Writing the output, reading a spool, `append`'s.
-    pub fn finish_with(
-        mut self,
-        mut append: impl FnMut(&mut S, &mut W) -> io::Result<()>,
-    ) -> io::Result<NotConverted> {
+    /// Writing the output, appending a spool.
+    pub fn finish(mut self) -> io::Result<NotConverted> {
         self.start()?;
         let pretty = self.mapping.options.pretty;
         let json = self.mapping.options.format == Format::Json;
@@ -712,7 +715,7 @@ impl<W: Write, S: Spool> Export<W, S> {
                 continue;
             }
             self.begin_section(k)?;
-            append(&mut self.spools[k - 1].0, &mut self.out)?;
+            (self.append)(&mut self.spools[k - 1].0, &mut self.out)?;
             self.end_section(n)?;
         }
         match (json, pretty) {
@@ -872,6 +875,44 @@ mod tests {
 
     /// An index of another input, whose last individual comes before this
     /// input's: an error, not a document with persons after relationships.
+    /// A spool goes to the output through the export's `append`, when its
+    /// section goes straight to the output and at the end: the same
+    /// document as through [`Spool::copy_to`].
+    #[test]
+    fn spools_are_appended_with_the_export_s_append() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        #[allow(clippy::ptr_arg)] // the spool's type, as `Append` has it
+        fn counted(spool: &mut Vec<u8>, out: &mut &mut Vec<u8>) -> io::Result<()> {
+            CALLS.fetch_add(1, Ordering::SeqCst);
+            out.write_all(spool)
+        }
+        let input: &[u8] = b"0 HEAD\n0 @I1@ INDI\n1 SOUR @S1@\n2 PAGE p. 1\n0 @I2@ INDI\n\
+            0 @F1@ FAM\n1 HUSB @I1@\n1 WIFE @I2@\n0 @S1@ SOUR\n1 TITL T\n\
+            0 @R1@ REPO\n1 NAME R\n0 TRLR\n";
+        let config = ReaderConfig::new().headless(true);
+        let index = Arc::new(Index::from_read(input, config.clone(), 1).unwrap());
+        for format in [Format::Json, Format::Xml] {
+            let options = Options {
+                format,
+                ..Options::default()
+            };
+            CALLS.store(0, Ordering::SeqCst);
+            let mut out = Vec::new();
+            let mut appending = Export::new(&mut out, options, index.clone(), Vec::new)
+                .unwrap()
+                .append_with(counted);
+            for record in Records::with_config(input, config.clone()) {
+                appending.record(record.unwrap().root()).unwrap();
+            }
+            appending.finish().unwrap();
+            // The citation's description once the families are written,
+            // the repository's agent at the end.
+            assert_eq!(CALLS.load(Ordering::SeqCst), 2, "{format:?}");
+            assert_eq!(String::from_utf8(out).unwrap(), export(input, options).0);
+        }
+    }
+
     #[test]
     fn an_index_of_another_input_is_an_error_not_a_broken_document() {
         let input =

@@ -284,6 +284,12 @@ impl<'a> Tree<'a> {
             // Its nodes are past `start`: the text it checks is from there.
             text_base: start,
         };
+        // The reader found the valid text from there as it began: not
+        // looked for again.
+        if let Some((base, text)) = reader.valid_text().filter(|(base, _)| *base == start) {
+            debug_assert_eq!(text.len(), arena::utf8_prefix(&input[base..]).len());
+            tree.note_utf8_prefix(text);
+        }
         (tree, failed)
     }
 
@@ -383,7 +389,10 @@ impl<'a> Tree<'a> {
     /// `text` ([`utf8_prefix`] of the part of the input its nodes are in),
     /// so that the whole input's is not looked for.
     pub(crate) fn note_utf8_prefix(&self, text: &'a str) {
-        let _ = self.text.set(text);
+        if self.text.set(text).is_ok() {
+            // The raw walks' too (see [`Tree::src`]).
+            self.core.note_utf8_prefix(self.text_base + text.len());
+        }
     }
 
     /// Builds the tree of a UTF-8 (or ASCII, ANSEL, ...) byte slice.

@@ -30,6 +30,12 @@ pub fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     out
 }
 
+/// Runs the binary with `args` and standard input redirected from `file`
+/// (`< FILE`: a regular file, read from where it stands), and waits.
+pub fn run_from_file(args: &[&str], file: std::fs::File) -> Output {
+    bin().args(args).stdin(Stdio::from(file)).output().unwrap()
+}
+
 /// Writes `bytes` to the file `name` in `CARGO_TARGET_TMPDIR`'s directory
 /// `dir` (made if need be); gives its path.
 pub fn temp_file(dir: &str, name: &str, bytes: &[u8]) -> PathBuf {

@@ -51,7 +51,8 @@ pub fn run(
     let config = settings.config().encoding(settings.encoding());
     let jobs = settings.jobs();
     // The first pass gathers the index; standard input is copied to a
-    // temporary file on the way, for the second pass to read.
+    // temporary file on the way, for the second pass to read, unless it is
+    // redirected from a file (read twice, as a named one is).
     // A reading error of the first pass other than the source's own is
     // met again, at the same line, by the second, which reports the
     // diagnostics before it and fails (nothing is written).
@@ -61,10 +62,14 @@ pub fn run(
         Err(_) => Ok(Index::new()),
     };
     let temp_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
-    let (index, second): (Index, File) = match source {
+    let redirected = match source {
+        Source::Stdin => stdin_file()?,
+        _ => None,
+    };
+    let (index, second): (Index, File) = match (source, redirected) {
         // A GEDZIP: its `gedcom.ged`, unpacked into memory and a temporary
         // file for the second pass.
-        Source::File(path) if crate::drive::is_gedzip_file(path) => {
+        (Source::File(path), _) if crate::drive::is_gedzip_file(path) => {
             let bytes = source.load()?;
             let index = Index::from_read(&bytes[..], config.clone(), jobs);
             let mut copy = tempfile::tempfile().map_err(temp_failed)?;
@@ -72,7 +77,7 @@ pub fn run(
             copy.seek(SeekFrom::Start(0)).map_err(temp_failed)?;
             (read_failed(index)?, copy)
         }
-        Source::File(path) => {
+        (Source::File(path), _) => {
             let file = File::open(path).map_err(|e| Fail::Input(e.into()))?;
             let size = file.metadata().ok().map(|m| m.len());
             let progress = Progress::new(size);
@@ -81,7 +86,25 @@ pub fn run(
             let again = File::open(path).map_err(|e| Fail::Input(e.into()))?;
             (read_failed(index)?, again)
         }
-        Source::Stdin | Source::Sample => {
+        // Standard input redirected from a file: the file read twice, as
+        // a named one is (no copy).
+        (Source::Stdin, Some(redirected)) => {
+            let Redirected {
+                first,
+                mut again,
+                at,
+            } = redirected;
+            let size = first.metadata().ok().map(|m| m.len().saturating_sub(at));
+            let progress = Progress::new(size);
+            let index = Index::from_read(progress.wrap(first), config.clone(), jobs);
+            drop(progress);
+            let index = read_failed(index)?;
+            again
+                .seek(SeekFrom::Start(at))
+                .map_err(|e| Fail::Input(e.into()))?;
+            (index, again)
+        }
+        (Source::Stdin | Source::Sample, _) => {
             let spool_failed = temp_failed;
             let mut copy = io::BufWriter::new(tempfile::tempfile().map_err(spool_failed)?);
             let progress = Progress::new(None);
@@ -99,7 +122,9 @@ pub fn run(
             (read_failed(index)?, copy)
         }
     };
-    let size = second.metadata().ok().map(|m| m.len());
+    // What is left of it (standard input may stand past a file's start).
+    let at = (&second).stream_position().unwrap_or(0);
+    let size = second.metadata().ok().map(|m| m.len().saturating_sub(at));
     let progress = Progress::new(size);
     // Read straight into the stream's buffer: no `BufReader` between.
     let input = progress.wrap(second);
@@ -130,6 +155,47 @@ pub fn run(
     };
     summarise(&not_converted, report);
     out.commit()
+}
+
+/// Standard input redirected from a file (`< FILE`): two handles on it,
+/// which share its position, and where it stood.
+struct Redirected {
+    first: File,
+    again: File,
+    at: u64,
+}
+
+/// Standard input, when it is a regular file that is not a zip archive
+/// (a GEDZIP is unpacked as from a pipe).
+fn stdin_file() -> Result<Option<Redirected>, Fail> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let io_fail = |e: io::Error| Fail::Input(e.into());
+        let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
+            return Ok(None);
+        };
+        let mut first = File::from(fd);
+        if !first.metadata().is_ok_and(|m| m.is_file()) {
+            return Ok(None);
+        }
+        let Ok(at) = first.stream_position() else {
+            return Ok(None);
+        };
+        let mut start = Vec::with_capacity(4);
+        (&mut first)
+            .take(4)
+            .read_to_end(&mut start)
+            .map_err(io_fail)?;
+        first.seek(SeekFrom::Start(at)).map_err(io_fail)?;
+        if gedcom_elf::gedzip::is_zip(&start) {
+            return Ok(None);
+        }
+        let again = first.try_clone().map_err(io_fail)?;
+        Ok(Some(Redirected { first, again, at }))
+    }
+    #[cfg(not(unix))]
+    Ok(None)
 }
 
 /// A reader that copies what it reads to `copy`.
@@ -219,7 +285,15 @@ fn export<R: Read, W: Append>(
     let spool_failed = |e: io::Error| Fail::Other(format!("cannot write: {e}"));
     // Groups of items are written at once: the spools are buffered lightly.
     let spool = || Ok(io::BufWriter::with_capacity(1 << 16, tempfile::tempfile()?));
-    let mut export = Export::try_new(out, options, index, spool).map_err(spool_failed)?;
+    let append = |spool: &mut io::BufWriter<File>, out: &mut W| {
+        spool.flush()?;
+        let file = spool.get_mut();
+        file.seek(SeekFrom::Start(0))?;
+        out.append(file)
+    };
+    let mut export = Export::try_new(out, options, index, spool)
+        .map_err(spool_failed)?
+        .append_with(append);
     let done = export.stream(stream, |ds| report.diagnostics(&ds));
     match done {
         Ok(()) => {}
@@ -227,13 +301,7 @@ fn export<R: Read, W: Append>(
         Err(ExportError::Write(e)) => return Err(spool_failed(e)),
     }
     let media = export.media().to_vec();
-    let append = |spool: &mut io::BufWriter<File>, out: &mut W| {
-        spool.flush()?;
-        let file = spool.get_mut();
-        file.seek(SeekFrom::Start(0))?;
-        out.append(file)
-    };
-    let not_converted = export.finish_with(append).map_err(spool_failed)?;
+    let not_converted = export.finish().map_err(spool_failed)?;
     Ok((not_converted, media))
 }
 
