@@ -154,10 +154,19 @@ fn next_cut_plain(buf: &[u8], lf0: &memchr::memmem::Finder<'_>) -> Cut {
     Cut::End
 }
 
+/// How much more than a piece's rest a [`Source`] reads for it, to find
+/// where its last record ends (16 KiB).
+const PAST_CUT: usize = 16 << 10;
+
+/// The pieces from which a [`Source`] reads for each piece (256 KiB)
+/// rather than several pieces at a read.
+const READ_PER_PIECE: usize = 256 << 10;
+
 /// Where a [`Source`] gets its bytes.
 pub(crate) trait Pull {
-    /// Appends the next bytes of input to `out`; 0 at the end of the input.
-    fn pull(&mut self, out: &mut BytesMut) -> std::io::Result<usize>;
+    /// Appends the next bytes of input to `out`, about `want` of them or
+    /// fewer; 0 at the end of the input.
+    fn pull(&mut self, out: &mut BytesMut, want: usize) -> std::io::Result<usize>;
 }
 
 /// Bytes from a [`Read`], read straight into the buffer: up to `most` at
@@ -186,9 +195,10 @@ impl<R> FromRead<R> {
 }
 
 impl<R: Read> Pull for FromRead<R> {
-    fn pull(&mut self, out: &mut BytesMut) -> std::io::Result<usize> {
+    fn pull(&mut self, out: &mut BytesMut, want: usize) -> std::io::Result<usize> {
         let len = out.len();
-        out.resize(len + self.ask, 0);
+        let ask = self.ask.min(want.max(Self::LEAST.min(self.most)));
+        out.resize(len + ask, 0);
         let read = loop {
             match self.inner.read(&mut out[len..]) {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -197,9 +207,9 @@ impl<R: Read> Pull for FromRead<R> {
         };
         let n = *read.as_ref().unwrap_or(&0);
         out.truncate(len + n);
-        if n == self.ask {
+        if n == ask && ask == self.ask {
             self.ask = (self.ask * 2).min(self.most);
-        } else if n < self.ask / 2 {
+        } else if n < ask / 2 {
             self.ask = (self.ask / 2).max(self.most.min(Self::LEAST));
         }
         read
@@ -297,14 +307,21 @@ impl<P: Pull> Source<P> {
     /// Reads more input into `buf` (transcoded once the encoding is
     /// decided); `false` at the end of the input.
     fn fill(&mut self) -> Result<bool, Error> {
+        self.fill_toward(usize::MAX)
+    }
+
+    /// [`Source::fill`], reading about `want` bytes or fewer (a piece's
+    /// rest, and a little more to find its end): the bytes after a cut are
+    /// copied when the next piece's are read, so few are read past it.
+    fn fill_toward(&mut self, want: usize) -> Result<bool, Error> {
         if self.eof {
             return Ok(false);
         }
         let Some(decoder) = self.utf16.as_mut() else {
-            self.eof = self.input.pull(&mut self.buf)? == 0;
+            self.eof = self.input.pull(&mut self.buf, want)? == 0;
             return Ok(!self.eof);
         };
-        self.eof = self.input.pull(&mut self.raw)? == 0;
+        self.eof = self.input.pull(&mut self.raw, want)? == 0;
         let problems = &mut self.problems;
         self.decoded.clear();
         decoder.decode_chunk(&self.raw, self.eof, &mut self.decoded, &mut |p| {
@@ -384,8 +401,15 @@ impl<P: Pull> Source<P> {
                 Cut::End => break self.buf.len(),
                 Cut::NeedMore(resume) => self.search = resume,
             }
-            // At the end of the input, the search above ends it.
-            self.fill()?;
+            // At the end of the input, the search above ends it. A large
+            // piece is read about to its end (the bytes read past a cut
+            // are copied when the next piece grows the buffer); small ones
+            // several to a read.
+            let want = match at_least >= READ_PER_PIECE {
+                true => at_least.saturating_sub(self.buf.len()) + PAST_CUT,
+                false => usize::MAX,
+            };
+            self.fill_toward(want)?;
         };
         self.search = 0;
         if cut == 0 && start.is_none() {
@@ -567,40 +591,74 @@ mod tests {
         b"\n\n",
     ];
 
+    /// The pieces of `input` read `step` bytes at a time are those the
+    /// slice is cut into: the first at least `first` bytes (0: the first
+    /// record alone, as `Records` reads), the others `batch`.
+    fn check_pieces(input: &[u8], step: usize, first: usize, batch: usize) {
+        let (pieces, _) = pieces(input, step, first, batch);
+        let mut cuts: Vec<usize> = Vec::new();
+        let head = if first == 0 {
+            let end = crate::par::first_record_end(input);
+            cuts.push(end);
+            end
+        } else {
+            0
+        };
+        cuts.extend(record_boundaries(input, head, batch));
+        cuts.retain(|&c| c < input.len());
+        let got: Vec<usize> = pieces.iter().skip(1).map(|p| p.offset as usize).collect();
+        let what = format!(
+            "{} bytes: batch {batch}, step {step}, first {first}",
+            input.len()
+        );
+        assert_eq!(got, cuts, "{what}");
+        let joined: Vec<u8> = pieces.iter().flat_map(|p| p.bytes.to_vec()).collect();
+        assert!(joined == input, "{what}");
+        let mut before = 0;
+        let mut at = 0;
+        for p in &pieces {
+            before += count_breaks(&input[at..p.offset as usize]);
+            at = p.offset as usize;
+            assert_eq!(p.lines_before, before, "{what}");
+        }
+        assert!(pieces[0].start.is_some());
+        assert!(pieces[1..].iter().all(|p| p.start.is_none()));
+    }
+
     #[test]
     fn cutting_a_stream_at_every_batch_size_equals_cutting_the_slice() {
         for &input in INPUTS {
             for batch in 1..=input.len() + 1 {
                 for step in [1, 2, 3, 7, 64, 1 << 20] {
-                    // The first piece at least `batch` (a stream's), or the
-                    // first record alone (`Records`').
                     for first in [batch, 0] {
-                        let (pieces, _) = pieces(input, step, first, batch);
-                        let mut cuts: Vec<usize> = Vec::new();
-                        let head = if first == 0 {
-                            let end = crate::par::first_record_end(input);
-                            cuts.push(end);
-                            end
-                        } else {
-                            0
-                        };
-                        cuts.extend(record_boundaries(input, head, batch));
-                        cuts.retain(|&c| c < input.len());
-                        let got: Vec<usize> =
-                            pieces.iter().skip(1).map(|p| p.offset as usize).collect();
-                        let what = format!("{input:?}: batch {batch}, step {step}, first {first}");
-                        assert_eq!(got, cuts, "{what}");
-                        let joined: Vec<u8> =
-                            pieces.iter().flat_map(|p| p.bytes.to_vec()).collect();
-                        assert_eq!(joined, input, "{what}");
-                        for p in &pieces {
-                            let before = count_breaks(&input[..p.offset as usize]);
-                            assert_eq!(p.lines_before, before, "{what}");
-                        }
-                        assert!(pieces[0].start.is_some());
-                        assert!(pieces[1..].iter().all(|p| p.start.is_none()));
+                        check_pieces(input, step, first, batch);
                     }
                 }
+            }
+        }
+    }
+
+    /// Pieces of [`READ_PER_PIECE`] and more, each read to about its end
+    /// (and past it by [`PAST_CUT`], or more for a record longer than
+    /// that): the slice's cuts too.
+    #[test]
+    fn large_pieces_read_to_their_end_are_the_slice_s_pieces() {
+        let mut input = b"0 HEAD\n1 CHAR UTF-8\n".to_vec();
+        for n in 0..40_000 {
+            input.extend(format!("0 @I{n}@ INDI\n1 NAME A{n} /B/\n1 SEX F\n").bytes());
+            if n % 9_000 == 0 {
+                // A record longer than what is read past a cut.
+                input.extend(format!("0 @N{n}@ NOTE x\n").bytes());
+                for _ in 0..(3 * PAST_CUT / 20) {
+                    input.extend(b"1 CONT 0123456789\n");
+                }
+            }
+        }
+        input.extend(b"0 TRLR\n");
+        assert!(input.len() > 4 * READ_PER_PIECE, "{}", input.len());
+        for batch in [READ_PER_PIECE, READ_PER_PIECE + 4_099, 1 << 20] {
+            for step in [4_099, 64 << 10, 1 << 20] {
+                check_pieces(&input, step, batch, batch);
             }
         }
     }

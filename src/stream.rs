@@ -69,7 +69,8 @@ pub const DEFAULT_BATCH_BYTES: usize = 64 << 10;
 /// The most a read of the source asks for: 1 MiB. Reads go straight into
 /// the source's buffer (the source is a buffer already: a `BufReader`
 /// around it adds nothing), and the batches handed to threads share that
-/// buffer: the input's bytes are copied once, by the read. A buffer is
+/// buffer: the input's bytes are copied by the read (and those read past
+/// a cut once more, when the buffer grows for the next batch). A buffer is
 /// freed when the last batch cut from it is read, so the batches in flight
 /// hold a few of them at most.
 const READ_BYTES: usize = 1 << 20;
