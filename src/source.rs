@@ -158,8 +158,8 @@ fn next_cut_plain(buf: &[u8], lf0: &memchr::memmem::Finder<'_>) -> Cut {
 /// where its last record ends (16 KiB).
 const PAST_CUT: usize = 16 << 10;
 
-/// The pieces from which a [`Source`] reads for each piece (256 KiB)
-/// rather than several pieces at a read.
+/// The size of piece from which a [`Source`] reads for each piece
+/// (256 KiB) rather than several pieces at a read.
 const READ_PER_PIECE: usize = 256 << 10;
 
 /// Where a [`Source`] gets its bytes.

@@ -40,6 +40,21 @@ fn a_file_and_standard_input_convert_as_the_library_does() {
         );
         assert!(stdin.status.success());
         assert_eq!(stdin.stdout, file.stdout);
+        // Redirected from a file standing past other bytes (`< FILE`): the
+        // file mapped from there, not copied.
+        let before = b"0 HEAD\n0 @X1@ INDI\n0 TRLR\n";
+        let both = [&before[..], input.as_bytes()].concat();
+        let path = temp_file("cli_convert7", &format!("past-{to}.ged"), &both);
+        let mut redirected = std::fs::File::open(&path).unwrap();
+        std::io::Seek::seek(
+            &mut redirected,
+            std::io::SeekFrom::Start(before.len() as u64),
+        )
+        .unwrap();
+        let redirected =
+            cli_support::run_from_file(&["convert", "-", "--to-version", to], redirected);
+        assert!(redirected.status.success());
+        assert_eq!(redirected.stdout, file.stdout);
         let stderr = String::from_utf8_lossy(&file.stderr);
         assert!(
             stderr.contains(&format!(

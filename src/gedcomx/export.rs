@@ -873,8 +873,6 @@ mod tests {
         assert!(compared > 40, "{compared}");
     }
 
-    /// An index of another input, whose last individual comes before this
-    /// input's: an error, not a document with persons after relationships.
     /// A spool goes to the output through the export's `append`, when its
     /// section goes straight to the output and at the end: the same
     /// document as through [`Spool::copy_to`].
@@ -913,6 +911,8 @@ mod tests {
         }
     }
 
+    /// An index of another input, whose last individual comes before this
+    /// input's: an error, not a document with persons after relationships.
     #[test]
     fn an_index_of_another_input_is_an_error_not_a_broken_document() {
         let input =

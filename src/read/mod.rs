@@ -339,17 +339,17 @@ impl<'a> Reader<'a> {
         self.input
     }
 
-    /// What is left to read: the input up to where this reader stops (a
-    /// chunk's end, for a reader of one chunk of an input), and the start
-    /// of the next line in it.
     /// The longest valid UTF-8 prefix of the window's input from where
-    /// the reader started reading, and where that is: what
-    /// [`arena::utf8_prefix`](crate::tree) would find there again; `None`
-    /// before the first event.
+    /// the reader started reading, and where that is (what the tree's
+    /// `utf8_prefix` would find there again); `None` before the first
+    /// event.
     pub(crate) fn valid_text(&self) -> Option<(usize, &'a str)> {
         self.input_str.map(|s| (self.input_str_base, s))
     }
 
+    /// What is left to read: the input up to where this reader stops (a
+    /// chunk's end, for a reader of one chunk of an input), and the start
+    /// of the next line in it.
     pub(crate) fn window(&self) -> (&'a [u8], usize) {
         (self.cursor.input(), self.cursor.position())
     }

@@ -140,6 +140,22 @@ impl Source {
             return self.load();
         }
         let io_fail = |e: io::Error| Fail::Input(Error::from(e));
+        // Redirected from a file: the file mapped from where it stands.
+        if let Some(Redirected { file, at }) = stdin_file()? {
+            // SAFETY: as in `load_raw`.
+            let map = unsafe { memmap2::MmapOptions::new().offset(at).map(&file) };
+            return match map {
+                Ok(m) if !m.is_empty() => Ok(Box::new(m)),
+                _ => {
+                    let mut v = Vec::new();
+                    Progress::new(None)
+                        .wrap(file)
+                        .read_to_end(&mut v)
+                        .map_err(io_fail)?;
+                    Ok(Box::new(v))
+                }
+            };
+        }
         let mut spool = tempfile::tempfile().map_err(io_fail)?;
         let mut input = Progress::new(None).wrap(stdin()?);
         io::copy(&mut input, &mut spool).map_err(io_fail)?;
@@ -246,11 +262,7 @@ pub enum Stdin {
 pub fn stdin() -> Result<Stdin, Fail> {
     let io_fail = |e: io::Error| Fail::Input(Error::from(e));
     let mut lock = io::stdin().lock();
-    let mut start = Vec::with_capacity(4);
-    (&mut lock)
-        .take(4)
-        .read_to_end(&mut start)
-        .map_err(io_fail)?;
+    let mut start = first_bytes(&mut lock).map_err(io_fail)?;
     if !gedzip::is_zip(&start) {
         return Ok(Stdin::Plain(io::Cursor::new(start).chain(lock)));
     }
@@ -288,9 +300,50 @@ impl io::BufRead for Stdin {
 /// bytes, [`is_gedzip`]); `false` when it cannot be read (its reader says
 /// why).
 pub fn is_gedzip_file(path: &str) -> bool {
+    let start = std::fs::File::open(path).and_then(first_bytes);
+    start.is_ok_and(|start| is_gedzip(path, &start))
+}
+
+/// The first bytes of `input` (4, or fewer at its end): enough to tell a
+/// zip archive ([`gedzip::is_zip`]).
+fn first_bytes(input: impl Read) -> io::Result<Vec<u8>> {
     let mut start = Vec::with_capacity(4);
-    let read = std::fs::File::open(path).and_then(|f| f.take(4).read_to_end(&mut start));
-    read.is_ok() && is_gedzip(path, &start)
+    input.take(4).read_to_end(&mut start)?;
+    Ok(start)
+}
+
+/// Standard input redirected from a file (`< FILE`): a handle on it (its
+/// clones share its position), and where it stood.
+pub struct Redirected {
+    pub file: File,
+    pub at: u64,
+}
+
+/// Standard input, when it is a regular file that is not a zip archive
+/// (a GEDZIP is unpacked as from a pipe), for a command that reads its
+/// input twice: the file itself rather than a copy.
+pub fn stdin_file() -> Result<Option<Redirected>, Fail> {
+    #[cfg(unix)]
+    {
+        use std::io::{Seek, SeekFrom};
+        use std::os::fd::AsFd;
+        let io_fail = |e: io::Error| Fail::Input(e.into());
+        let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
+            return Ok(None);
+        };
+        let mut file = File::from(fd);
+        if !file.metadata().is_ok_and(|m| m.is_file()) {
+            return Ok(None);
+        }
+        let Ok(at) = file.stream_position() else {
+            return Ok(None);
+        };
+        let start = first_bytes(&mut file).map_err(io_fail)?;
+        file.seek(SeekFrom::Start(at)).map_err(io_fail)?;
+        Ok((!gedzip::is_zip(&start)).then_some(Redirected { file, at }))
+    }
+    #[cfg(not(unix))]
+    Ok(None)
 }
 
 /// Whether the file `path`, whose first bytes are `start`, is read as a

@@ -25,7 +25,7 @@ use gedcom_elf::stream::StreamReader;
 use gedcom_elf::ErrorKind;
 
 use crate::cli::Settings;
-use crate::drive::Source;
+use crate::drive::{stdin_file, Redirected, Source};
 use crate::output::Output;
 use crate::progress::Progress;
 use crate::report::{Fail, Report};
@@ -88,20 +88,15 @@ pub fn run(
         }
         // Standard input redirected from a file: the file read twice, as
         // a named one is (no copy).
-        (Source::Stdin, Some(redirected)) => {
-            let Redirected {
-                first,
-                mut again,
-                at,
-            } = redirected;
-            let size = first.metadata().ok().map(|m| m.len().saturating_sub(at));
+        (Source::Stdin, Some(Redirected { file, at })) => {
+            let input_fail = |e: io::Error| Fail::Input(e.into());
+            let mut again = file.try_clone().map_err(input_fail)?;
+            let size = file.metadata().ok().map(|m| m.len().saturating_sub(at));
             let progress = Progress::new(size);
-            let index = Index::from_read(progress.wrap(first), config.clone(), jobs);
+            let index = Index::from_read(progress.wrap(file), config.clone(), jobs);
             drop(progress);
             let index = read_failed(index)?;
-            again
-                .seek(SeekFrom::Start(at))
-                .map_err(|e| Fail::Input(e.into()))?;
+            again.seek(SeekFrom::Start(at)).map_err(input_fail)?;
             (index, again)
         }
         (Source::Stdin | Source::Sample, _) => {
@@ -155,47 +150,6 @@ pub fn run(
     };
     summarise(&not_converted, report);
     out.commit()
-}
-
-/// Standard input redirected from a file (`< FILE`): two handles on it,
-/// which share its position, and where it stood.
-struct Redirected {
-    first: File,
-    again: File,
-    at: u64,
-}
-
-/// Standard input, when it is a regular file that is not a zip archive
-/// (a GEDZIP is unpacked as from a pipe).
-fn stdin_file() -> Result<Option<Redirected>, Fail> {
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsFd;
-        let io_fail = |e: io::Error| Fail::Input(e.into());
-        let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
-            return Ok(None);
-        };
-        let mut first = File::from(fd);
-        if !first.metadata().is_ok_and(|m| m.is_file()) {
-            return Ok(None);
-        }
-        let Ok(at) = first.stream_position() else {
-            return Ok(None);
-        };
-        let mut start = Vec::with_capacity(4);
-        (&mut first)
-            .take(4)
-            .read_to_end(&mut start)
-            .map_err(io_fail)?;
-        first.seek(SeekFrom::Start(at)).map_err(io_fail)?;
-        if gedcom_elf::gedzip::is_zip(&start) {
-            return Ok(None);
-        }
-        let again = first.try_clone().map_err(io_fail)?;
-        Ok(Some(Redirected { first, again, at }))
-    }
-    #[cfg(not(unix))]
-    Ok(None)
 }
 
 /// A reader that copies what it reads to `copy`.
