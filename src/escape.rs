@@ -313,6 +313,20 @@ pub(crate) fn push_json_plain(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
         out.extend_from_slice(&eight);
         return true;
     }
+    let n = bytes.len();
+    if n >= 4 {
+        // Four to seven: the first four and the last four, overlapping.
+        let first: [u8; 4] = bytes[..4].try_into().unwrap_or_default();
+        let last: [u8; 4] = bytes[n - 4..].try_into().unwrap_or_default();
+        let both = u64::from(u32::from_le_bytes(first)) | u64::from(u32::from_le_bytes(last)) << 32;
+        if json_special(both) {
+            return false;
+        }
+        out.extend_from_slice(&first);
+        out.truncate(start + n - 4);
+        out.extend_from_slice(&last);
+        return true;
+    }
     for &b in rest {
         if b < 0x20 || b == b'"' || b == b'\\' {
             out.truncate(start);

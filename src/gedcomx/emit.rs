@@ -115,12 +115,22 @@ fn push_short(out: &mut Vec<u8>, bytes: &[u8]) {
         out.extend_from_slice(&eight);
     }
     let rest = chunks.remainder();
-    match bytes.len().checked_sub(8) {
+    let n = bytes.len();
+    match n.checked_sub(8) {
         // The last eight again, over the ones just copied.
         Some(last) if !rest.is_empty() => {
             out.truncate(out.len() - (8 - rest.len()));
             let eight: [u8; 8] = bytes[last..].try_into().unwrap_or_default();
             out.extend_from_slice(&eight);
+        }
+        // Four to seven: the first four and the last four, overlapping.
+        None if n >= 4 => {
+            let first: [u8; 4] = bytes[..4].try_into().unwrap_or_default();
+            let last: [u8; 4] = bytes[n - 4..].try_into().unwrap_or_default();
+            let start = out.len();
+            out.extend_from_slice(&first);
+            out.truncate(start + n - 4);
+            out.extend_from_slice(&last);
         }
         _ => {
             for &b in rest {

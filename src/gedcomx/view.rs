@@ -122,14 +122,7 @@ impl Node for DateView<'_> {
         let Some(formal) = &self.formal else {
             return emit_date(e, original, None);
         };
-        // Made on the stack when it fits (a formal date is short).
-        let mut short = Short::default();
-        if write!(short, "{formal}").is_ok() {
-            if let Ok(text) = std::str::from_utf8(&short.bytes[..short.len]) {
-                return emit_date(e, original, Some(text));
-            }
-        }
-        emit_date(e, original, Some(&formal.to_string()))
+        emit_date(e, original, Some(formal.text().as_str()))
     }
 }
 

@@ -295,105 +295,167 @@ fn formal_year(y: i64) -> Result<i32, NotGedcomx> {
     }
 }
 
-/// `n` in decimal, zero-padded to `width` digits, after `prefix` (a
-/// formal date is mostly such numbers: written here without the
-/// formatter's padding machinery).
-fn padded(f: &mut fmt::Formatter<'_>, prefix: u8, n: u64, width: usize) -> fmt::Result {
-    let mut buf = [b'0'; 21];
-    let mut i = buf.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let start = i.min(buf.len() - width.min(20)) - 1;
-    buf[start] = prefix;
-    // ASCII digits and the prefix, an ASCII sign or separator.
-    f.write_str(std::str::from_utf8(&buf[start..]).unwrap_or_default())
+/// A formal date's text, made without the formatter on the stack (a
+/// formal date is short): [`GedcomxDate::text`]. Every `Display` of this
+/// module writes one.
+#[derive(Clone, Copy)]
+pub struct FormalText {
+    bytes: [u8; FormalText::CAPACITY],
+    len: usize,
 }
 
-impl fmt::Display for GedcomxSimple {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sign = if self.year < 0 { b'-' } else { b'+' };
-        padded(f, sign, u64::from(self.year.unsigned_abs()), 4)?;
-        if let Some(m) = self.month {
-            padded(f, b'-', u64::from(m), 2)?;
-        }
-        if let Some(d) = self.day {
-            padded(f, b'-', u64::from(d), 2)?;
-        }
-        if let Some(t) = &self.time {
-            write!(f, "{t}")?;
-        }
-        Ok(())
-    }
-}
+impl FormalText {
+    /// Room for the longest text: `A` and a range of two dates with times
+    /// and zones, of any values a hand-made date may hold (80 bytes; a
+    /// parsed one has at most 55).
+    const CAPACITY: usize = 96;
 
-impl fmt::Display for GedcomxTime {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "T{:02}", self.hour)?;
-        if let Some(m) = self.minute {
-            write!(f, ":{m:02}")?;
+    fn new() -> Self {
+        FormalText {
+            bytes: [0; FormalText::CAPACITY],
+            len: 0,
         }
-        if let Some(s) = self.second {
-            write!(f, ":{s:02}")?;
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        // Signs, digits and letters: ASCII.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+
+    fn push(&mut self, b: u8) {
+        if let Some(slot) = self.bytes.get_mut(self.len) {
+            *slot = b;
+            self.len += 1;
         }
-        match self.zone {
-            None => Ok(()),
-            Some(GedcomxZone::Utc) => f.write_str("Z"),
+    }
+
+    /// `n` zero-padded to `width` digits (at least), after `prefix`.
+    fn padded(&mut self, prefix: u8, n: u32, width: usize) {
+        self.push(prefix);
+        self.digits(n, width);
+    }
+
+    /// `n` zero-padded to `width` digits (at least).
+    fn digits(&mut self, n: u32, width: usize) {
+        let mut digits = [b'0'; 10];
+        let (mut i, mut n) = (digits.len(), n);
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        for &d in &digits[i.min(digits.len() - width)..] {
+            self.push(d);
+        }
+    }
+
+    fn simple(&mut self, d: &GedcomxSimple) {
+        let sign = if d.year < 0 { b'-' } else { b'+' };
+        let y = d.year.unsigned_abs();
+        if y < 10_000 {
+            // Four digits at once, the common case.
+            let four = [y / 1000, y / 100 % 10, y / 10 % 10, y % 10].map(|n| b'0' + n as u8);
+            self.push(sign);
+            four.iter().for_each(|&b| self.push(b));
+        } else {
+            self.padded(sign, y, 4);
+        }
+        for (prefix, part) in [(b'-', d.month), (b'-', d.day)] {
+            let Some(n) = part else { break };
+            match n < 100 {
+                true => {
+                    self.push(prefix);
+                    self.push(b'0' + n / 10);
+                    self.push(b'0' + n % 10);
+                }
+                false => self.padded(prefix, u32::from(n), 2),
+            }
+        }
+        if let Some(t) = &d.time {
+            self.time(t);
+        }
+    }
+
+    fn time(&mut self, t: &GedcomxTime) {
+        self.padded(b'T', u32::from(t.hour), 2);
+        if let Some(m) = t.minute {
+            self.padded(b':', u32::from(m), 2);
+        }
+        if let Some(s) = t.second {
+            self.padded(b':', u32::from(s), 2);
+        }
+        match t.zone {
+            None => {}
+            Some(GedcomxZone::Utc) => self.push(b'Z'),
             Some(GedcomxZone::Offset {
                 negative,
                 hours,
                 minutes,
             }) => {
-                let sign = if negative { '-' } else { '+' };
-                write!(f, "{sign}{hours:02}")?;
-                match minutes {
-                    Some(m) => write!(f, ":{m:02}"),
-                    None => Ok(()),
+                self.padded(if negative { b'-' } else { b'+' }, u32::from(hours), 2);
+                if let Some(m) = minutes {
+                    self.padded(b':', u32::from(m), 2);
+                }
+            }
+        }
+    }
+
+    fn duration(&mut self, p: &GedcomxDuration) {
+        self.push(b'P');
+        let date = [(p.years, b'Y'), (p.months, b'M'), (p.days, b'D')];
+        let time = [(p.hours, b'H'), (p.minutes, b'M'), (p.seconds, b'S')];
+        for (i, parts) in [date, time].iter().enumerate() {
+            if i == 1 && parts.iter().any(|(n, _)| n.is_some()) {
+                self.push(b'T');
+            }
+            for &(n, unit) in parts {
+                if let Some(n) = n {
+                    self.digits(u32::from(n), 1);
+                    self.push(unit);
                 }
             }
         }
     }
 }
 
+impl fmt::Debug for FormalText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for GedcomxSimple {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut t = FormalText::new();
+        t.simple(self);
+        f.write_str(t.as_str())
+    }
+}
+
+impl fmt::Display for GedcomxTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut t = FormalText::new();
+        t.time(self);
+        f.write_str(t.as_str())
+    }
+}
+
 impl fmt::Display for GedcomxDuration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("P")?;
-        let part = |f: &mut fmt::Formatter<'_>, n: Option<u16>, unit: char| match n {
-            Some(n) => write!(f, "{n}{unit}"),
-            None => Ok(()),
-        };
-        part(f, self.years, 'Y')?;
-        part(f, self.months, 'M')?;
-        part(f, self.days, 'D')?;
-        if self.hours.is_some() || self.minutes.is_some() || self.seconds.is_some() {
-            f.write_str("T")?;
-            part(f, self.hours, 'H')?;
-            part(f, self.minutes, 'M')?;
-            part(f, self.seconds, 'S')?;
-        }
-        Ok(())
+        let mut t = FormalText::new();
+        t.duration(self);
+        f.write_str(t.as_str())
     }
 }
 
 impl fmt::Display for GedcomxDate {
     /// The formal text.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.approximate {
-            f.write_str("A")?;
-        }
-        match &self.form {
-            GedcomxForm::Simple(d) => write!(f, "{d}"),
-            GedcomxForm::Range(a, b) => write!(f, "{a}/{b}"),
-            GedcomxForm::Duration(a, p) => write!(f, "{a}/{p}"),
-            GedcomxForm::Before(d) => write!(f, "/{d}"),
-            GedcomxForm::After(d) => write!(f, "{d}/"),
-        }
+        f.write_str(self.text().as_str())
     }
 }
 
@@ -437,6 +499,44 @@ impl GedcomxDate {
     /// The formal text (as `Display` writes it).
     pub fn formal(&self) -> String {
         self.to_string()
+    }
+
+    /// The formal text, on the stack (what `Display` writes).
+    ///
+    /// ```
+    /// use gedcom_elf::value::Date;
+    ///
+    /// let d = Date::parse("ABT @#DJULIAN@ 9 NOV 1503")?.gedcomx().unwrap();
+    /// assert_eq!(d.text().as_str(), "A+1503-11-19");
+    /// # Ok::<(), gedcom_elf::value::DateError>(())
+    /// ```
+    pub fn text(&self) -> FormalText {
+        let mut t = FormalText::new();
+        if self.approximate {
+            t.push(b'A');
+        }
+        match &self.form {
+            GedcomxForm::Simple(d) => t.simple(d),
+            GedcomxForm::Range(a, b) => {
+                t.simple(a);
+                t.push(b'/');
+                t.simple(b);
+            }
+            GedcomxForm::Duration(a, p) => {
+                t.simple(a);
+                t.push(b'/');
+                t.duration(p);
+            }
+            GedcomxForm::Before(d) => {
+                t.push(b'/');
+                t.simple(d);
+            }
+            GedcomxForm::After(d) => {
+                t.simple(d);
+                t.push(b'/');
+            }
+        }
+        t
     }
 
     /// The `DATE` payload (GEDCOM 5.5.1 and 7 alike) this formal date means,
@@ -581,6 +681,137 @@ impl Date<'_> {
 mod tests {
     use super::*;
     use GedcomxErrorKind as K;
+
+    /// The formal text as the grammar spells it, by the formatter.
+    fn spelled(d: &GedcomxSimple) -> String {
+        let sign = if d.year < 0 { '-' } else { '+' };
+        let mut s = format!("{sign}{:04}", d.year.unsigned_abs());
+        for n in [d.month, d.day].into_iter().map_while(|n| n) {
+            s += &format!("-{n:02}");
+        }
+        if let Some(t) = &d.time {
+            s += &format!("T{:02}", t.hour);
+            for n in [t.minute, t.second].into_iter().map_while(|n| n) {
+                s += &format!(":{n:02}");
+            }
+            match t.zone {
+                Some(GedcomxZone::Utc) => s.push('Z'),
+                Some(GedcomxZone::Offset {
+                    negative,
+                    hours,
+                    minutes,
+                }) => {
+                    s += &format!("{}{hours:02}", if negative { '-' } else { '+' });
+                    if let Some(m) = minutes {
+                        s += &format!(":{m:02}");
+                    }
+                }
+                None => {}
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn the_text_is_the_formatter_s_for_any_value() {
+        let zones = [
+            None,
+            Some(GedcomxZone::Utc),
+            Some(GedcomxZone::Offset {
+                negative: true,
+                hours: 5,
+                minutes: None,
+            }),
+            Some(GedcomxZone::Offset {
+                negative: false,
+                hours: 23,
+                minutes: Some(59),
+            }),
+        ];
+        let mut times = vec![None];
+        for zone in zones {
+            for (minute, second) in [(None, None), (Some(7), None), (Some(59), Some(255))] {
+                times.push(Some(GedcomxTime {
+                    hour: 24,
+                    minute,
+                    second,
+                    zone,
+                }));
+            }
+        }
+        let mut dates = Vec::new();
+        for year in [
+            -9999,
+            -43,
+            0,
+            7,
+            1503,
+            9999,
+            10_000,
+            -123_456,
+            i32::MIN,
+            i32::MAX,
+        ] {
+            for (month, day) in [(None, None), (Some(3), None), (Some(12), Some(31))] {
+                for time in &times {
+                    dates.push(GedcomxSimple {
+                        year,
+                        month,
+                        day,
+                        time: *time,
+                    });
+                }
+            }
+        }
+        // Out of range, as a hand-made value may be.
+        dates.push(GedcomxSimple {
+            year: 1,
+            month: Some(200),
+            day: Some(255),
+            time: None,
+        });
+        let long = GedcomxDuration {
+            years: Some(u16::MAX),
+            months: Some(0),
+            days: Some(12),
+            hours: Some(1),
+            minutes: None,
+            seconds: Some(u16::MAX),
+        };
+        for a in &dates {
+            assert_eq!(a.to_string(), spelled(a));
+            let b = dates[dates.len() / 2];
+            let forms = [
+                (GedcomxForm::Simple(*a), spelled(a)),
+                (
+                    GedcomxForm::Range(*a, *a),
+                    format!("{}/{}", spelled(a), spelled(a)),
+                ),
+                (GedcomxForm::Before(*a), format!("/{}", spelled(a))),
+                (GedcomxForm::After(b), format!("{}/", spelled(&b))),
+                (
+                    GedcomxForm::Duration(*a, long),
+                    format!("{}/P65535Y0M12DT1H65535S", spelled(a)),
+                ),
+            ];
+            for (form, text) in forms {
+                for approximate in [false, true] {
+                    let date = GedcomxDate {
+                        approximate,
+                        form: form.clone(),
+                    };
+                    let expected = format!("{}{text}", if approximate { "A" } else { "" });
+                    assert_eq!(date.text().as_str(), expected);
+                    assert_eq!(date.to_string(), expected);
+                }
+            }
+        }
+        let days = GedcomxDuration {
+            days: Some(3),
+            ..GedcomxDuration::default()
+        };
+        assert_eq!(days.to_string(), "P3D");
+    }
 
     fn ok(s: &str) -> GedcomxDate {
         let d = GedcomxDate::parse(s).unwrap_or_else(|e| panic!("{s:?}: {e}"));

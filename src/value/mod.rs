@@ -163,8 +163,8 @@ pub use enums::{
     Restriction, Role, Sex,
 };
 pub use gedcomx::{
-    GedcomxDate, GedcomxDuration, GedcomxError, GedcomxErrorKind, GedcomxForm, GedcomxSimple,
-    GedcomxTime, GedcomxZone, NotGedcomx,
+    FormalText, GedcomxDate, GedcomxDuration, GedcomxError, GedcomxErrorKind, GedcomxForm,
+    GedcomxSimple, GedcomxTime, GedcomxZone, NotGedcomx,
 };
 pub use language::{language_name, language_tag, languages};
 pub use name::{Name, NameError, NameErrorKind, NamePieces};

@@ -5,7 +5,8 @@
 use std::borrow::Cow;
 
 use super::calendar::{
-    gregorian_leap, hebrew_leap, solar_month_days, FRENCH_MONTHS, GREGORIAN_MONTHS, HEBREW_MONTHS,
+    gregorian_leap, hebrew_leap, julian_leap, solar_month_days, FRENCH_MONTHS, GREGORIAN_MONTHS,
+    HEBREW_MONTHS,
 };
 use super::date::{
     Approximation, Calendar, Date, DateError, DateErrorKind, Epoch, Month, SimpleDate, Year,
@@ -281,14 +282,12 @@ impl<'a> Parser<'a> {
             self.space("a date")?;
             let to_at = self.pos;
             let to = self.date()?;
-            if let (Some((first, _)), Some((_, last))) = (from.jdn_range(), to.jdn_range()) {
-                if first > last {
-                    return Err(DateError::new(
-                        DateErrorKind::Order,
-                        to_at,
-                        "a date not before the first",
-                    ));
-                }
+            if !in_order(&from, &to) {
+                return Err(DateError::new(
+                    DateErrorKind::Order,
+                    to_at,
+                    "a date not before the first",
+                ));
             }
             Date::Between(from, to)
         } else if upper("ABT") || upper("CAL") || upper("EST") {
@@ -744,11 +743,12 @@ fn general(payload: &str) -> Result<Date<'_>, DateError> {
 }
 
 /// The commonest payloads, read without the general parser: upper-case
-/// `[ABT |CAL |EST |BEF |AFT ][[D ]MON ]YYYY` with single spaces, a Gregorian
-/// month, a day of one or two digits within the month and a year of one to
-/// four digits above 0. `None` for anything else, which [`general`] reads;
-/// where this gives a date, it is the one [`general`] gives (a unit test
-/// compares the two).
+/// `[ABT |CAL |EST |BEF |AFT ]DATE` and `BET DATE AND DATE` with single
+/// spaces, where `DATE` is `[@#DJULIAN@ ][[D ]MON ]YYYY`: a Gregorian
+/// or Julian month name, a day of one or two digits within the month and a
+/// year of one to four digits above 0. `None` for anything else, which
+/// [`general`] reads; where this gives a date, it is the one [`general`]
+/// gives (a unit test compares the two).
 fn fast(b: &[u8]) -> Option<Date<'static>> {
     let (modifier, rest) = match b {
         [a, b_, c, b' ', rest @ ..] => (ck_bytes([*a, *b_, *c]), rest),
@@ -760,9 +760,24 @@ fn fast(b: &[u8]) -> Option<Date<'static>> {
         m if m == ck("EST") => |d| Date::Approximate(Approximation::Estimated, d),
         m if m == ck("BEF") => Date::Before,
         m if m == ck("AFT") => Date::After,
+        m if m == ck("BET") => {
+            let and = memchr::memmem::find(rest, b" AND ")?;
+            let (a, b) = (&rest[..and], &rest[and + 5..]);
+            let (from, to) = (fast_date(a)?, fast_date(b)?);
+            return in_order(&from, &to).then_some(Date::Between(from, to));
+        }
         _ => return fast_date(b).map(Date::Exact),
     };
     fast_date(rest).map(wrap)
+}
+
+/// `BET`'s rule: the second date does not end before the first begins
+/// (dates without days are not compared).
+fn in_order(from: &SimpleDate<'_>, to: &SimpleDate<'_>) -> bool {
+    match (from.jdn_range(), to.jdn_range()) {
+        (Some((first, _)), Some((_, last))) => first <= last,
+        _ => true,
+    }
 }
 
 /// The key of three upper-case bytes (as [`ck`]).
@@ -770,8 +785,12 @@ fn ck_bytes(b: [u8; 3]) -> u64 {
     u64::from(b[0]) | u64::from(b[1]) << 8 | u64::from(b[2]) << 16
 }
 
-/// `[[D ]MON ]YYYY` as [`fast`] reads it.
+/// `[@#DJULIAN@ ][[D ]MON ]YYYY` as [`fast`] reads it.
 fn fast_date(b: &[u8]) -> Option<SimpleDate<'static>> {
+    let (calendar, b) = match b.strip_prefix(b"@#DJULIAN@ ") {
+        Some(rest) => (Calendar::Julian, rest),
+        None => (Calendar::Gregorian, b),
+    };
     let number = |digits: &[u8], max_len: usize| -> Option<u32> {
         if digits.is_empty() || digits.len() > max_len {
             return None;
@@ -809,12 +828,16 @@ fn fast_date(b: &[u8]) -> Option<SimpleDate<'static>> {
     // Four digits at most: the year fits.
     let logical = year as i32;
     if let (Some(d), Some(m)) = (day, month) {
-        if d > solar_month_days(m, gregorian_leap(i64::from(logical))) {
+        let leap = match calendar {
+            Calendar::Julian => julian_leap(i64::from(logical)),
+            _ => gregorian_leap(i64::from(logical)),
+        };
+        if d > solar_month_days(m, leap) {
             return None;
         }
     }
     Some(SimpleDate {
-        calendar: Calendar::Gregorian,
+        calendar,
         day,
         month: month.map(Month::Known),
         year: Year {
@@ -1062,7 +1085,29 @@ mod tests {
             "0", "1", "99", "0800", "1900", "2000", "2001", "9999", "12345", "-5", "1648/49",
         ];
         let prefixes = [
-            "", "ABT ", "CAL ", "EST ", "BEF ", "AFT ", "BET ", "TO ", "abt ", "ABT  ",
+            "",
+            "ABT ",
+            "CAL ",
+            "EST ",
+            "BEF ",
+            "AFT ",
+            "BET ",
+            "TO ",
+            "abt ",
+            "ABT  ",
+            "@#DJULIAN@ ",
+            "@#DJULIAN@  ",
+            "@#DJULIAN ",
+            "@#DGREGORIAN@ ",
+            "@#DHEBREW@ ",
+            "ABT @#DJULIAN@ ",
+            "BET 1 JAN 1500 AND ",
+            "BET @#DJULIAN@ 29 FEB 1500 AND @#DJULIAN@ ",
+            "BET 29 FEB 1500 AND ",
+            "BET 1500 AND @#DJULIAN@ ",
+            "BET 1500 AND BET ",
+            "BET 1500 AND ABT ",
+            "BET AND ",
         ];
         for prefix in prefixes {
             for day in days {
@@ -1087,6 +1132,10 @@ mod tests {
             }
         }
         assert!(taken > 1000, "{taken}");
+        // Julian dates and ranges are among those taken.
+        for text in ["@#DJULIAN@ 29 FEB 1500", "BET @#DJULIAN@ 1500 AND MAR 1501"] {
+            assert!(fast(text.as_bytes()).is_some(), "{text}");
+        }
     }
 
     #[test]
