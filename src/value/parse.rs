@@ -761,7 +761,7 @@ fn fast(b: &[u8]) -> Option<Date<'static>> {
         m if m == ck("BEF") => Date::Before,
         m if m == ck("AFT") => Date::After,
         m if m == ck("BET") => {
-            let and = memchr::memmem::find(rest, b" AND ")?;
+            let and = rest.windows(5).position(|w| w == b" AND ")?;
             let (a, b) = (&rest[..and], &rest[and + 5..]);
             let (from, to) = (fast_date(a)?, fast_date(b)?);
             return in_order(&from, &to).then_some(Date::Between(from, to));
