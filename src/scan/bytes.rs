@@ -32,6 +32,22 @@ pub(crate) fn find_break(hay: &[u8], mut i: usize) -> Option<usize> {
         .map(|k| i + k)
 }
 
+/// The decimal digits of `n`: `digits[i..]` of the returned
+/// `(digits, i)` (a level when writing a line, a number of a formal date).
+pub(crate) fn decimal_digits(n: u32) -> ([u8; 10], usize) {
+    let mut digits = [0u8; 10];
+    let (mut n, mut i) = (n, digits.len());
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    (digits, i)
+}
+
 /// Line breaks in `bytes` as the scanner counts them (CRLF is one).
 pub(crate) fn count_breaks(bytes: &[u8]) -> u64 {
     if memchr::memchr(b'\r', bytes).is_none() {

@@ -20,7 +20,7 @@ mod bytes;
 mod cursor;
 mod line;
 
-pub(crate) use bytes::{ascii_prefix, count_breaks};
+pub(crate) use bytes::{ascii_prefix, count_breaks, decimal_digits};
 pub(crate) use cursor::{Cursor, Scanned, TagKind};
 
 pub use line::{is_pointer, is_tag, is_valid_xref, parse_line, Line, LineError};

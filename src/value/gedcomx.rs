@@ -323,6 +323,13 @@ impl FormalText {
         std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
     }
 
+    /// Writes to `f` the text `fill` makes.
+    fn display(f: &mut fmt::Formatter<'_>, fill: impl FnOnce(&mut FormalText)) -> fmt::Result {
+        let mut t = FormalText::new();
+        fill(&mut t);
+        f.write_str(t.as_str())
+    }
+
     fn push(&mut self, b: u8) {
         if let Some(slot) = self.bytes.get_mut(self.len) {
             *slot = b;
@@ -338,17 +345,11 @@ impl FormalText {
 
     /// `n` zero-padded to `width` digits (at least).
     fn digits(&mut self, n: u32, width: usize) {
-        let mut digits = [b'0'; 10];
-        let (mut i, mut n) = (digits.len(), n);
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
+        let (digits, i) = crate::scan::decimal_digits(n);
+        for _ in digits.len() - i..width {
+            self.push(b'0');
         }
-        for &d in &digits[i.min(digits.len() - width)..] {
+        for &d in &digits[i..] {
             self.push(d);
         }
     }
@@ -430,25 +431,19 @@ impl fmt::Debug for FormalText {
 
 impl fmt::Display for GedcomxSimple {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut t = FormalText::new();
-        t.simple(self);
-        f.write_str(t.as_str())
+        FormalText::display(f, |t| t.simple(self))
     }
 }
 
 impl fmt::Display for GedcomxTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut t = FormalText::new();
-        t.time(self);
-        f.write_str(t.as_str())
+        FormalText::display(f, |t| t.time(self))
     }
 }
 
 impl fmt::Display for GedcomxDuration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut t = FormalText::new();
-        t.duration(self);
-        f.write_str(t.as_str())
+        FormalText::display(f, |t| t.duration(self))
     }
 }
 

@@ -3,9 +3,10 @@
 
 use std::io::Write;
 
-use super::octets::{level_digits, plain, plain_end};
+use super::octets::{plain, plain_end};
 use super::text;
 use super::writer::{Writer, FAST_LINE_MAX};
+use crate::scan::decimal_digits;
 
 impl<W: Write> Writer<W> {
     /// Writes the lines of a text payload; `bare_first`: none of it on the first line
@@ -166,7 +167,7 @@ impl<W: Write> Writer<W> {
         }
         let mut buf = std::mem::take(&mut self.line);
         buf.clear();
-        let (digits, i) = level_digits(level);
+        let (digits, i) = decimal_digits(level);
         let digits = std::str::from_utf8(&digits[i..]).unwrap_or("0");
         // Part by part in the output encoding: an xref's or payload's marks stay with it
         // (ANSEL writes marks before their base).

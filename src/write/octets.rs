@@ -265,23 +265,6 @@ pub(super) fn fast_id(x: &[u8], bad: u8) -> bool {
     c & bad == 0
 }
 
-/// The decimal digits of `level`: `digits[i..]`.
-pub(super) fn level_digits(level: u32) -> ([u8; 10], usize) {
-    let mut digits = [0u8; 10];
-    let mut n = level;
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    (digits, i)
-}
-
-/// `true` for a `CONT` or `CONC` tag.
 pub(super) fn is_continuation(tag: &str) -> bool {
     tag == "CONT" || tag == "CONC"
 }
