@@ -29,6 +29,90 @@ pub trait Node {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()>;
 }
 
+/// The bytes of [`Prop`]'s JSON member start, `,"name":` (a name of up to
+/// 20 bytes), then zeros: [`Json`] copies this many at once and keeps the
+/// member's.
+const TOKEN: usize = 24;
+
+/// A property's names: its JSON member name (letters and digits, as the
+/// model's are) and its XML name, and the JSON member's start as it is
+/// written (`,"name":`), made once, at compile time, so that a member's
+/// name costs one fixed-size copy. Build one in a constant
+/// ([`Prop::new`]).
+///
+/// ```
+/// use gedcom_elf::gedcomx::emit::Prop;
+///
+/// const LANG: Prop = Prop::new("lang", "xml:lang");
+/// assert_eq!((LANG.json(), LANG.xml()), ("lang", "xml:lang"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prop {
+    json: &'static str,
+    xml: &'static str,
+    /// `,"json":` then zeros, one byte more than [`TOKEN`] (the member
+    /// without its comma is the [`TOKEN`] from the second).
+    token: [u8; TOKEN + 1],
+    /// The length of `,"json":`.
+    len: u8,
+}
+
+impl Prop {
+    /// The property whose JSON member is `json` and whose XML name is
+    /// `xml`.
+    ///
+    /// # Panics
+    /// When `json` is empty, longer than 20 bytes, or holds other than
+    /// ASCII letters and digits: in a constant, a compile error.
+    pub const fn new(json: &'static str, xml: &'static str) -> Prop {
+        let name = json.as_bytes();
+        assert!(
+            !name.is_empty() && name.len() + 4 <= TOKEN,
+            "a JSON member name of 1 to 20 bytes"
+        );
+        let mut token = [0; TOKEN + 1];
+        token[0] = b',';
+        token[1] = b'"';
+        let mut i = 0;
+        while i < name.len() {
+            assert!(
+                name[i].is_ascii_alphanumeric(),
+                "a JSON member name of letters and digits"
+            );
+            token[2 + i] = name[i];
+            i += 1;
+        }
+        token[2 + i] = b'"';
+        token[3 + i] = b':';
+        Prop {
+            json,
+            xml,
+            token,
+            len: (name.len() + 4) as u8,
+        }
+    }
+
+    /// The JSON member name.
+    pub const fn json(&self) -> &'static str {
+        self.json
+    }
+
+    /// The XML name (an attribute's or an element's).
+    pub const fn xml(&self) -> &'static str {
+        self.xml
+    }
+}
+
+/// A [`Prop`] made at compile time: `prop!("lang", "xml:lang")` is a
+/// reference to a constant.
+macro_rules! prop {
+    ($json:literal, $xml:literal) => {{
+        const P: $crate::gedcomx::emit::Prop = $crate::gedcomx::emit::Prop::new($json, $xml);
+        &P
+    }};
+}
+pub(crate) use prop;
+
 /// What a model type's properties are written through (see [`Node`]).
 /// Absent values (`None`, empty lists) are left out.
 pub trait Emit {
@@ -36,35 +120,36 @@ pub trait Emit {
     fn is_xml(&self) -> bool;
 
     /// A string: a JSON member, an XML attribute.
-    fn attr(&mut self, json: &str, xml: &str, value: Option<&str>) -> io::Result<()>;
+    fn attr(&mut self, p: &Prop, value: Option<&str>) -> io::Result<()>;
 
     /// A boolean: a JSON member, an XML attribute (written when `true`).
-    fn flag(&mut self, json: &str, xml: &str, value: bool) -> io::Result<()>;
+    fn flag(&mut self, p: &Prop, value: bool) -> io::Result<()>;
 
     /// A string: a JSON member, an XML child element holding the text.
-    fn text(&mut self, json: &str, xml: &str, value: Option<&str>) -> io::Result<()>;
+    fn text(&mut self, p: &Prop, value: Option<&str>) -> io::Result<()>;
 
-    /// The element's own text in XML, a JSON member `json`.
-    fn content(&mut self, json: &str, value: &str) -> io::Result<()>;
+    /// The element's own text in XML, a JSON member (`p`'s XML name is
+    /// not used).
+    fn content(&mut self, p: &Prop, value: &str) -> io::Result<()>;
 
     /// A timestamp: a JSON number (milliseconds since the epoch), an XML
     /// child element holding an `xsd:dateTime`.
-    fn timestamp(&mut self, json: &str, xml: &str, millis: i64, date_time: &str) -> io::Result<()>;
+    fn timestamp(&mut self, p: &Prop, millis: i64, date_time: &str) -> io::Result<()>;
 
     /// A number: a JSON number, an XML child element holding it.
-    fn number(&mut self, json: &str, xml: &str, value: Option<f64>) -> io::Result<()>;
+    fn number(&mut self, p: &Prop, value: Option<f64>) -> io::Result<()>;
 
     /// A value of a model type: a JSON object member, an XML child element.
-    fn child<N: Node>(&mut self, json: &str, xml: &str, value: Option<&N>) -> io::Result<()>;
+    fn child<N: Node>(&mut self, p: &Prop, value: Option<&N>) -> io::Result<()>;
 
     /// A list: a JSON array member, repeated XML child elements.
-    fn list<N: Node>(&mut self, json: &str, xml: &str, items: &[N]) -> io::Result<()>;
+    fn list<N: Node>(&mut self, p: &Prop, items: &[N]) -> io::Result<()>;
 
     /// A resource reference: `{"resource": uri}`, `<xml resource="uri"/>`.
-    fn reference(&mut self, json: &str, xml: &str, uri: Option<&str>) -> io::Result<()>;
+    fn reference(&mut self, p: &Prop, uri: Option<&str>) -> io::Result<()>;
 
     /// A list of resource references.
-    fn references(&mut self, json: &str, xml: &str, uris: &[String]) -> io::Result<()>;
+    fn references(&mut self, p: &Prop, uris: &[String]) -> io::Result<()>;
 
     /// A set of identifiers: in JSON an object with a member per type (an
     /// array of values; `$` for untyped ones), in XML `<identifier
@@ -97,47 +182,6 @@ pub(crate) fn xml_escaped<W: Write + ?Sized>(out: &mut W, s: &str, attr: bool) -
         start = i + c.len_utf8();
     }
     out.write_all(&s.as_bytes()[start..])
-}
-
-/// Whether a member name is one of the model's own (letters and digits),
-/// written with no escape; an identifier's type (a URI) is not.
-fn plain_name(name: &str) -> bool {
-    name.bytes().all(|b| b.is_ascii_alphanumeric())
-}
-
-/// Appends `bytes` (a few) to `out`, eight at a time: no call to copy a
-/// short string.
-#[inline]
-fn push_short(out: &mut Vec<u8>, bytes: &[u8]) {
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let eight: [u8; 8] = c.try_into().unwrap_or_default();
-        out.extend_from_slice(&eight);
-    }
-    let rest = chunks.remainder();
-    let n = bytes.len();
-    match n.checked_sub(8) {
-        // The last eight again, over the ones just copied.
-        Some(last) if !rest.is_empty() => {
-            out.truncate(out.len() - (8 - rest.len()));
-            let eight: [u8; 8] = bytes[last..].try_into().unwrap_or_default();
-            out.extend_from_slice(&eight);
-        }
-        // Four to seven: the first four and the last four, overlapping.
-        None if n >= 4 => {
-            let first: [u8; 4] = bytes[..4].try_into().unwrap_or_default();
-            let last: [u8; 4] = bytes[n - 4..].try_into().unwrap_or_default();
-            let start = out.len();
-            out.extend_from_slice(&first);
-            out.truncate(start + n - 4);
-            out.extend_from_slice(&last);
-        }
-        _ => {
-            for &b in rest {
-                out.push(b);
-            }
-        }
-    }
 }
 
 /// The JSON writer, into a `Vec` (the export's sections; a document's
@@ -184,22 +228,23 @@ impl<'w> Json<'w> {
         newline(self.out, self.pretty, self.depth)
     }
 
-    /// Starts a member named by the model (letters and digits, written as
-    /// they are): the comma, the indentation and the key.
-    fn key(&mut self, key: &str) -> io::Result<()> {
-        debug_assert!(plain_name(key), "{key}");
+    /// Starts a member named by the model: the comma, the indentation and
+    /// the key. Compact, one copy of [`TOKEN`] bytes of the property's
+    /// written start (from its comma, or from after it), cut back to the
+    /// member's.
+    #[inline]
+    fn key(&mut self, p: &Prop) -> io::Result<()> {
         let comma = !std::mem::replace(&mut self.first, false);
-        if !self.pretty {
-            self.out.reserve(key.len() + 4);
-            match comma {
-                true => self.out.extend_from_slice(b",\""),
-                false => self.out.push(b'"'),
-            }
-            push_short(self.out, key.as_bytes());
-            self.out.extend_from_slice(b"\":");
-            return Ok(());
+        if self.pretty {
+            return self.key_escaped_after(comma, p.json);
         }
-        self.key_escaped_after(comma, key)
+        let skip = usize::from(!comma);
+        if let Some(window) = p.token[skip..].first_chunk::<TOKEN>() {
+            let end = self.out.len() + usize::from(p.len) - skip;
+            self.out.extend_from_slice(window);
+            self.out.truncate(end);
+        }
+        Ok(())
     }
 
     /// Starts a member whose name may need escapes (an identifier's type,
@@ -263,72 +308,72 @@ impl Emit for Json<'_> {
         false
     }
 
-    fn attr(&mut self, json: &str, _: &str, value: Option<&str>) -> io::Result<()> {
-        self.text(json, "", value)
+    fn attr(&mut self, p: &Prop, value: Option<&str>) -> io::Result<()> {
+        self.text(p, value)
     }
 
-    fn flag(&mut self, json: &str, _: &str, value: bool) -> io::Result<()> {
+    fn flag(&mut self, p: &Prop, value: bool) -> io::Result<()> {
         if value {
-            self.key(json)?;
-            self.out.write_all(b"true")?;
+            self.key(p)?;
+            self.out.extend_from_slice(b"true");
         }
         Ok(())
     }
 
-    fn text(&mut self, json: &str, _: &str, value: Option<&str>) -> io::Result<()> {
+    fn text(&mut self, p: &Prop, value: Option<&str>) -> io::Result<()> {
         if let Some(v) = value {
-            self.key(json)?;
+            self.key(p)?;
             crate::escape::json_string_into(self.out, v);
         }
         Ok(())
     }
 
-    fn content(&mut self, json: &str, value: &str) -> io::Result<()> {
-        self.text(json, "", Some(value))
+    fn content(&mut self, p: &Prop, value: &str) -> io::Result<()> {
+        self.text(p, Some(value))
     }
 
-    fn timestamp(&mut self, json: &str, _: &str, millis: i64, _: &str) -> io::Result<()> {
-        self.key(json)?;
+    fn timestamp(&mut self, p: &Prop, millis: i64, _: &str) -> io::Result<()> {
+        self.key(p)?;
         write!(self.out, "{millis}")
     }
 
-    fn number(&mut self, json: &str, _: &str, value: Option<f64>) -> io::Result<()> {
+    fn number(&mut self, p: &Prop, value: Option<f64>) -> io::Result<()> {
         match value.filter(|v| v.is_finite()) {
             Some(v) => {
-                self.key(json)?;
+                self.key(p)?;
                 write!(self.out, "{v}")
             }
             None => Ok(()),
         }
     }
 
-    fn child<N: Node>(&mut self, json: &str, _: &str, value: Option<&N>) -> io::Result<()> {
+    fn child<N: Node>(&mut self, p: &Prop, value: Option<&N>) -> io::Result<()> {
         if let Some(v) = value {
-            self.key(json)?;
+            self.key(p)?;
             self.object(v)?;
         }
         Ok(())
     }
 
-    fn list<N: Node>(&mut self, json: &str, _: &str, items: &[N]) -> io::Result<()> {
+    fn list<N: Node>(&mut self, p: &Prop, items: &[N]) -> io::Result<()> {
         if !items.is_empty() {
-            self.key(json)?;
+            self.key(p)?;
             self.array(items, |s, n| s.object(n))?;
         }
         Ok(())
     }
 
-    fn reference(&mut self, json: &str, _: &str, uri: Option<&str>) -> io::Result<()> {
+    fn reference(&mut self, p: &Prop, uri: Option<&str>) -> io::Result<()> {
         if let Some(uri) = uri {
-            self.key(json)?;
+            self.key(p)?;
             self.resource(uri)?;
         }
         Ok(())
     }
 
-    fn references(&mut self, json: &str, _: &str, uris: &[String]) -> io::Result<()> {
+    fn references(&mut self, p: &Prop, uris: &[String]) -> io::Result<()> {
         if !uris.is_empty() {
-            self.key(json)?;
+            self.key(p)?;
             self.array(uris, |s, u| s.resource(u))?;
         }
         Ok(())
@@ -338,7 +383,7 @@ impl Emit for Json<'_> {
         if ids.is_empty() {
             return Ok(());
         }
-        self.key("identifiers")?;
+        self.key(prop!("identifiers", "identifier"))?;
         self.out.push(b'{');
         let first = std::mem::replace(&mut self.first, true);
         self.depth += 1;
@@ -487,30 +532,30 @@ impl<W: Write + ?Sized> Emit for Xml<'_, W> {
         true
     }
 
-    fn attr(&mut self, _: &str, xml: &str, value: Option<&str>) -> io::Result<()> {
+    fn attr(&mut self, p: &Prop, value: Option<&str>) -> io::Result<()> {
         if let (Pass::Attributes, Some(v)) = (self.pass, value) {
-            write!(self.out, " {xml}=\"")?;
+            write!(self.out, " {}=\"", p.xml)?;
             xml_escaped(self.out, v, true)?;
             self.out.write_all(b"\"")?;
         }
         Ok(())
     }
 
-    fn flag(&mut self, _: &str, xml: &str, value: bool) -> io::Result<()> {
+    fn flag(&mut self, p: &Prop, value: bool) -> io::Result<()> {
         if self.pass == Pass::Attributes && value {
-            write!(self.out, " {xml}=\"true\"")?;
+            write!(self.out, " {}=\"true\"", p.xml)?;
         }
         Ok(())
     }
 
-    fn text(&mut self, _: &str, xml: &str, value: Option<&str>) -> io::Result<()> {
+    fn text(&mut self, p: &Prop, value: Option<&str>) -> io::Result<()> {
         match (self.pass, value) {
-            (Pass::Children, Some(v)) => self.text_element(xml, None, v),
+            (Pass::Children, Some(v)) => self.text_element(p.xml, None, v),
             _ => Ok(()),
         }
     }
 
-    fn content(&mut self, _: &str, value: &str) -> io::Result<()> {
+    fn content(&mut self, _: &Prop, value: &str) -> io::Result<()> {
         if self.pass == Pass::Children {
             self.close_start()?;
             xml_escaped(self.out, value, false)?;
@@ -518,36 +563,36 @@ impl<W: Write + ?Sized> Emit for Xml<'_, W> {
         Ok(())
     }
 
-    fn timestamp(&mut self, _: &str, xml: &str, _: i64, date_time: &str) -> io::Result<()> {
-        self.text("", xml, Some(date_time))
+    fn timestamp(&mut self, p: &Prop, _: i64, date_time: &str) -> io::Result<()> {
+        self.text(p, Some(date_time))
     }
 
-    fn number(&mut self, _: &str, xml: &str, value: Option<f64>) -> io::Result<()> {
+    fn number(&mut self, p: &Prop, value: Option<f64>) -> io::Result<()> {
         match value.filter(|v| v.is_finite()) {
-            Some(v) => self.text("", xml, Some(&v.to_string())),
+            Some(v) => self.text(p, Some(&v.to_string())),
             None => Ok(()),
         }
     }
 
-    fn child<N: Node>(&mut self, _: &str, xml: &str, value: Option<&N>) -> io::Result<()> {
+    fn child<N: Node>(&mut self, p: &Prop, value: Option<&N>) -> io::Result<()> {
         match (self.pass, value) {
-            (Pass::Children, Some(v)) => self.element(xml, v),
+            (Pass::Children, Some(v)) => self.element(p.xml, v),
             _ => Ok(()),
         }
     }
 
-    fn list<N: Node>(&mut self, _: &str, xml: &str, items: &[N]) -> io::Result<()> {
+    fn list<N: Node>(&mut self, p: &Prop, items: &[N]) -> io::Result<()> {
         if self.pass == Pass::Children {
             for item in items {
-                self.element(xml, item)?;
+                self.element(p.xml, item)?;
             }
         }
         Ok(())
     }
 
-    fn reference(&mut self, _: &str, xml: &str, uri: Option<&str>) -> io::Result<()> {
+    fn reference(&mut self, p: &Prop, uri: Option<&str>) -> io::Result<()> {
         if let (Pass::Children, Some(uri)) = (self.pass, uri) {
-            self.begin(xml)?;
+            self.begin(p.xml)?;
             self.out.write_all(b" resource=\"")?;
             xml_escaped(self.out, uri, true)?;
             self.out.write_all(b"\"/>")?;
@@ -555,9 +600,9 @@ impl<W: Write + ?Sized> Emit for Xml<'_, W> {
         Ok(())
     }
 
-    fn references(&mut self, json: &str, xml: &str, uris: &[String]) -> io::Result<()> {
+    fn references(&mut self, p: &Prop, uris: &[String]) -> io::Result<()> {
         for uri in uris {
-            self.reference(json, xml, Some(uri))?;
+            self.reference(p, Some(uri))?;
         }
         Ok(())
     }
@@ -589,14 +634,53 @@ fn newline<W: Write + ?Sized>(out: &mut W, pretty: bool, depth: usize) -> io::Re
 mod tests {
     use super::*;
 
+    /// What [`Json`] writes of `p`'s name: a first member, then another.
+    fn members(p: &Prop) -> String {
+        let mut out = Vec::new();
+        let mut json = Json::new(&mut out, false, 0);
+        json.key(p).unwrap();
+        json.out.push(b'1');
+        json.key(p).unwrap();
+        json.out.push(b'2');
+        String::from_utf8(out).unwrap()
+    }
+
     #[test]
-    fn a_short_string_is_appended_whole_whatever_its_length() {
-        let text: Vec<u8> = (b'a'..=b'z').chain(b'A'..=b'Z').collect();
-        for len in 0..text.len() {
-            let mut out = b"x".to_vec();
-            push_short(&mut out, &text[..len]);
-            assert_eq!(out, [b"x", &text[..len]].concat(), "{len}");
+    fn a_member_name_is_written_whole_whatever_its_length() {
+        let names = [
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcde",
+            "lang",
+            "names",
+            "identifiers",
+            "stateOrProvince",
+            "abcdefghijklmnopqrst",
+        ];
+        for name in names {
+            let p = Prop::new(name, "x");
+            assert_eq!(members(&p), format!("\"{name}\":1,\"{name}\":2"));
         }
+        // Pretty: the same names, indented.
+        let mut out = Vec::new();
+        let mut json = Json::new(&mut out, true, 1);
+        json.key(prop!("lang", "xml:lang")).unwrap();
+        json.key(prop!("lang", "xml:lang")).unwrap();
+        assert_eq!(out, b"\n  \"lang\": ,\n  \"lang\": ");
+    }
+
+    #[test]
+    #[should_panic(expected = "1 to 20 bytes")]
+    fn a_member_name_longer_than_the_token_is_refused() {
+        let _ = Prop::new("abcdefghijklmnopqrstu", "x");
+    }
+
+    #[test]
+    #[should_panic(expected = "letters and digits")]
+    fn a_member_name_that_needs_an_escape_is_refused() {
+        let _ = Prop::new("a\"b", "x");
     }
 
     fn xml(s: &str, attr: bool) -> String {

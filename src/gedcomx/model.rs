@@ -18,7 +18,7 @@ pub use super::emit::Identifier;
 /// A type or name IRI: most are the mapping's constants (borrowed, no
 /// allocation); those read from a document are owned.
 pub type Iri = Cow<'static, str>;
-use super::emit::{Emit, Node};
+use super::emit::{prop, Emit, Node};
 use super::table::local;
 use smallvec::SmallVec;
 
@@ -150,13 +150,13 @@ impl Node for ElementView<'_> {
         // The seed's JSON example has `name`, `value`, `lang`; its XML one
         // has `xml:lang` before `name`.
         if e.is_xml() {
-            e.attr("lang", "xml:lang", self.lang)?;
+            e.attr(prop!("lang", "xml:lang"), self.lang)?;
         }
-        e.attr("name", "name", Some(self.name))?;
-        e.attr("layer", "layer", self.layer)?;
-        e.text("value", "cev:value", Some(self.value))?;
+        e.attr(prop!("name", "name"), Some(self.name))?;
+        e.attr(prop!("layer", "layer"), self.layer)?;
+        e.text(prop!("value", "cev:value"), Some(self.value))?;
         if !e.is_xml() {
-            e.attr("lang", "xml:lang", self.lang)?;
+            e.attr(prop!("lang", "xml:lang"), self.lang)?;
         }
         Ok(())
     }
@@ -211,9 +211,9 @@ pub(crate) fn emit_citation<E: Emit, N: Node>(
     value: &str,
     elements: &[N],
 ) -> io::Result<()> {
-    e.attr("lang", "xml:lang", lang)?;
-    e.text("value", "value", Some(value))?;
-    e.list("elements", "cev:element", elements)
+    e.attr(prop!("lang", "xml:lang"), lang)?;
+    e.text(prop!("value", "value"), Some(value))?;
+    e.list(prop!("elements", "cev:element"), elements)
 }
 
 /// A `Qualifier`: a name (URI) and an optional value.
@@ -248,9 +248,9 @@ pub(crate) fn emit_qualifier<E: Emit>(
     name: &str,
     value: Option<&str>,
 ) -> io::Result<()> {
-    e.attr("name", "name", Some(name))?;
+    e.attr(prop!("name", "name"), Some(name))?;
     match value {
-        Some(v) => e.content("value", v),
+        Some(v) => e.content(prop!("value", ""), v),
         None => Ok(()),
     }
 }
@@ -276,8 +276,8 @@ pub(crate) fn emit_source_reference<E: Emit>(
     description: &str,
     qualifiers: &[Qualifier],
 ) -> io::Result<()> {
-    e.attr("description", "description", Some(description))?;
-    e.list("qualifiers", "qualifier", qualifiers)
+    e.attr(prop!("description", "description"), Some(description))?;
+    e.list(prop!("qualifiers", "qualifier"), qualifiers)
 }
 
 /// A `Note`.
@@ -291,8 +291,8 @@ pub struct Note {
 
 impl Node for Note {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.text("subject", "subject", self.subject.as_deref())?;
-        e.text("text", "text", Some(&self.text))
+        e.text(prop!("subject", "subject"), self.subject.as_deref())?;
+        e.text(prop!("text", "text"), Some(&self.text))
     }
 }
 
@@ -318,28 +318,27 @@ impl Timestamp {
         if !(1..=9999).contains(&y) {
             return None;
         }
-        let s = ms / 1000;
-        // `YYYY-MM-DDThh:mm:ss[.sss]`, each field zero-padded.
-        let mut date_time = String::with_capacity(23);
+        // `YYYY-MM-DDThh:mm:ss[.sss]`, each field zero-padded, written
+        // from its last digit.
+        let (s, frac) = ((ms / 1000) as u32, (ms % 1000) as u32);
+        let mut text = *b"0000-00-00T00:00:00.000";
         let fields = [
-            ("", y, 4),
-            ("-", i64::from(m), 2),
-            ("-", i64::from(d), 2),
-            ("T", s / 3600, 2),
-            (":", s / 60 % 60, 2),
-            (":", s % 60, 2),
-            (".", ms % 1000, 3),
+            (0..4, y as u32),
+            (5..7, u32::from(m)),
+            (8..10, u32::from(d)),
+            (11..13, s / 3600),
+            (14..16, s / 60 % 60),
+            (17..19, s % 60),
+            (20..23, frac),
         ];
-        for (before, n, width) in fields {
-            if before == "." && n == 0 {
-                break;
-            }
-            date_time.push_str(before);
-            for power in (0..width).rev() {
-                let digit = n / 10_i64.pow(power) % 10;
-                date_time.push(char::from(b'0' + digit as u8));
+        for (at, mut n) in fields {
+            for digit in text[at].iter_mut().rev() {
+                *digit = b'0' + (n % 10) as u8;
+                n /= 10;
             }
         }
+        let len = if frac == 0 { 19 } else { 23 };
+        let date_time = String::from_utf8_lossy(&text[..len]).into_owned();
         Some(Timestamp { millis, date_time })
     }
 }
@@ -364,13 +363,15 @@ impl Attribution {
 
 impl Node for Attribution {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.reference("contributor", "contributor", self.contributor.as_deref())?;
+        e.reference(
+            prop!("contributor", "contributor"),
+            self.contributor.as_deref(),
+        )?;
         if let Some(t) = &self.modified {
-            e.timestamp("modified", "modified", t.millis, &t.date_time)?;
+            e.timestamp(prop!("modified", "modified"), t.millis, &t.date_time)?;
         }
         e.text(
-            "changeMessage",
-            "changeMessage",
+            prop!("changeMessage", "changeMessage"),
             self.change_message.as_deref(),
         )
     }
@@ -378,7 +379,10 @@ impl Node for Attribution {
 
 /// An attribution, written only when it says something.
 fn attribution<E: Emit>(e: &mut E, a: &Attribution) -> io::Result<()> {
-    e.child("attribution", "attribution", (!a.is_empty()).then_some(a))
+    e.child(
+        prop!("attribution", "attribution"),
+        (!a.is_empty()).then_some(a),
+    )
 }
 
 /// A GEDCOM X `Date`: the original text and, when understood, the formal
@@ -403,8 +407,8 @@ pub(crate) fn emit_date<E: Emit>(
     original: Option<&str>,
     formal: Option<&str>,
 ) -> io::Result<()> {
-    e.text("original", "original", original)?;
-    e.text("formal", "formal", formal)
+    e.text(prop!("original", "original"), original)?;
+    e.text(prop!("formal", "formal"), formal)
 }
 
 /// A `PlaceReference`.
@@ -428,8 +432,8 @@ pub(crate) fn emit_place<E: Emit>(
     description: Option<&str>,
     original: Option<&str>,
 ) -> io::Result<()> {
-    e.attr("description", "description", description)?;
-    e.text("original", "original", original)
+    e.attr(prop!("description", "description"), description)?;
+    e.text(prop!("original", "original"), original)
 }
 
 /// A `Fact` (of a person or a relationship).
@@ -481,13 +485,13 @@ pub(crate) struct FactParts<'a, D, P, Q> {
 impl<D: Node, P: Node, Q: Node> FactParts<'_, D, P, Q> {
     /// Writes the fact's properties.
     pub(crate) fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("type", "type", Some(self.kind))?;
-        e.list("sources", "source", self.sources)?;
-        e.list("notes", "note", self.notes)?;
-        e.child("date", "date", self.date)?;
-        e.child("place", "place", self.place)?;
-        e.text("value", "value", self.value)?;
-        e.list("qualifiers", "qualifier", self.qualifiers)
+        e.attr(prop!("type", "type"), Some(self.kind))?;
+        e.list(prop!("sources", "source"), self.sources)?;
+        e.list(prop!("notes", "note"), self.notes)?;
+        e.child(prop!("date", "date"), self.date)?;
+        e.child(prop!("place", "place"), self.place)?;
+        e.text(prop!("value", "value"), self.value)?;
+        e.list(prop!("qualifiers", "qualifier"), self.qualifiers)
     }
 }
 
@@ -515,9 +519,9 @@ pub(crate) fn emit_name_part<E: Emit, Q: Node>(
     value: &str,
     qualifiers: &[Q],
 ) -> io::Result<()> {
-    e.attr("type", "type", kind)?;
-    e.attr("value", "value", Some(value))?;
-    e.list("qualifiers", "qualifier", qualifiers)
+    e.attr(prop!("type", "type"), kind)?;
+    e.attr(prop!("value", "value"), Some(value))?;
+    e.list(prop!("qualifiers", "qualifier"), qualifiers)
 }
 
 /// A `NameForm`: one rendering of a name.
@@ -549,9 +553,9 @@ pub(crate) fn emit_name_form<E: Emit, P: Node>(
     full_text: Option<&str>,
     parts: &[P],
 ) -> io::Result<()> {
-    e.attr("lang", "xml:lang", lang)?;
-    e.text("fullText", "fullText", full_text)?;
-    e.list("parts", "part", parts)
+    e.attr(prop!("lang", "xml:lang"), lang)?;
+    e.text(prop!("fullText", "fullText"), full_text)?;
+    e.list(prop!("parts", "part"), parts)
 }
 
 /// A `Name`.
@@ -587,10 +591,10 @@ pub(crate) fn emit_name<E: Emit, F: Node>(
     notes: &[Note],
     forms: &[F],
 ) -> io::Result<()> {
-    e.attr("type", "type", kind)?;
-    e.list("sources", "source", sources)?;
-    e.list("notes", "note", notes)?;
-    e.list("nameForms", "nameForm", forms)
+    e.attr(prop!("type", "type"), kind)?;
+    e.list(prop!("sources", "source"), sources)?;
+    e.list(prop!("notes", "note"), notes)?;
+    e.list(prop!("nameForms", "nameForm"), forms)
 }
 
 /// A `Gender`.
@@ -602,7 +606,7 @@ pub struct Gender {
 
 impl Node for Gender {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("type", "type", Some(&*self.kind))
+        e.attr(prop!("type", "type"), Some(&*self.kind))
     }
 }
 
@@ -647,16 +651,16 @@ impl Person {
         names: &[N],
         facts: &[F],
     ) -> io::Result<()> {
-        e.attr("id", "id", Some(&self.id))?;
-        e.flag("private", "private", self.private)?;
+        e.attr(prop!("id", "id"), Some(&self.id))?;
+        e.flag(prop!("private", "private"), self.private)?;
         attribution(e, &self.attribution)?;
-        e.list("sources", "source", &self.sources)?;
-        e.list("notes", "note", &self.notes)?;
-        e.list("media", "media", &self.media)?;
+        e.list(prop!("sources", "source"), &self.sources)?;
+        e.list(prop!("notes", "note"), &self.notes)?;
+        e.list(prop!("media", "media"), &self.media)?;
         e.identifiers(&self.identifiers)?;
-        e.child("gender", "gender", self.gender.as_ref())?;
-        e.list("names", "name", names)?;
-        e.list("facts", "fact", facts)
+        e.child(prop!("gender", "gender"), self.gender.as_ref())?;
+        e.list(prop!("names", "name"), names)?;
+        e.list(prop!("facts", "fact"), facts)
     }
 }
 
@@ -722,16 +726,16 @@ pub(crate) struct RelationshipParts<'a, F> {
 impl<F: Node> RelationshipParts<'_, F> {
     /// Writes the relationship's properties.
     pub(crate) fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("id", "id", Some(self.id))?;
-        e.attr("type", "type", Some(self.kind))?;
+        e.attr(prop!("id", "id"), Some(self.id))?;
+        e.attr(prop!("type", "type"), Some(self.kind))?;
         attribution(e, self.attribution)?;
-        e.list("sources", "source", self.sources)?;
-        e.list("notes", "note", self.notes)?;
-        e.list("media", "media", self.media)?;
+        e.list(prop!("sources", "source"), self.sources)?;
+        e.list(prop!("notes", "note"), self.notes)?;
+        e.list(prop!("media", "media"), self.media)?;
         e.identifiers(self.identifiers)?;
-        e.reference("person1", "person1", Some(self.person1))?;
-        e.reference("person2", "person2", Some(self.person2))?;
-        e.list("facts", "fact", self.facts)
+        e.reference(prop!("person1", "person1"), Some(self.person1))?;
+        e.reference(prop!("person2", "person2"), Some(self.person2))?;
+        e.list(prop!("facts", "fact"), self.facts)
     }
 }
 
@@ -756,8 +760,8 @@ impl TextValue {
 
 impl Node for TextValue {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("lang", "xml:lang", self.lang.as_deref())?;
-        e.content("value", &self.value)
+        e.attr(prop!("lang", "xml:lang"), self.lang.as_deref())?;
+        e.content(prop!("value", ""), &self.value)
     }
 }
 
@@ -772,8 +776,8 @@ pub struct Coverage {
 
 impl Node for Coverage {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.child("spatial", "spatial", self.spatial.as_ref())?;
-        e.child("temporal", "temporal", self.temporal.as_ref())
+        e.child(prop!("spatial", "spatial"), self.spatial.as_ref())?;
+        e.child(prop!("temporal", "temporal"), self.temporal.as_ref())
     }
 }
 
@@ -845,18 +849,18 @@ pub(crate) struct SourceParts<'a, C, R> {
 impl<C: Node, R: Node> SourceParts<'_, C, R> {
     /// Writes the description's properties.
     pub(crate) fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("id", "id", Some(self.id))?;
-        e.attr("mediaType", "mediaType", self.media_type)?;
-        e.attr("about", "about", self.about)?;
-        e.list("citations", "citation", self.citations)?;
-        e.child("componentOf", "componentOf", self.component_of)?;
-        e.list("titles", "title", self.titles)?;
-        e.list("notes", "note", self.notes)?;
+        e.attr(prop!("id", "id"), Some(self.id))?;
+        e.attr(prop!("mediaType", "mediaType"), self.media_type)?;
+        e.attr(prop!("about", "about"), self.about)?;
+        e.list(prop!("citations", "citation"), self.citations)?;
+        e.child(prop!("componentOf", "componentOf"), self.component_of)?;
+        e.list(prop!("titles", "title"), self.titles)?;
+        e.list(prop!("notes", "note"), self.notes)?;
         attribution(e, self.attribution)?;
-        e.list("coverage", "coverage", self.coverage)?;
-        e.list("descriptions", "description", self.descriptions)?;
+        e.list(prop!("coverage", "coverage"), self.coverage)?;
+        e.list(prop!("descriptions", "description"), self.descriptions)?;
         e.identifiers(self.identifiers)?;
-        e.reference("repository", "repository", self.repository)
+        e.reference(prop!("repository", "repository"), self.repository)
     }
 }
 
@@ -879,14 +883,22 @@ pub struct Address {
 
 impl Node for Address {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.text("value", "value", self.value.as_deref())?;
-        e.text("city", "city", self.city.as_deref())?;
-        e.text("country", "country", self.country.as_deref())?;
-        e.text("postalCode", "postalCode", self.postal_code.as_deref())?;
+        e.text(prop!("value", "value"), self.value.as_deref())?;
+        e.text(prop!("city", "city"), self.city.as_deref())?;
+        e.text(prop!("country", "country"), self.country.as_deref())?;
+        e.text(
+            prop!("postalCode", "postalCode"),
+            self.postal_code.as_deref(),
+        )?;
         let state = self.state_or_province.as_deref();
-        e.text("stateOrProvince", "stateOrProvince", state)?;
-        for (s, name) in self.street.iter().zip(["street", "street2", "street3"]) {
-            e.text(name, name, s.as_deref())?;
+        e.text(prop!("stateOrProvince", "stateOrProvince"), state)?;
+        let streets = [
+            prop!("street", "street"),
+            prop!("street2", "street2"),
+            prop!("street3", "street3"),
+        ];
+        for (s, p) in self.street.iter().zip(streets) {
+            e.text(p, s.as_deref())?;
         }
         Ok(())
     }
@@ -913,13 +925,13 @@ pub struct Agent {
 
 impl Node for Agent {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("id", "id", Some(&self.id))?;
+        e.attr(prop!("id", "id"), Some(&self.id))?;
         e.identifiers(&self.identifiers)?;
-        e.list("names", "name", &self.names)?;
-        e.reference("homepage", "homepage", self.homepage.as_deref())?;
-        e.references("emails", "email", &self.emails)?;
-        e.references("phones", "phone", &self.phones)?;
-        e.list("addresses", "address", &self.addresses)
+        e.list(prop!("names", "name"), &self.names)?;
+        e.reference(prop!("homepage", "homepage"), self.homepage.as_deref())?;
+        e.references(prop!("emails", "email"), &self.emails)?;
+        e.references(prop!("phones", "phone"), &self.phones)?;
+        e.list(prop!("addresses", "address"), &self.addresses)
     }
 }
 
@@ -942,12 +954,12 @@ pub struct Document {
 
 impl Node for Document {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("id", "id", Some(&self.id))?;
-        e.attr("type", "type", self.kind.as_deref())?;
+        e.attr(prop!("id", "id"), Some(&self.id))?;
+        e.attr(prop!("type", "type"), self.kind.as_deref())?;
         attribution(e, &self.attribution)?;
-        e.list("sources", "source", &self.sources)?;
-        e.list("notes", "note", &self.notes)?;
-        e.text("text", "text", Some(&self.text))
+        e.list(prop!("sources", "source"), &self.sources)?;
+        e.list(prop!("notes", "note"), &self.notes)?;
+        e.text(prop!("text", "text"), Some(&self.text))
     }
 }
 
@@ -966,10 +978,10 @@ pub struct PlaceDescription {
 
 impl Node for PlaceDescription {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        e.attr("id", "id", Some(&self.id))?;
-        e.list("names", "name", &self.names)?;
-        e.number("latitude", "latitude", self.latitude)?;
-        e.number("longitude", "longitude", self.longitude)
+        e.attr(prop!("id", "id"), Some(&self.id))?;
+        e.list(prop!("names", "name"), &self.names)?;
+        e.number(prop!("latitude", "latitude"), self.latitude)?;
+        e.number(prop!("longitude", "longitude"), self.longitude)
     }
 }
 
@@ -994,4 +1006,30 @@ pub struct Gedcomx {
     pub documents: Vec<Document>,
     /// Place descriptions.
     pub places: Vec<PlaceDescription>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timestamp_is_written_as_an_xsd_date_time_in_the_years_it_can_be() {
+        // The instants as `date -u -d @SECONDS +%FT%T` gives them.
+        let cases = [
+            (0, Some("1970-01-01T00:00:00")),
+            (-1, Some("1969-12-31T23:59:59.999")),
+            (1_000_000_000_123, Some("2001-09-09T01:46:40.123")),
+            (951_782_400_007, Some("2000-02-29T00:00:00.007")),
+            (-62_135_596_800_000, Some("0001-01-01T00:00:00")),
+            (253_402_300_799_999, Some("9999-12-31T23:59:59.999")),
+            (-62_135_596_800_001, None),
+            (253_402_300_800_000, None),
+            (i64::MIN, None),
+        ];
+        for (millis, text) in cases {
+            let t = Timestamp::from_millis(millis);
+            assert_eq!(t.as_ref().map(|t| t.date_time.as_str()), text, "{millis}");
+            assert!(t.is_none_or(|t| t.millis == millis));
+        }
+    }
 }

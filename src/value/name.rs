@@ -144,26 +144,37 @@ impl<'a> Name<'a> {
     /// assert_eq!(err.map(|e| (e.kind(), e.offset())), Some((NameErrorKind::ExtraSlash, 22)));
     /// ```
     pub fn parse_lenient(payload: &'a str) -> (Name<'a>, Option<NameError>) {
-        let mut error = payload
-            .bytes()
-            .position(|b| b == b'\r' || b == b'\n')
-            .map(|offset| NameError {
-                kind: NameErrorKind::LineBreak,
-                offset,
-            });
-        let Some(open) = payload.find('/') else {
+        // One pass: the first line break and the first three slashes.
+        let mut line_break = None;
+        let mut slashes = [0; 3];
+        let mut found = 0;
+        for (i, &c) in payload.as_bytes().iter().enumerate() {
+            match c {
+                b'/' if found < 3 => {
+                    slashes[found] = i;
+                    found += 1;
+                }
+                b'\r' | b'\n' if line_break.is_none() => line_break = Some(i),
+                _ => {}
+            }
+        }
+        let mut error = line_break.map(|offset| NameError {
+            kind: NameErrorKind::LineBreak,
+            offset,
+        });
+        let [open, close, third] = slashes;
+        if found == 0 {
             let name = Name {
                 given: Cow::Borrowed(trim(payload)),
                 ..Name::default()
             };
             return (name, error);
-        };
+        }
         let given = Cow::Borrowed(trim(&payload[..open]));
-        let rest = &payload[open + 1..];
-        let Some(close) = rest.find('/').map(|c| open + 1 + c) else {
+        if found == 1 {
             let name = Name {
                 given,
-                surname: Some(Cow::Borrowed(trim(rest))),
+                surname: Some(Cow::Borrowed(trim(&payload[open + 1..]))),
                 suffix: Cow::Borrowed(""),
             };
             error = error.or(Some(NameError {
@@ -171,19 +182,17 @@ impl<'a> Name<'a> {
                 offset: open,
             }));
             return (name, error);
-        };
-        let suffix = &payload[close + 1..];
-        if let Some(third) = suffix.find('/') {
-            let offset = close + 1 + third;
+        }
+        if found == 3 {
             error = error.or(Some(NameError {
                 kind: NameErrorKind::ExtraSlash,
-                offset,
+                offset: third,
             }));
         }
         let name = Name {
             given,
             surname: Some(Cow::Borrowed(trim(&payload[open + 1..close]))),
-            suffix: Cow::Borrowed(trim(suffix)),
+            suffix: Cow::Borrowed(trim(&payload[close + 1..])),
         };
         (name, error)
     }
@@ -331,6 +340,81 @@ impl<'a> NamePieces<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rule said the long way, a search per piece: what the one pass
+    /// of [`Name::parse_lenient`] must agree with.
+    fn by_searches(payload: &str) -> (Name<'_>, Option<NameError>) {
+        let line_break = payload.find(['\r', '\n']);
+        let mut error = line_break.map(|offset| NameError {
+            kind: NameErrorKind::LineBreak,
+            offset,
+        });
+        let Some(open) = payload.find('/') else {
+            let given = Cow::Borrowed(trim(payload));
+            return (
+                Name {
+                    given,
+                    ..Name::default()
+                },
+                error,
+            );
+        };
+        let given = Cow::Borrowed(trim(&payload[..open]));
+        let rest = &payload[open + 1..];
+        let Some(close) = rest.find('/').map(|c| open + 1 + c) else {
+            let kind = NameErrorKind::Unclosed;
+            error = error.or(Some(NameError { kind, offset: open }));
+            let surname = Some(Cow::Borrowed(trim(rest)));
+            let suffix = Cow::Borrowed("");
+            return (
+                Name {
+                    given,
+                    surname,
+                    suffix,
+                },
+                error,
+            );
+        };
+        let suffix = &payload[close + 1..];
+        if let Some(third) = suffix.find('/') {
+            let kind = NameErrorKind::ExtraSlash;
+            error = error.or(Some(NameError {
+                kind,
+                offset: close + 1 + third,
+            }));
+        }
+        let surname = Some(Cow::Borrowed(trim(&payload[open + 1..close])));
+        (
+            Name {
+                given,
+                surname,
+                suffix: Cow::Borrowed(trim(suffix)),
+            },
+            error,
+        )
+    }
+
+    #[test]
+    fn the_one_pass_agrees_with_a_search_per_piece_on_every_short_payload() {
+        // Every payload of up to six of these characters: slashes, line
+        // breaks, white space and a letter, in every order.
+        let alphabet = ['/', '\r', '\n', ' ', '\t', 'a', 'é'];
+        let mut payloads = vec![String::new()];
+        let mut checked = 0;
+        for _ in 0..6 {
+            let mut longer = Vec::new();
+            for p in &payloads {
+                for c in alphabet {
+                    let q = format!("{p}{c}");
+                    assert_eq!(Name::parse_lenient(&q), by_searches(&q), "{q:?}");
+                    checked += 1;
+                    longer.push(q);
+                }
+            }
+            payloads = longer;
+        }
+        assert_eq!(checked, (1..=6).map(|n| 7_usize.pow(n)).sum::<usize>());
+    }
 
     fn parts(s: &str) -> (String, Option<String>, String) {
         let n = Name::parse(s).unwrap_or_else(|e| panic!("{s:?}: {e}"));
