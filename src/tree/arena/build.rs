@@ -190,6 +190,7 @@ impl<'b> Builder<'b> {
         Arc::make_mut(&mut self.core.kinds).push(Kind {
             parent: parent_kind,
             tag: tag_ref,
+            name: tag.as_ref().into(),
             key,
             ctx,
         });
@@ -413,6 +414,7 @@ impl Joiner {
                 Arc::make_mut(&mut whole.kinds).push(Kind {
                     parent,
                     tag: rebase(k.tag),
+                    name: k.name.clone(),
                     key: k.key,
                     ctx: k.ctx,
                 });

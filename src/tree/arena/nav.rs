@@ -283,15 +283,10 @@ impl<'t> NodeRef<'t> {
 
     /// The tag.
     pub fn tag(&self) -> &'t str {
-        let k = self.kind();
         if self.flags() & SYNTHETIC != 0 {
             return "UNDEF";
         }
-        let (off, len) = (k.tag.off as usize, k.tag.len as usize);
-        if let Some(t) = self.buf.text(off, off + len) {
-            return t;
-        }
-        std::str::from_utf8(self.core.bytes(self.buf.bytes, k.tag)).unwrap_or("ERROR")
+        &self.kind().name
     }
 
     /// The xref_id, `@` signs included.
