@@ -25,8 +25,9 @@
 //! ```
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::io::Read;
+
+use smallvec::SmallVec;
 
 use super::model::CitationElement;
 use super::table::{pedigree_fact, value_text, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
@@ -35,6 +36,7 @@ use crate::read::UnreadChunk;
 use crate::scan::{count_breaks, parse_line, Lines};
 use crate::source::record_starts;
 use crate::stream::StreamReader;
+use crate::tree::hash::FastMap;
 use crate::value::Pedigree;
 use crate::{Error, Reader, ReaderConfig};
 
@@ -61,20 +63,35 @@ struct Source {
 /// A child's `FAMC.PEDI` facts in one family: fact types, with their lines.
 type Pedigrees = Vec<(&'static str, u64)>;
 
+/// A record's id as the index's tables key it: held inline up to 16 bytes
+/// (most ids), so that a look-up compares it in the table rather than
+/// through a pointer to another cache line (the citations' look-ups of
+/// their sources waited on those).
+type Id = SmallVec<[u8; 16]>;
+
+fn id_key(id: &str) -> Id {
+    Id::from_slice(id.as_bytes())
+}
+
+/// An id of the tables as text (each was made from a `str`).
+fn id_text(id: &Id) -> &str {
+    std::str::from_utf8(id).unwrap_or_default()
+}
+
 /// The facts records borrow from one another (see [the module
 /// docs](self)).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Index {
     /// Family id to child id to the `FAMC.PEDI` facts, with their lines
     /// (two levels, so that a look-up makes no key).
-    pedigrees: HashMap<String, HashMap<String, Pedigrees>>,
+    pedigrees: FastMap<Id, FastMap<Id, Pedigrees>>,
     /// Repository id to its first `NAME`.
-    repositories: HashMap<String, String>,
+    repositories: FastMap<Id, String>,
     /// Source record id to its elements (the first record of an id).
-    sources: HashMap<String, Source>,
+    sources: FastMap<Id, Source>,
     /// Note record id to its text (the first record of an id), while the
     /// texts fit [`Index::NOTE_BUDGET`].
-    notes: HashMap<String, String>,
+    notes: FastMap<Id, String>,
     /// The notes' ids in the document's order (merged in that order, so
     /// the budget leaves out the same notes however the input was cut).
     note_order: Vec<String>,
@@ -98,10 +115,10 @@ pub(crate) const RECORD_TAGS: [&str; 2] = ["INDI", "FAM"];
 impl Default for Index {
     fn default() -> Self {
         Index {
-            pedigrees: HashMap::new(),
-            repositories: HashMap::new(),
-            sources: HashMap::new(),
-            notes: HashMap::new(),
+            pedigrees: FastMap::default(),
+            repositories: FastMap::default(),
+            sources: FastMap::default(),
+            notes: FastMap::default(),
             note_order: Vec::new(),
             note_bytes: 0,
             note_budget: Index::NOTE_BUDGET,
@@ -197,7 +214,7 @@ impl Index {
             let Some((at, repository)) = &source.repository else {
                 continue;
             };
-            let Some(name) = repositories.get(repository) else {
+            let Some(name) = repositories.get(repository.as_bytes()) else {
                 continue;
             };
             let element = repository_element(name);
@@ -309,16 +326,16 @@ impl Index {
                         .and_then(pedigree_fact);
                     if let (Some(fact), Some(f)) = (fact, &family) {
                         self.pedigrees
-                            .entry(f.clone())
+                            .entry(id_key(f))
                             .or_default()
-                            .entry(id.clone())
+                            .entry(id_key(id))
                             .or_default()
                             .push((fact, b.line));
                     }
                 }
                 (Kind::Repository, 1) if b.tag == "NAME" => {
                     if let Some(t) = text() {
-                        self.repositories.entry(id.clone()).or_insert(t);
+                        self.repositories.entry(id_key(id)).or_insert(t);
                     }
                 }
                 (Kind::Source, _) => {
@@ -356,7 +373,7 @@ impl Index {
         let Some((Kind::Source, id)) = record else {
             return;
         };
-        if self.sources.contains_key(id) {
+        if self.sources.contains_key(id.as_bytes()) {
             return;
         }
         // The table's order, each row's in the document's (a stable sort).
@@ -365,7 +382,7 @@ impl Index {
             *row = elements.iter().filter(|(r, _)| *r < *row).count();
         }
         taken.elements = elements.into_iter().map(|(_, e)| e).collect();
-        self.sources.insert(id.clone(), taken);
+        self.sources.insert(id_key(id), taken);
     }
 
     /// Adds what `later` (the index of the records after these) holds.
@@ -387,7 +404,7 @@ impl Index {
         }
         let mut notes = later.notes;
         for id in later.note_order {
-            if let Some(text) = notes.remove(&id) {
+            if let Some(text) = notes.remove(id.as_bytes()) {
                 self.keep_note(&id, text);
             }
         }
@@ -395,11 +412,12 @@ impl Index {
 
     /// Keeps a note record's text, the first of its id, within the budget.
     fn keep_note(&mut self, id: &str, text: String) {
-        if self.notes.contains_key(id) || self.note_bytes + text.len() > self.note_budget {
+        if self.notes.contains_key(id.as_bytes()) || self.note_bytes + text.len() > self.note_budget
+        {
             return;
         }
         self.note_bytes += text.len();
-        self.notes.insert(id.to_string(), text);
+        self.notes.insert(id_key(id), text);
         self.note_order.push(id.to_string());
     }
 
@@ -421,15 +439,15 @@ impl Index {
     /// The text of the note record `id`, if the index kept it (see
     /// [`Index::NOTE_BUDGET`]).
     pub fn note(&self, id: &str) -> Option<&str> {
-        self.notes.get(id).map(String::as_str)
+        self.notes.get(id.as_bytes()).map(String::as_str)
     }
 
     /// The `FAMC.PEDI` facts of `child` in `family` (ids as
     /// [`xref_id`] makes them): fact type names and lines.
     pub fn pedigree(&self, family: &str, child: &str) -> &[(&'static str, u64)] {
         self.pedigrees
-            .get(family)
-            .and_then(|children| children.get(child))
+            .get(family.as_bytes())
+            .and_then(|children| children.get(child.as_bytes()))
             .map_or(&[], Vec::as_slice)
     }
 
@@ -442,7 +460,7 @@ impl Index {
                 children.iter().flat_map(move |(child, facts)| {
                     facts
                         .iter()
-                        .map(move |(f, l)| ((family.as_str(), child.as_str()), *f, *l))
+                        .map(move |(f, l)| ((id_text(family), id_text(child)), *f, *l))
                 })
             })
             .collect();
@@ -452,7 +470,7 @@ impl Index {
 
     /// The name of the repository `id`, if it has one.
     pub fn repository_name(&self, id: &str) -> Option<&str> {
-        self.repositories.get(id).map(String::as_str)
+        self.repositories.get(id.as_bytes()).map(String::as_str)
     }
 
     /// The citation elements of the source record `id` (none when there is
@@ -461,7 +479,7 @@ impl Index {
     /// ([`Index::from_read`] put the repositories' names among the
     /// elements).
     pub fn source_elements(&self, id: &str) -> Cow<'_, [CitationElement]> {
-        let Some(source) = self.sources.get(id) else {
+        let Some(source) = self.sources.get(id.as_bytes()) else {
             return Cow::Borrowed(&[]);
         };
         let Some((at, repo)) = &source.repository else {
@@ -613,7 +631,7 @@ mod tests {
             let mut texts: Vec<(String, String)> = index
                 .notes
                 .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
+                .map(|(k, v)| (id_text(k).to_string(), v.clone()))
                 .collect();
             texts.sort();
             (index.note_order.clone(), texts)
