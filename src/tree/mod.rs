@@ -362,7 +362,7 @@ impl<'a> Tree<'a> {
                 if e.is_some() {
                     escapes = e;
                 }
-                whole.append(bytes, part, line_offset)?;
+                whole.append(part, line_offset)?;
                 for d in ds {
                     diagnostics.push(d);
                 }

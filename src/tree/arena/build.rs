@@ -186,11 +186,9 @@ impl<'b> Builder<'b> {
             }
         };
         let id = self.core.kinds.len() as u32;
-        let tag_ref = self.locate(tag.as_bytes())?;
         Arc::make_mut(&mut self.core.kinds).push(Kind {
             parent: parent_kind,
-            tag: tag_ref,
-            name: tag.as_ref().into(),
+            tag: tag.as_ref().into(),
             key,
             ctx,
         });
@@ -374,7 +372,7 @@ impl Joiner {
 
     /// Appends the arena of the next chunk, whose node lines are numbered
     /// from its own first line: `line_offset` is added to them.
-    pub(crate) fn append(&mut self, buf: &[u8], part: Core, line_offset: u64) -> Result<(), Error> {
+    pub(crate) fn append(&mut self, part: Core, line_offset: u64) -> Result<(), Error> {
         // Line numbers saturate at `u32::MAX`, as the builder stores them.
         let line_off = u32::try_from(line_offset).unwrap_or(u32::MAX);
         let whole = &mut self.core;
@@ -407,14 +405,13 @@ impl Joiner {
                 ROOT_FIRST | ROOT => k.parent,
                 p => map[p as usize],
             };
-            let tag = part.bytes(buf, k.tag).to_vec();
+            let tag = k.tag.as_bytes().to_vec();
             let next = whole.kinds.len() as u32;
             let g = *self.kinds.entry((parent, tag)).or_insert(next);
             if g == next {
                 Arc::make_mut(&mut whole.kinds).push(Kind {
                     parent,
-                    tag: rebase(k.tag),
-                    name: k.name.clone(),
+                    tag: k.tag.clone(),
                     key: k.key,
                     ctx: k.ctx,
                 });

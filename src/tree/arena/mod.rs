@@ -67,13 +67,12 @@ pub(crate) struct Kind {
     /// The kind of the parent (or a root marker), which with the tag
     /// identifies the kind.
     parent: u32,
-    tag: ByteRef,
-    /// The tag as text, made once per kind: [`NodeRef::tag`] lends it
-    /// with no slicing or UTF-8 check (it is asked for more often than
-    /// any other part of a structure).
+    /// The tag, made once per kind: [`NodeRef::tag`] lends it with no
+    /// slicing or UTF-8 check (it is asked for more often than any other
+    /// part of a structure).
     ///
     /// [`NodeRef::tag`]: super::NodeRef::tag
-    name: Box<str>,
+    tag: Box<str>,
     key: Option<TypeKey>,
     ctx: Ctx,
 }
@@ -217,7 +216,7 @@ impl Core {
         self.nodes.capacity() * size_of::<Node>()
             + (self.big_kinds.capacity() + self.big_lens.capacity()) * 8
             + self.kinds.capacity() * size_of::<Kind>()
-            + self.kinds.iter().map(|k| k.name.len()).sum::<usize>()
+            + self.kinds.iter().map(|k| k.tag.len()).sum::<usize>()
             + self.xrefs.capacity() * size_of::<(u32, ByteRef)>()
             + self.rests.capacity() * size_of::<(u32, ByteRef)>()
             + self.extra.capacity()
@@ -339,8 +338,7 @@ impl Core {
                 any = true;
                 Arc::make_mut(&mut self.kinds).push(Kind {
                     parent: ROOT,
-                    tag: ByteRef::default(),
-                    name: "UNDEF".into(),
+                    tag: "UNDEF".into(),
                     key: self.shared.schema.resolve(Ctx::Unknown, "UNDEF").0,
                     ctx: Ctx::Unknown,
                 });

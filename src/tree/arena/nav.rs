@@ -117,7 +117,7 @@ impl<'t> RawWalk<'t> {
             u16::MAX => side(&core.big_kinds, id),
             k => u32::from(k),
         };
-        let tag = core.bytes(self.buf, core.kinds[kind as usize].tag);
+        let tag = core.kinds[kind as usize].tag.as_bytes();
         let mut utf8 = false;
         let value = if f & (V_POINTER | V_TEXT) == 0 {
             RawValue::None
@@ -286,7 +286,7 @@ impl<'t> NodeRef<'t> {
         if self.flags() & SYNTHETIC != 0 {
             return "UNDEF";
         }
-        &self.kind().name
+        &self.kind().tag
     }
 
     /// The xref_id, `@` signs included.
@@ -341,10 +341,7 @@ impl<'t> NodeRef<'t> {
         };
         // The tag's octets, not `tag()`: no UTF-8 check for the lookup.
         let decoding = Decoding {
-            preserve: c
-                .shared
-                .escapes
-                .lookup(c.bytes(self.buf.bytes, self.kind().tag)),
+            preserve: c.shared.escapes.lookup(self.kind().tag.as_bytes()),
             ..c.base
         };
         // Inside the input's valid UTF-8 prefix, a UTF-8 payload is sliced
