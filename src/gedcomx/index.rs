@@ -228,11 +228,12 @@ impl Index {
     ///
     /// A batch of a [`StreamReader`] (what [`Index::read`] gives it) is
     /// not read whole: of its records, only those the index looks into are
-    /// read, each by a reader of its own; the others are passed over at
-    /// the cost of finding where they end (by the rule that cuts batches).
-    /// Those read are the `REPO`, `SOUR` and `NOTE` records, and the `INDI`
-    /// records that hold the octets `PEDI` (a `PEDI` line holds them; most
-    /// individuals have none). The index is the same either way.
+    /// read, each run of them one after another by a reader of its own;
+    /// the others are passed over at the cost of finding where they end
+    /// (by the rule that cuts batches). Those read are the `REPO`, `SOUR`
+    /// and `NOTE` records, and the `INDI` records that hold the octets
+    /// `PEDI` (a `PEDI` line holds them; most individuals have none; the
+    /// batch is searched for them once). The index is the same either way.
     ///
     /// # Errors
     /// The reader's (of the records read).
@@ -247,26 +248,48 @@ impl Index {
             base,
             template,
         } = chunk;
-        let pedi = memchr::memmem::Finder::new(b"PEDI");
-        // Lines are counted up to a record read, not over each passed.
+        let mut pedi = memchr::memmem::find_iter(&window[start..], b"PEDI")
+            .map(|k| start + k)
+            .peekable();
+        // Lines are counted up to a run read, not over each record passed.
         let (mut at, mut counted) = (start, start);
+        // The run of records to read, from its start to where it ends so far.
+        let mut run: Option<(usize, usize)> = None;
+        let mut read_run = |index: &mut Index, (from, to): (usize, usize)| {
+            line += count_breaks(&window[counted..from]);
+            counted = from;
+            let mut state = template.clone();
+            state.next_line = line;
+            index.scan_events(&mut Reader::resume(window, from, to, state, base))
+        };
         let ends = record_starts(window, start).chain(std::iter::once(window.len()));
         for next in ends {
             if next <= at {
                 break;
             }
-            let look = looked_into(&window[at..next], &pedi);
-            if let Look::Pass(Some(k)) = look {
-                self.records[k] += 1;
+            // Whether the record holds `PEDI` (which holds no line break,
+            // so no record ends inside it).
+            let mut has_pedi = false;
+            while pedi.next_if(|&k| k < next).is_some() {
+                has_pedi = true;
             }
-            if look == Look::Read {
-                line += count_breaks(&window[counted..at]);
-                counted = at;
-                let mut state = template.clone();
-                state.next_line = line;
-                self.scan_events(&mut Reader::resume(window, at, next, state, base))?;
+            match looked_into(&window[at..next], has_pedi) {
+                Look::Read => {
+                    run = Some((run.map_or(at, |(from, _)| from), next));
+                }
+                Look::Pass(k) => {
+                    if let Some(k) = k {
+                        self.records[k] += 1;
+                    }
+                    if let Some(r) = run.take() {
+                        read_run(self, r)?;
+                    }
+                }
             }
             at = next;
+        }
+        if let Some(r) = run {
+            read_run(self, r)?;
         }
         Ok(())
     }
@@ -511,16 +534,16 @@ enum Look {
 
 /// Whether the index looks into `record` (the octets of one, from its
 /// level-0 line, blank lines before it aside): a `REPO`, `SOUR` or `NOTE`,
-/// an `INDI` that holds `PEDI`, or a first line that does not parse (the
-/// reader judges it). `pedi` finds the octets `PEDI`.
-fn looked_into(record: &[u8], pedi: &memchr::memmem::Finder<'_>) -> Look {
+/// an `INDI` that holds `PEDI` (`pedi`: the record holds the octets), or a
+/// first line that does not parse (the reader judges it).
+fn looked_into(record: &[u8], pedi: bool) -> Look {
     let Some(first) = Lines::new(record).next() else {
         return Look::Pass(None);
     };
     match parse_line(first.text) {
         Ok(l) if l.level == 0 => match l.tag {
             b"REPO" | b"SOUR" | b"NOTE" => Look::Read,
-            b"INDI" if pedi.find(record).is_some() => Look::Read,
+            b"INDI" if pedi => Look::Read,
             tag => Look::Pass(RECORD_TAGS.iter().position(|t| t.as_bytes() == tag)),
         },
         _ => Look::Read,
