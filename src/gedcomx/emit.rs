@@ -271,9 +271,18 @@ impl<'w> Json<'w> {
         items: &[T],
         mut each: impl FnMut(&mut Self, &T) -> io::Result<()>,
     ) -> io::Result<()> {
+        self.array_of(items.iter(), |s, item| each(s, item))
+    }
+
+    /// Writes an array of `items`, each with `each`.
+    fn array_of<T>(
+        &mut self,
+        items: impl Iterator<Item = T>,
+        mut each: impl FnMut(&mut Self, T) -> io::Result<()>,
+    ) -> io::Result<()> {
         self.out.push(b'[');
         self.depth += 1;
-        for (i, item) in items.iter().enumerate() {
+        for (i, item) in items.enumerate() {
             if i > 0 {
                 self.out.push(b',');
             }
@@ -393,13 +402,12 @@ impl Emit for Json<'_> {
             if ids[..i].iter().any(|e| e.kind.as_deref() == ty) {
                 continue;
             }
-            let values: Vec<&str> = ids[i..]
-                .iter()
-                .filter(|e| e.kind.as_deref() == ty)
-                .map(|e| e.value.as_str())
-                .collect();
+            let values = ids[i..].iter().filter(|e| e.kind.as_deref() == ty);
             self.key_escaped(ty.unwrap_or("$"))?;
-            self.array(&values, |s, v| crate::escape::json_string(s.out, v))?;
+            self.array_of(values, |s, e| {
+                crate::escape::json_string_into(s.out, &e.value);
+                Ok(())
+            })?;
         }
         self.depth -= 1;
         self.newline()?;

@@ -273,8 +273,8 @@ impl Items for Writing<'_> {
         self.mapping.write(item, self.mapped);
     }
 
-    fn person(&mut self, person: PersonView<'_>) {
-        self.section(0, "person", &person);
+    fn person(&mut self, person: &mut PersonView<'_>) {
+        self.section(0, "person", &*person);
     }
 
     fn citation(&mut self, description: CitationView<'_>) {

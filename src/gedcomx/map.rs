@@ -69,8 +69,9 @@ pub enum Item {
 pub(crate) trait Items {
     /// An owned item.
     fn item(&mut self, item: Item);
-    /// A person.
-    fn person(&mut self, person: PersonView<'_>);
+    /// A person, which the items may take (the mapping reuses the
+    /// buffers left in it).
+    fn person(&mut self, person: &mut PersonView<'_>);
     /// The description of a citation.
     fn citation(&mut self, description: CitationView<'_>);
     /// A family's couple relationship.
@@ -84,8 +85,8 @@ impl Items for Vec<Item> {
         self.push(item);
     }
 
-    fn person(&mut self, person: PersonView<'_>) {
-        self.push(Item::Person(person.into_person()));
+    fn person(&mut self, person: &mut PersonView<'_>) {
+        self.push(Item::Person(std::mem::take(person).into_person()));
     }
 
     fn citation(&mut self, description: CitationView<'_>) {
@@ -233,6 +234,25 @@ pub struct Mapper {
     keep: bool,
     /// Records mapped so far (only the first may be the `HEAD`).
     records: u64,
+    /// Buffers each record's mapping leaves for the next.
+    spare: Spare,
+}
+
+/// Buffers a record's mapping empties and the next one reuses (a person's
+/// names and facts), so that a group of records allocates them once rather
+/// than once a record. Held empty, with no lifetime of their own.
+#[derive(Debug, Default)]
+struct Spare {
+    names: Vec<NameView<'static>>,
+    facts: Vec<FactView<'static>>,
+}
+
+/// `v` emptied, as a vector of another type of the same size and
+/// alignment (the same type of another lifetime): its allocation is kept
+/// (collected in place), not freed.
+fn reuse<T, U>(mut v: Vec<T>) -> Vec<U> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
 }
 
 /// The id of the description of a place with coordinates: `~P` and 16
@@ -257,10 +277,10 @@ pub fn place_id(name: &str, latitude: f64, longitude: f64) -> String {
 
 /// A record's id: its xref's ([`xref_id`]), or `~L` and its line when it has
 /// none (which no xref's id can be).
-fn record_id(record: NodeRef<'_>) -> String {
+fn record_id(record: NodeRef<'_>) -> Cow<'_, str> {
     match record.xref() {
-        Some(x) => xref_id(&x.to_str_lossy()),
-        None => format!("~L{}", record.line()),
+        Some(x) => xref_id_of(x.into_bytes()),
+        None => Cow::Owned(format!("~L{}", record.line())),
     }
 }
 
@@ -371,10 +391,12 @@ struct Ctx<'m> {
     /// item, with their lines.
     kept: Vec<(Note, u64)>,
     places: &'m mut HashSet<String>,
+    spare: &'m mut Spare,
     index: &'m Index,
     items: &'m mut dyn Items,
-    /// The record's id, which derived ids start with.
-    owner: String,
+    /// The record's id, which derived ids start with (borrowed from the
+    /// tree when it can be: most xrefs are their ids).
+    owner: Cow<'m, str>,
     /// Derived descriptions so far: citations, media, transcriptions,
     /// places.
     cites: u32,
@@ -971,6 +993,7 @@ impl Mapper {
             kept: Vec::new(),
             report: &mut self.report,
             places: &mut self.places,
+            spare: &mut self.spare,
             index: &self.index,
             items,
             owner: record_id(record),
@@ -992,7 +1015,7 @@ impl Mapper {
             "SOUR" => source(&mut cx, record),
             "REPO" | "SUBM" => agent(&mut cx, record),
             "OBJE" => {
-                let id = cx.owner.clone();
+                let id = cx.owner.to_string();
                 let mut sd = cx.media_description(record, id);
                 cx.keep_into(&mut sd.notes);
                 cx.items.item(Item::SourceDescription(sd));
@@ -1052,10 +1075,11 @@ fn head(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
 fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
     let mut view = PersonView {
         person: Person {
-            id: cx.owner.clone(),
+            id: cx.owner.to_string(),
             ..Person::default()
         },
-        ..PersonView::default()
+        names: reuse(std::mem::take(&mut cx.spare.names)),
+        facts: reuse(std::mem::take(&mut cx.spare.facts)),
     };
     let (p, facts) = (&mut view.person, &mut view.facts);
     for c in record.children() {
@@ -1122,7 +1146,9 @@ fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
         }
     }
     cx.keep_into(&mut view.person.notes);
-    cx.items.person(view);
+    cx.items.person(&mut view);
+    cx.spare.names = reuse(view.names);
+    cx.spare.facts = reuse(view.facts);
 }
 
 /// A `FAM`: a couple relationship (the family's id) when it has two
@@ -1156,7 +1182,7 @@ fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)
     let couple = parents.len() == 2;
     let mut view = CoupleView {
         relationship: Relationship {
-            id: cx.owner.clone(),
+            id: cx.owner.to_string(),
             kind: Iri::Borrowed(gx!("Couple")),
             person1: parents.first().map(|p| local(p)).unwrap_or_default(),
             person2: parents.get(1).map(|p| local(p)).unwrap_or_default(),
@@ -1193,7 +1219,7 @@ fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)
         cx.keep_into(&mut view.relationship.notes);
         cx.items.couple(view);
     }
-    let family = cx.owner.as_str();
+    let family = &*cx.owner;
     for child in &children {
         let pedigree = cx.index.pedigree(family, child);
         if !pedigree.is_empty() && !parents.is_empty() {
@@ -1213,7 +1239,7 @@ fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)
 /// A `SOUR` record: a source description whose citation has a formatted
 /// value and the citation elements.
 fn source(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
-    let id = cx.owner.clone();
+    let id = cx.owner.to_string();
     let mut sd = SourceDescription {
         id: id.clone(),
         ..SourceDescription::default()
@@ -1301,7 +1327,7 @@ fn source(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
 /// A `REPO` or `SUBM`: an agent.
 fn agent(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
     let mut a = Agent {
-        id: cx.owner.clone(),
+        id: cx.owner.to_string(),
         ..Agent::default()
     };
     for c in record.children() {
@@ -1342,7 +1368,7 @@ fn agent(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
 fn note_record(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
     // GEDCOM X requires a document's text: an empty note is its id.
     let mut d = Document {
-        id: cx.owner.clone(),
+        id: cx.owner.to_string(),
         text: text(record).unwrap_or_else(|| local(&cx.owner)),
         ..Document::default()
     };
@@ -1846,6 +1872,26 @@ mod tests {
             .map(|m| m.description.as_str())
             .collect();
         assert_eq!(media, ["#O1", "#I1.m1"]);
+    }
+
+    #[test]
+    fn a_spare_buffer_is_lent_empty_with_its_allocation() {
+        let mut spare: Vec<FactView<'static>> = Vec::with_capacity(8);
+        spare.push(FactView::default());
+        let at = spare.as_ptr() as usize;
+        let lent: Vec<FactView<'_>> = reuse(spare);
+        assert!(lent.is_empty());
+        assert_eq!((lent.capacity(), lent.as_ptr() as usize), (8, at));
+        // The person's buffers come back to the spare ones after each
+        // person: a second person starts with them.
+        let (items, _) = map("0 @I1@ INDI\n1 NAME A /B/\n1 BIRT\n2 DATE 1900\n\
+             0 @I2@ INDI\n1 NAME C /D/\n1 DEAT Y\n");
+        let p = persons(&items);
+        assert_eq!((p[0].facts.len(), p[1].facts.len()), (1, 1));
+        assert_eq!(
+            p[1].names[0].name_forms[0].full_text.as_deref(),
+            Some("C D")
+        );
     }
 
     #[test]

@@ -45,7 +45,7 @@ use crate::value::{Date as GedcomDate, Name as GedcomName};
 #[derive(Clone, Debug, Default)]
 pub(crate) struct FactView<'t> {
     pub(crate) kind: Iri,
-    pub(crate) sources: Vec<SourceReference>,
+    pub(crate) sources: SmallVec<[SourceReference; 1]>,
     pub(crate) notes: Vec<Note>,
     pub(crate) date: Option<DateView<'t>>,
     pub(crate) place: Option<PlaceView<'t>>,
@@ -58,7 +58,7 @@ impl FactView<'_> {
     pub(crate) fn into_fact(self) -> Fact {
         Fact {
             kind: self.kind,
-            sources: self.sources,
+            sources: self.sources.into_vec(),
             notes: self.notes,
             date: self.date.map(DateView::into_date),
             place: self.place.map(PlaceView::into_place),
