@@ -15,6 +15,7 @@
 use crate::escape::percent_encode;
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use super::gedx::extension_media_type;
@@ -501,13 +502,28 @@ impl Ctx<'_> {
 
     /// A fresh id for a description derived from this record (`I1.s1`).
     fn derived(&mut self, kind: char) -> String {
+        let mut local = self.derived_local(kind);
+        local.remove(0);
+        local
+    }
+
+    /// [`Ctx::derived`] as a local reference (`#I1.s1`), the id after its
+    /// `#` (one string for both).
+    fn derived_local(&mut self, kind: char) -> String {
         let n = match kind {
             's' => &mut self.cites,
             'm' => &mut self.media,
             _ => &mut self.texts,
         };
         *n += 1;
-        format!("{}.{kind}{n}", self.owner)
+        // Made at its length (`format!` would grow it on the way).
+        let mut local = String::with_capacity(self.owner.len() + 14);
+        local.push('#');
+        local.push_str(&self.owner);
+        local.push('.');
+        local.push(kind);
+        let _ = write!(local, "{n}");
+        local
     }
 
     /// A transcription (`TEXT`) of the description `of`.
@@ -591,7 +607,8 @@ impl Ctx<'_> {
         // A description of its own, a component of the record's: the
         // record's elements, then the citation's own (the table's later
         // rows).
-        let id = self.derived('s');
+        let local_id = self.derived_local('s');
+        let id = &local_id[1..];
         let mut notes = Vec::new();
         for c in node.children() {
             match c.tag() {
@@ -600,7 +617,7 @@ impl Ctx<'_> {
                     for d in c.children() {
                         match d.tag() {
                             "DATE" => {}
-                            "TEXT" => self.transcription(d, &id),
+                            "TEXT" => self.transcription(d, id),
                             _ => self.other(d),
                         }
                     }
@@ -613,14 +630,14 @@ impl Ctx<'_> {
         let mut own = SmallVec::new();
         let all = 0..CITATION_ELEMENTS.len();
         elements_of(node, all, |name, v| own.push((name, v)), self);
-        reference.description = local(&id);
         self.items.citation(CitationView {
-            id,
+            id: Cow::Borrowed(id),
             record: self.index.source_elements(&target),
             source: target,
             notes,
             own,
         });
+        reference.description = local_id;
         Some(reference)
     }
 
@@ -1074,10 +1091,8 @@ fn head(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
 /// `FAMC.PEDI`s are its families' to map, through the [`Index`].)
 fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
     let mut view = PersonView {
-        person: Person {
-            id: cx.owner.to_string(),
-            ..Person::default()
-        },
+        id: cx.owner.clone(),
+        person: Person::default(),
         names: reuse(std::mem::take(&mut cx.spare.names)),
         facts: reuse(std::mem::take(&mut cx.spare.facts)),
     };
@@ -1155,8 +1170,9 @@ fn person(cx: &mut Ctx<'_>, record: NodeRef<'_>) {
 /// partners, and a parent-child relationship per partner and child
 /// (`FAMILY.PARENT.CHILD`).
 fn family(cx: &mut Ctx<'_>, record: NodeRef<'_>, used: &mut Vec<(String, String)>) {
-    let mut parents = Vec::new();
-    let mut children = Vec::new();
+    // Inline up to four partners and four children (most families).
+    let mut parents: SmallVec<[Cow<'_, str>; 4]> = SmallVec::new();
+    let mut children: SmallVec<[Cow<'_, str>; 4]> = SmallVec::new();
     // Husbands before wives, whatever the order of the lines.
     let mut husbands = 0;
     for c in record.children() {

@@ -637,21 +637,22 @@ pub struct Person {
 
 impl Node for Person {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        self.emit_with(e, &self.names, &self.facts)
+        self.emit_with(e, &self.id, &self.names, &self.facts)
     }
 }
 
 impl Person {
-    /// Writes the person's properties with `names` and `facts` for its own
-    /// (the export writes a person's names and facts borrowed from the
-    /// tree, [`view`](super::view)).
+    /// Writes the person's properties with `id`, `names` and `facts` for
+    /// its own (the export writes a person's id, names and facts borrowed
+    /// from the tree, [`view`](super::view)).
     pub(crate) fn emit_with<E: Emit, N: Node, F: Node>(
         &self,
         e: &mut E,
+        id: &str,
         names: &[N],
         facts: &[F],
     ) -> io::Result<()> {
-        e.attr(prop!("id", "id"), Some(&self.id))?;
+        e.attr(prop!("id", "id"), Some(id))?;
         e.flag(prop!("private", "private"), self.private)?;
         attribution(e, &self.attribution)?;
         e.list(prop!("sources", "source"), &self.sources)?;

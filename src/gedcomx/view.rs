@@ -207,10 +207,12 @@ impl Node for QualifierView<'_> {
     }
 }
 
-/// A person: the owned [`Person`] but for its names and facts (empty
-/// there), which are views.
+/// A person: the owned [`Person`] but for its id, names and facts (empty
+/// there), which are borrowed.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PersonView<'t> {
+    /// The person's id (the owned person's is left empty).
+    pub(crate) id: Cow<'t, str>,
     pub(crate) person: Person,
     pub(crate) names: Vec<NameView<'t>>,
     pub(crate) facts: Vec<FactView<'t>>,
@@ -220,6 +222,7 @@ impl PersonView<'_> {
     /// The same person, owned.
     pub(crate) fn into_person(self) -> Person {
         Person {
+            id: self.id.into_owned(),
             names: self.names.into_iter().map(NameView::into_name).collect(),
             facts: self.facts.into_iter().map(FactView::into_fact).collect(),
             ..self.person
@@ -229,7 +232,7 @@ impl PersonView<'_> {
 
 impl Node for PersonView<'_> {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
-        self.person.emit_with(e, &self.names, &self.facts)
+        self.person.emit_with(e, &self.id, &self.names, &self.facts)
     }
 }
 
@@ -458,7 +461,7 @@ impl Node for PartView<'_> {
 /// from the tree), and the formatted value they make.
 #[derive(Clone, Debug)]
 pub(crate) struct CitationView<'a> {
-    pub(crate) id: String,
+    pub(crate) id: Cow<'a, str>,
     /// The source record's id.
     pub(crate) source: Cow<'a, str>,
     pub(crate) notes: Vec<Note>,
@@ -491,7 +494,7 @@ impl CitationView<'_> {
         let mut elements = self.record.into_owned();
         elements.extend(own);
         SourceDescription {
-            id: self.id,
+            id: self.id.into_owned(),
             component_of: Some(SourceReference {
                 description: local(&self.source),
                 qualifiers: Vec::new(),
