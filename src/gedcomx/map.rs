@@ -502,28 +502,31 @@ impl Ctx<'_> {
 
     /// A fresh id for a description derived from this record (`I1.s1`).
     fn derived(&mut self, kind: char) -> String {
-        let mut local = self.derived_local(kind);
-        local.remove(0);
-        local
+        self.derived_after("", kind)
     }
 
-    /// [`Ctx::derived`] as a local reference (`#I1.s1`), the id after its
-    /// `#` (one string for both).
+    /// [`Ctx::derived`] as a local reference (`#I1.s1`): one string for the
+    /// reference and, after its `#`, the id.
     fn derived_local(&mut self, kind: char) -> String {
+        self.derived_after("#", kind)
+    }
+
+    /// A fresh derived id after `prefix`, made at its length (`format!`
+    /// would grow it on the way).
+    fn derived_after(&mut self, prefix: &str, kind: char) -> String {
         let n = match kind {
             's' => &mut self.cites,
             'm' => &mut self.media,
             _ => &mut self.texts,
         };
         *n += 1;
-        // Made at its length (`format!` would grow it on the way).
-        let mut local = String::with_capacity(self.owner.len() + 14);
-        local.push('#');
-        local.push_str(&self.owner);
-        local.push('.');
-        local.push(kind);
-        let _ = write!(local, "{n}");
-        local
+        let mut id = String::with_capacity(prefix.len() + self.owner.len() + 13);
+        id.push_str(prefix);
+        id.push_str(&self.owner);
+        id.push('.');
+        id.push(kind);
+        let _ = write!(id, "{n}");
+        id
     }
 
     /// A transcription (`TEXT`) of the description `of`.

@@ -339,7 +339,7 @@ impl<'t> NodeRef<'t> {
         } else {
             None
         };
-        // The tag's octets, not `tag()`: no UTF-8 check for the lookup.
+        // The escape table is looked up by the kind's tag octets.
         let decoding = Decoding {
             preserve: c.shared.escapes.lookup(self.kind().tag.as_bytes()),
             ..c.base
