@@ -357,6 +357,34 @@ impl SimpleDate<'_> {
     /// number outside the calendar and a day outside its month.
     pub fn jdn_range(&self) -> Option<(i64, i64)> {
         let y = self.astronomical_year();
+        let (m0, m1) = self.months()?;
+        let jdn = |m: u8, d: u32| -> Option<i64> {
+            match self.calendar {
+                Calendar::Gregorian => Some(solar_jdn(y, m, d, false)),
+                Calendar::Julian => Some(solar_jdn(y, m, d, true)),
+                Calendar::Hebrew => Some(hebrew_jdn(y, m, d)),
+                _ => french_jdn(y, m, d),
+            }
+        };
+        if let Some(d) = self.day {
+            let j = jdn(m0, d)?;
+            return Some((j, j));
+        }
+        Some((jdn(m0, 1)?, jdn(m1, self.days_of(m1)?)?))
+    }
+
+    /// Whether [`SimpleDate::jdn_range`] has days to give, for a Gregorian
+    /// or Julian date (whose days are always computed): its checks without
+    /// the computing.
+    pub(crate) fn has_days(&self) -> bool {
+        matches!(self.calendar, Calendar::Gregorian | Calendar::Julian) && self.months().is_some()
+    }
+
+    /// The first and last month [`SimpleDate::jdn_range`] computes with,
+    /// once the month and the day are checked: `None` for a calendar this
+    /// crate does not compute with, a month number outside the calendar and
+    /// a day outside its month.
+    fn months(&self) -> Option<(u8, u8)> {
         let month = match self.month {
             // A month number outside the calendar (only built by hand).
             Some(Month::Known(m))
@@ -374,23 +402,13 @@ impl SimpleDate<'_> {
             _ => return None,
         };
         let (m0, m1) = month.map_or((first_month, last_month), |m| (m, m));
-        let jdn = |m: u8, d: u32| -> Option<i64> {
-            match self.calendar {
-                Calendar::Gregorian => Some(solar_jdn(y, m, d, false)),
-                Calendar::Julian => Some(solar_jdn(y, m, d, true)),
-                Calendar::Hebrew => Some(hebrew_jdn(y, m, d)),
-                _ => french_jdn(y, m, d),
-            }
-        };
         if let Some(d) = self.day {
             // A day outside its month (only built by hand) is no day.
             if d == 0 || d > self.days_of(m0)? {
                 return None;
             }
-            let j = jdn(m0, d)?;
-            return Some((j, j));
         }
-        Some((jdn(m0, 1)?, jdn(m1, self.days_of(m1)?)?))
+        Some((m0, m1))
     }
 
     /// The same date, owning its text.
@@ -408,5 +426,47 @@ impl SimpleDate<'_> {
                 Epoch::Other(s) => Epoch::Other(Cow::Owned(s.into_owned())),
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `has_days` is `jdn_range`'s checks: the two agree on every month
+    /// number and day, good and bad, of Gregorian and Julian dates in leap
+    /// and common years, before and after Christ.
+    #[test]
+    fn has_days_is_whether_jdn_range_gives_days() {
+        for calendar in [Calendar::Gregorian, Calendar::Julian] {
+            for (logical, epoch) in [(1900, None), (2000, None), (4, Some(Epoch::BeforeChrist))] {
+                for month in (0..=14).map(|m| Some(Month::Known(m))).chain([None]) {
+                    for day in (0..=32).map(Some).chain([None]) {
+                        let d = SimpleDate {
+                            calendar: calendar.clone(),
+                            day,
+                            month: month.clone(),
+                            year: Year {
+                                logical,
+                                historical: None,
+                            },
+                            epoch: epoch.clone(),
+                        };
+                        assert_eq!(d.has_days(), d.jdn_range().is_some(), "{d:?}");
+                    }
+                }
+            }
+        }
+        let other = SimpleDate {
+            calendar: Calendar::Hebrew,
+            day: Some(1),
+            month: Some(Month::Known(1)),
+            year: Year {
+                logical: 5780,
+                historical: None,
+            },
+            epoch: None,
+        };
+        assert!(other.jdn_range().is_some() && !other.has_days());
     }
 }

@@ -599,9 +599,11 @@ fn point(d: &SimpleDate<'_>) -> Result<Point, NotGedcomx> {
         Calendar::Other(name) => return Err(NotGedcomx::Calendar(name.to_string())),
         _ => {}
     }
-    let (first, last) = d.jdn_range().ok_or(NotGedcomx::NoDays)?;
     if d.calendar == Calendar::Gregorian {
-        // Its own formal date: `jdn_range` has checked its month and day.
+        // Its own formal date, once its month and day are checked.
+        if !d.has_days() {
+            return Err(NotGedcomx::NoDays);
+        }
         let month = match d.month {
             Some(Month::Known(m)) => Some(m),
             _ => None,
@@ -613,6 +615,7 @@ fn point(d: &SimpleDate<'_>) -> Result<Point, NotGedcomx> {
             time: None,
         }));
     }
+    let (first, last) = d.jdn_range().ok_or(NotGedcomx::NoDays)?;
     let a = GedcomxSimple::of_jdn(first)?;
     let b = GedcomxSimple::of_jdn(last)?;
     if first == last {
