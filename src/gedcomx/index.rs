@@ -33,7 +33,7 @@ use super::model::CitationElement;
 use super::table::{pedigree_fact, value_text, xref_id, CITATION_ELEMENTS, THROUGH_REPOSITORY};
 use crate::event::Event;
 use crate::read::UnreadChunk;
-use crate::scan::{count_breaks, parse_line, Lines};
+use crate::scan::{count_breaks, parse_line, plain_record_tag, Lines};
 use crate::source::record_starts;
 use crate::stream::StreamReader;
 use crate::tree::hash::FastMap;
@@ -560,26 +560,6 @@ fn looked_into(record: &[u8], pedi: bool) -> Look {
     }
 }
 
-/// The tag of a record whose first line is the plain `0 @ID@ TAG` (an id
-/// of ASCII letters, digits and `_`; a tag of capitals, digits and `_`;
-/// a line break right after it), as [`parse_line`] reads that line, without
-/// its general checks: most records' first line, met once per record of the
-/// input. `None` for any other line, which `parse_line` reads.
-fn plain_record_tag(record: &[u8]) -> Option<&[u8]> {
-    let rest = record.strip_prefix(b"0 @")?;
-    let id = rest
-        .iter()
-        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))?;
-    let rest = rest[id..].strip_prefix(b"@ ").filter(|_| id > 0)?;
-    let end = rest
-        .iter()
-        .position(|&b| !(b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'))?;
-    match rest.get(end) {
-        Some(b'\n' | b'\r') if end > 0 => Some(&rest[..end]),
-        _ => None,
-    }
-}
-
 /// The row of [`CITATION_ELEMENTS`] that holds the repository's name.
 pub(crate) fn repository_row() -> usize {
     CITATION_ELEMENTS
@@ -597,67 +577,6 @@ pub(crate) fn repository_element(name: &str) -> CitationElement {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A plain record line's tag is the one `parse_line` reads, and a line
-    /// that is not plain is left to it: every record of the corpus and
-    /// lines near the plain form.
-    #[test]
-    fn a_plain_record_line_s_tag_is_parse_line_s() {
-        let mut lines: Vec<Vec<u8>> = [
-            "0 @I1@ INDI\n",
-            "0 @F_2@ FAM\r\n",
-            "0 @S1@ SOUR\r",
-            "0 @N1@ NOTE text\n",
-            "0 @@ INDI\n",
-            "0 @I1@INDI\n",
-            "0 @I1@  INDI\n",
-            "0 @I 1@ INDI\n",
-            "0 @I1@ indi\n",
-            "0 @I1@ _UID\n",
-            "0 @I1@ INDI",
-            "0 @I1@ \n",
-            "00 @I1@ INDI\n",
-            "0 HEAD\n",
-            " 0 @I1@ INDI\n",
-            "0 @I:1@ INDI\n",
-            "0 @1@ 1A\n",
-        ]
-        .iter()
-        .map(|l| l.as_bytes().to_vec())
-        .collect();
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
-        let corpus = std::fs::read_dir(dir).into_iter().flatten().flatten();
-        for entry in corpus {
-            let bytes = std::fs::read(entry.path()).unwrap_or_default();
-            for start in record_starts(&bytes, 0) {
-                let end =
-                    memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |k| start + k + 1);
-                lines.push(bytes[start..end].to_vec());
-            }
-        }
-        let mut plain = 0;
-        for line in &lines {
-            let Some(tag) = plain_record_tag(line) else {
-                continue;
-            };
-            plain += 1;
-            let first = Lines::new(line).next().expect("a line");
-            let parsed = parse_line(first.text).expect("a plain line parses");
-            assert_eq!((parsed.level, parsed.tag), (0, tag), "{line:?}");
-        }
-        assert!(plain > 20, "{plain} plain lines");
-        for line in ["0 @I1@ INDI\n", "0 @F_2@ FAM\r\n", "0 @S1@ SOUR\r"] {
-            assert!(plain_record_tag(line.as_bytes()).is_some(), "{line:?}");
-        }
-        for line in [
-            "0 @N1@ NOTE text\n",
-            "0 @@ INDI\n",
-            "0 @I1@  INDI\n",
-            "0 @I1@ INDI",
-        ] {
-            assert_eq!(plain_record_tag(line.as_bytes()), None, "{line:?}");
-        }
-    }
 
     /// The index read as a whole (every event of one reader) and the index
     /// read in batches, of whose records only some are read: the same, at

@@ -520,7 +520,8 @@ impl Ctx<'_> {
             _ => &mut self.texts,
         };
         *n += 1;
-        let mut id = String::with_capacity(prefix.len() + self.owner.len() + 13);
+        // `.`, the kind and up to ten digits (a `u32`).
+        let mut id = String::with_capacity(prefix.len() + self.owner.len() + 12);
         id.push_str(prefix);
         id.push_str(&self.owner);
         id.push('.');

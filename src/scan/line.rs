@@ -1,7 +1,7 @@
 //! The `Line` production of seed §4.1.
 
 use super::cursor::{parse_at, Scanned};
-use super::is_id;
+use super::{is_id, is_upper_id};
 
 /// A line string parsed against the `Line` production (seed §4.1):
 /// `Number S (XRefID S)? Tag (S Payload)?`.
@@ -106,9 +106,87 @@ pub fn parse_line(text: &[u8]) -> Result<Line<'_>, LineError> {
     })
 }
 
+/// The tag of a record whose first line is the plain `0 @ID@ TAG` (an id
+/// of `[0-9a-zA-Z_]`, a tag of `[0-9A-Z_]`, a line break right after it):
+/// what [`parse_line`] reads from that line, without its general checks,
+/// for who meets every record's first line (the GEDCOM X index, which
+/// passes over most records). `None` for any other line, which
+/// `parse_line` reads.
+pub(crate) fn plain_record_tag(record: &[u8]) -> Option<&[u8]> {
+    let rest = record.strip_prefix(b"0 @")?;
+    let id = rest.iter().position(|&b| !is_id(b))?;
+    let rest = rest[id..].strip_prefix(b"@ ").filter(|_| id > 0)?;
+    let end = rest.iter().position(|&b| !is_upper_id(b))?;
+    match rest.get(end) {
+        Some(b'\n' | b'\r') if end > 0 => Some(&rest[..end]),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plain record line's tag is the one `parse_line` reads, and a line
+    /// that is not plain is left to it: every line of the corpus and lines
+    /// near the plain form.
+    #[test]
+    fn a_plain_record_line_s_tag_is_parse_line_s() {
+        let mut lines: Vec<Vec<u8>> = [
+            "0 @I1@ INDI\n",
+            "0 @F_2@ FAM\r\n",
+            "0 @S1@ SOUR\r",
+            "0 @N1@ NOTE text\n",
+            "0 @@ INDI\n",
+            "0 @I1@INDI\n",
+            "0 @I1@  INDI\n",
+            "0 @I 1@ INDI\n",
+            "0 @I1@ indi\n",
+            "0 @I1@ _UID\n",
+            "0 @I1@ INDI",
+            "0 @I1@ \n",
+            "00 @I1@ INDI\n",
+            "0 HEAD\n",
+            " 0 @I1@ INDI\n",
+            "0 @I:1@ INDI\n",
+            "0 @1@ 1A\n",
+        ]
+        .iter()
+        .map(|l| l.as_bytes().to_vec())
+        .collect();
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
+        let corpus = std::fs::read_dir(dir).into_iter().flatten().flatten();
+        for entry in corpus {
+            let bytes = std::fs::read(entry.path()).unwrap_or_default();
+            for line in super::super::Lines::new(&bytes) {
+                lines.push([line.text, b"\n"].concat());
+            }
+        }
+        let mut plain = 0;
+        for line in &lines {
+            let Some(tag) = plain_record_tag(line) else {
+                continue;
+            };
+            plain += 1;
+            let text = line.strip_suffix(b"\n").unwrap_or(line);
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            let parsed = parse_line(text).expect("a plain line parses");
+            assert_eq!((parsed.level, parsed.tag), (0, tag), "{line:?}");
+        }
+        assert!(plain > 20, "{plain} plain lines");
+        for line in ["0 @I1@ INDI\n", "0 @F_2@ FAM\r\n", "0 @S1@ SOUR\r"] {
+            assert!(plain_record_tag(line.as_bytes()).is_some(), "{line:?}");
+        }
+        for line in [
+            "0 @N1@ NOTE text\n",
+            "0 @@ INDI\n",
+            "0 @I1@  INDI\n",
+            "0 @I1@ INDI",
+            "0 @I1@ indi\n",
+        ] {
+            assert_eq!(plain_record_tag(line.as_bytes()), None, "{line:?}");
+        }
+    }
 
     fn ok(s: &str) -> Line<'_> {
         parse_line(s.as_bytes()).unwrap_or_else(|e| panic!("{s:?}: {e:?}"))

@@ -23,6 +23,7 @@ mod line;
 pub(crate) use bytes::{ascii_prefix, count_breaks, decimal_digits};
 pub(crate) use cursor::{Cursor, Scanned, TagKind};
 
+pub(crate) use line::plain_record_tag;
 pub use line::{is_pointer, is_tag, is_valid_xref, parse_line, Line, LineError};
 
 const WS: u8 = 1;
