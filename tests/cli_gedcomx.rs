@@ -158,6 +158,125 @@ fn pretty_json_is_the_same_document() {
     assert_eq!(json(&compact.stdout), json(&pretty.stdout));
 }
 
+/// Six hundred sources (the index numbers them from 0: S256's number 255
+/// and S512's 511 hold the octet 0xFF that begins a marker; some with only
+/// a short title, some with nothing, some whose title needs escapes), cited
+/// with pages, dates, notes and short titles of their own by individuals
+/// and a family, then by records after the families (whose source
+/// descriptions go straight to the output, not to a spool).
+fn many_citations() -> Vec<u8> {
+    let mut g = String::from("0 HEAD\n1 CHAR UTF-8\n");
+    for i in 1..=1500 {
+        let s = (i * 7) % 600 + 1;
+        g += &format!("0 @I{i}@ INDI\n1 NAME Person{i} /Name/\n1 BIRT\n2 DATE {i} AD\n");
+        g += &format!("2 SOUR @S{s}@\n3 PAGE p. {i}, \"{s}\"\n");
+        match i % 4 {
+            0 => {
+                g += &format!(
+                    "1 SOUR @S{}@\n2 DATA\n3 DATE 1 JAN 19{:02}\n",
+                    s % 600 + 1,
+                    i % 100
+                )
+            }
+            1 => g += &format!("1 SOUR @S{s}@\n2 NOTE seen\n"),
+            2 => g += &format!("1 SOUR @S{s}@\n2 PAGE leaf {i}\n2 ABBR own short\n"),
+            _ => g += &format!("1 SOUR @S{s}@\n"),
+        }
+    }
+    g += "0 @F1@ FAM\n1 HUSB @I1@\n1 WIFE @I2@\n1 CHIL @I3@\n1 SOUR @S256@\n2 PAGE f. 1\n";
+    for s in 1..=600 {
+        g += &format!("0 @S{s}@ SOUR\n");
+        match s % 10 {
+            0 => g += "1 ABBR Short only\n",
+            1 => {}
+            2 => g += "1 TITL Here & <there> \"quoted\" back\\slash, ça\n",
+            _ => g += &format!("1 AUTH Author {s}\n1 TITL Title {s}\n1 PUBL Town, 1{s:03}\n1 REPO @R{}@\n2 CALN {s}/9\n", s % 7),
+        }
+    }
+    for r in 0..7 {
+        g += &format!("0 @R{r}@ REPO\n1 NAME Archive {r}\n");
+    }
+    g += "0 @N1@ NOTE One\n1 SOUR @S256@\n2 PAGE p. 9\n";
+    g += "0 @N2@ NOTE Two\n1 SOUR @S512@\n2 PAGE p. 511\n0 TRLR\n";
+    g.into_bytes()
+}
+
+#[test]
+fn citations_written_once_per_source_are_the_pretty_document_s() {
+    // Compact output writes each source's part of its citations once and
+    // puts it in place as the output is written; pretty output writes each
+    // citation whole. The two documents are the same.
+    let input = many_citations();
+    let file = temp("many_citations.ged", &input);
+    let squeeze = |s: &[u8]| {
+        String::from_utf8(s.to_vec())
+            .unwrap()
+            .lines()
+            .map(str::trim_start)
+            .collect::<String>()
+    };
+    for format in ["json", "xml"] {
+        let pretty = run(&["gedcomx", "--format", format, "--pretty", s(&file)], None);
+        assert_eq!(pretty.status.code(), Some(0));
+        for args in [
+            vec!["--jobs", "1"],
+            vec!["--jobs", "2", "--chunk-bytes", "3000"],
+        ] {
+            let mut a = vec!["gedcomx", "--format", format];
+            a.extend(&args);
+            let out = file.with_extension(format!("{format}.out"));
+            for compact in [
+                run(&[&a[..], &[s(&file)]].concat(), None).stdout,
+                run(&[&a[..], &["-"]].concat(), Some(&input)).stdout,
+                {
+                    run(&[&a[..], &[s(&file), "-o", s(&out)]].concat(), None);
+                    std::fs::read(&out).unwrap()
+                },
+            ] {
+                assert!(!compact.contains(&0xFF), "{format} {args:?}: a marker");
+                match format {
+                    "json" => assert_eq!(json(&compact), json(&pretty.stdout), "{args:?}"),
+                    _ => assert!(squeeze(&compact) == squeeze(&pretty.stdout), "{args:?}"),
+                }
+            }
+        }
+    }
+    let doc = json(&run(&["gedcomx", s(&file)], None).stdout);
+    let descriptions = doc["sourceDescriptions"].as_array().unwrap();
+    let of = |id: &str| {
+        descriptions
+            .iter()
+            .find(|d| d["id"] == id)
+            .unwrap_or_else(|| panic!("{id}"))
+    };
+    // S256 (number 255) cited by F1 (spooled) and N1 (straight): the
+    // source's elements, then the page.
+    for (id, page) in [("F1.s1", "f. 1"), ("N1.s1", "p. 9")] {
+        let citation = &of(id)["citations"][0];
+        let value = citation["value"].as_str().unwrap();
+        assert_eq!(
+            value,
+            format!("Author 256, Title 256, Town, 1256, 256/9, {page}")
+        );
+        let elements = citation["elements"].as_array().unwrap();
+        assert_eq!(elements.len(), 6, "{id}");
+        assert_eq!(elements[4]["value"], "Archive 4", "{id}");
+        assert_eq!(elements[5]["value"], page, "{id}");
+    }
+    // S512 (number 511, a title that needs escapes) by N2, S22 by I3.
+    let escaped = "Here & <there> \"quoted\" back\\slash, ça";
+    let n2 = &of("N2.s1")["citations"][0];
+    assert_eq!(n2["value"], format!("{escaped}, p. 511"));
+    assert_eq!(n2["elements"].as_array().unwrap().len(), 2);
+    let i3 = &of("I3.s1")["citations"][0];
+    assert_eq!(i3["value"], format!("{escaped}, p. 3, \"22\""));
+    // S20, a short title alone, cited with a note by I517: the title
+    // stands in for the value.
+    let short = &of("I517.s2")["citations"][0];
+    assert_eq!(short["value"], "Short only");
+    assert_eq!(short["elements"].as_array().unwrap().len(), 1);
+}
+
 #[test]
 fn the_output_is_the_same_at_every_jobs_and_chunk_size_from_a_file_and_stdin() {
     let mut input = Vec::new();

@@ -155,6 +155,24 @@ pub trait Emit {
     /// array of values; `$` for untyped ones), in XML `<identifier
     /// type="...">value</identifier>` elements.
     fn identifiers(&mut self, ids: &[Identifier]) -> io::Result<()>;
+
+    /// [`Emit::text`] of a value whose start is written elsewhere:
+    /// `spliced` (octets that stand for it, as they are, in place of the
+    /// start escaped), then `rest`, escaped. For compact output (a pretty
+    /// one's indentation is not known where the start is written).
+    fn text_spliced(&mut self, p: &Prop, spliced: &[u8], rest: &str) -> io::Result<()>;
+
+    /// [`Emit::list`] of a list whose first `count` items are written
+    /// elsewhere: `spliced` (octets that stand for them, as they are, in
+    /// place of the items and the separators between them), then
+    /// `items`. For compact output, as [`Emit::text_spliced`].
+    fn list_spliced<N: Node>(
+        &mut self,
+        p: &Prop,
+        spliced: &[u8],
+        count: usize,
+        items: &[N],
+    ) -> io::Result<()>;
 }
 
 /// Writes `s` as XML 1.0 character data (`attr`: inside a double-quoted
@@ -385,6 +403,45 @@ impl Emit for Json<'_> {
             self.key(p)?;
             self.array(uris, |s, u| s.resource(u))?;
         }
+        Ok(())
+    }
+
+    fn text_spliced(&mut self, p: &Prop, spliced: &[u8], rest: &str) -> io::Result<()> {
+        self.key(p)?;
+        self.out.push(b'"');
+        self.out.extend_from_slice(spliced);
+        // `rest` as a string, less its opening quote.
+        let start = self.out.len();
+        crate::escape::json_string_into(self.out, rest);
+        self.out.copy_within(start + 1.., start);
+        self.out.pop();
+        Ok(())
+    }
+
+    fn list_spliced<N: Node>(
+        &mut self,
+        p: &Prop,
+        spliced: &[u8],
+        count: usize,
+        items: &[N],
+    ) -> io::Result<()> {
+        if count == 0 && items.is_empty() {
+            return Ok(());
+        }
+        self.key(p)?;
+        self.out.push(b'[');
+        self.depth += 1;
+        self.out.extend_from_slice(spliced);
+        for (i, item) in items.iter().enumerate() {
+            if count + i > 0 {
+                self.out.push(b',');
+            }
+            self.newline()?;
+            self.object(item)?;
+        }
+        self.depth -= 1;
+        self.newline()?;
+        self.out.push(b']');
         Ok(())
     }
 
@@ -621,6 +678,39 @@ impl<W: Write + ?Sized> Emit for Xml<'_, W> {
                 let ty = id.kind.as_deref().map(|t| ("type", t));
                 self.text_element("identifier", ty, &id.value)?;
             }
+        }
+        Ok(())
+    }
+
+    fn text_spliced(&mut self, p: &Prop, spliced: &[u8], rest: &str) -> io::Result<()> {
+        if self.pass != Pass::Children {
+            return Ok(());
+        }
+        self.begin(p.xml)?;
+        self.out.write_all(b">")?;
+        self.out.write_all(spliced)?;
+        xml_escaped(self.out, rest, false)?;
+        write!(self.out, "</{}>", p.xml)
+    }
+
+    fn list_spliced<N: Node>(
+        &mut self,
+        p: &Prop,
+        spliced: &[u8],
+        count: usize,
+        items: &[N],
+    ) -> io::Result<()> {
+        if self.pass != Pass::Children {
+            return Ok(());
+        }
+        if count > 0 {
+            // What `begin` does before each element, for the spliced ones.
+            self.close_start()?;
+            self.nested = true;
+            self.out.write_all(spliced)?;
+        }
+        for item in items {
+            self.element(p.xml, item)?;
         }
         Ok(())
     }

@@ -9,7 +9,9 @@
 //! for relationships; no `INDI` and no `FAM`, for source descriptions),
 //! that section's spool is appended and the section goes on straight to
 //! the output: a file of individuals, then families, then sources spools
-//! little more than the citations' descriptions. Memory holds the
+//! little more than the citations' descriptions, in compact output with
+//! each source's part of them written once ([`splice`](super::splice)):
+//! the parts are put in place as the spool is appended. Memory holds the
 //! written sections of the batches being mapped (a few, each about 64 KiB
 //! of input, [`Export::stream`]; each item is written as the mapping makes
 //! it), whatever the input's size.
@@ -22,6 +24,7 @@ use std::sync::{Arc, Mutex};
 
 use super::index::{Index, RECORD_TAGS};
 use super::map::{reason, Item, Items, Mapper, NotConverted};
+use super::splice::Splicer;
 use super::view::{CitationView, CoupleView, ParentChildView, PersonView};
 use super::{Format, Options, CEV, GEDCOMX};
 use crate::read::Reader;
@@ -101,6 +104,9 @@ pub struct Mapping {
 /// ([`SPOOLED`]).
 type Sections = [Vec<u8>; 6];
 
+/// The source descriptions' place in [`Sections`].
+const SOURCES: usize = 2;
+
 /// Sets of section buffers [`Mapping`] keeps for reuse (more than the
 /// groups in flight at once).
 const SPARE: usize = 16;
@@ -126,6 +132,9 @@ pub struct Mapped {
     media: Vec<String>,
     /// The records of [`RECORD_TAGS`] mapped.
     records: [u64; 2],
+    /// The source descriptions hold markers of their sources' parts
+    /// ([`splice`](super::splice)).
+    spliced: bool,
 }
 
 /// A place's name and the bits of its latitude and longitude.
@@ -277,8 +286,13 @@ impl Items for Writing<'_> {
         self.section(0, "person", &*person);
     }
 
-    fn citation(&mut self, description: CitationView<'_>) {
-        self.section(2, "sourceDescription", &description);
+    fn citation(&mut self, mut description: CitationView<'_>) {
+        if self.mapping.options.pretty {
+            // Markers are for compact output only.
+            description.ordinal = None;
+        }
+        self.mapped.spliced |= description.ordinal.is_some();
+        self.section(SOURCES, "sourceDescription", &description);
     }
 
     fn couple(&mut self, relationship: CoupleView<'_>) {
@@ -341,6 +355,11 @@ pub struct Export<W: Write, S: Spool> {
     left: Option<[u64; 2]>,
     /// Copies a spool to the end of the output ([`Export::append_with`]).
     append: Append<W, S>,
+    /// Puts the sources' parts in place of their markers in the source
+    /// descriptions.
+    splicer: Splicer,
+    /// The source descriptions' spool holds markers.
+    spool_spliced: bool,
 }
 
 /// How a spool is copied to the end of the output: all that was written
@@ -380,8 +399,11 @@ impl<W: Write, S: Spool> Export<W, S> {
         let spools = (0..SPOOLED.len())
             .map(|_| spool().map(|s| (s, 0)))
             .collect::<io::Result<_>>()?;
+        let xml = options.format == Format::Xml;
         Ok(Export {
             out,
+            splicer: Splicer::new(index.clone(), xml),
+            spool_spliced: false,
             left: index.records(),
             frontier: 0,
             mapping: Mapping::new(options, index),
@@ -404,7 +426,11 @@ impl<W: Write, S: Spool> Export<W, S> {
     /// [`Spool::copy_to`] (through [`Write`], the default): for the
     /// kernel's copy from a temporary file to the output file or pipe
     /// (`std::io::copy` between files), when a section's spool is
-    /// appended as it goes straight to the output and at the end.
+    /// appended as it goes straight to the output and at the end. The
+    /// source descriptions' spool of compact output, which holds
+    /// references to its sources' parts, is read through
+    /// [`Spool::copy_to`] whatever `append` is, the parts put in place by
+    /// vectored writes.
     #[must_use]
     pub fn append_with(mut self, append: Append<W, S>) -> Self {
         self.append = append;
@@ -533,6 +559,7 @@ impl<W: Write, S: Spool> Export<W, S> {
             counts,
             places,
             records,
+            spliced,
             ..
         } = mapped;
         for (i, (bytes, n)) in sections.iter().zip(counts).enumerate() {
@@ -550,17 +577,32 @@ impl<W: Write, S: Spool> Export<W, S> {
             if i == self.frontier && i > 0 && self.spools[i - 1].1 == 0 {
                 self.begin_section(i)?;
             }
+            // Source descriptions with markers, written to the output.
+            let splice = spliced && i == SOURCES;
             let (out, total): (&mut dyn Write, &mut u64) = match i {
                 0 => (&mut self.out, &mut self.persons),
                 _ if i == self.frontier => (&mut self.out, &mut self.spools[i - 1].1),
                 _ => {
+                    self.spool_spliced |= splice;
                     let (s, total) = &mut self.spools[i - 1];
                     (s, total)
                 }
             };
             // A section's first item has no comma before it.
             let skip = usize::from(json && *total == 0);
-            out.write_all(&bytes[skip..])?;
+            match (splice, i == self.frontier) {
+                (true, true) => {
+                    self.splicer.resolve(&bytes[skip..])?;
+                    self.splicer.write_resolved(out)?;
+                }
+                (true, false) => {
+                    // The parts this writer will need, made while the
+                    // threads that map are busy, not after them.
+                    self.splicer.resolve(&bytes[skip..])?;
+                    out.write_all(self.splicer.resolved())?;
+                }
+                (false, _) => out.write_all(&bytes[skip..])?,
+            }
             *total += n;
         }
         self.mapping.give_back(sections);
@@ -604,11 +646,22 @@ impl<W: Write, S: Spool> Export<W, S> {
             self.frontier += 1;
             if self.spools[self.frontier - 1].1 > 0 {
                 self.begin_section(self.frontier)?;
-                let (spool, _) = &mut self.spools[self.frontier - 1];
-                (self.append)(spool, &mut self.out)?;
+                self.append_spool(self.frontier)?;
             }
         }
         Ok(())
+    }
+
+    /// Appends section `k`'s spool to the output (`k` after persons): with
+    /// [`Export::append_with`]'s function, or through the splicer when it
+    /// holds markers.
+    fn append_spool(&mut self, k: usize) -> io::Result<()> {
+        let spool = &mut self.spools[k - 1].0;
+        if k == SOURCES && self.spool_spliced {
+            spool.copy_to(&mut self.splicer.to(&mut self.out))?;
+            return self.splicer.end();
+        }
+        (self.append)(spool, &mut self.out)
     }
 
     /// Begins section `k`'s array (JSON; `k` after persons).
@@ -715,7 +768,7 @@ impl<W: Write, S: Spool> Export<W, S> {
                 continue;
             }
             self.begin_section(k)?;
-            (self.append)(&mut self.spools[k - 1].0, &mut self.out)?;
+            self.append_spool(k)?;
             self.end_section(n)?;
         }
         match (json, pretty) {

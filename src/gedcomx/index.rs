@@ -58,6 +58,9 @@ struct Source {
     /// the rows before its own), and the repository's id; `None` too once
     /// [`Index::resolve_repositories`] put the name among the elements.
     repository: Option<(usize, String)>,
+    /// Its place in [`Index::source_ids`]: the source's number in this
+    /// index.
+    ordinal: u32,
 }
 
 /// A child's `FAMC.PEDI` facts in one family: fact types, with their lines.
@@ -89,6 +92,8 @@ pub struct Index {
     repositories: FastMap<Id, String>,
     /// Source record id to its elements (the first record of an id).
     sources: FastMap<Id, Source>,
+    /// The sources' ids, each at its [`Source::ordinal`].
+    source_ids: Vec<Id>,
     /// Note record id to its text (the first record of an id), while the
     /// texts fit [`Index::NOTE_BUDGET`].
     notes: FastMap<Id, String>,
@@ -118,6 +123,7 @@ impl Default for Index {
             pedigrees: FastMap::default(),
             repositories: FastMap::default(),
             sources: FastMap::default(),
+            source_ids: Vec::new(),
             notes: FastMap::default(),
             note_order: Vec::new(),
             note_bytes: 0,
@@ -409,7 +415,7 @@ impl Index {
         let room = usize::from(taken.repository.is_some());
         taken.elements = Vec::with_capacity(elements.len() + room);
         taken.elements.extend(elements.into_iter().map(|(_, e)| e));
-        self.sources.insert(id_key(id), taken);
+        self.insert_source(id_key(id), taken);
     }
 
     /// Adds what `later` (the index of the records after these) holds.
@@ -426,8 +432,13 @@ impl Index {
         for (id, name) in later.repositories {
             self.repositories.entry(id).or_insert(name);
         }
-        for (id, source) in later.sources {
-            self.sources.entry(id).or_insert(source);
+        let mut sources = later.sources;
+        for id in later.source_ids {
+            if let Some(source) = sources.remove(&id) {
+                if !self.sources.contains_key(&id) {
+                    self.insert_source(id, source);
+                }
+            }
         }
         let mut notes = later.notes;
         for id in later.note_order {
@@ -435,6 +446,13 @@ impl Index {
                 self.keep_note(&id, text);
             }
         }
+    }
+
+    /// Keeps a source record (the first of its id), numbered next.
+    fn insert_source(&mut self, id: Id, mut source: Source) {
+        source.ordinal = u32::try_from(self.source_ids.len()).unwrap_or(u32::MAX);
+        self.source_ids.push(id.clone());
+        self.sources.insert(id, source);
     }
 
     /// Keeps a note record's text, the first of its id, within the budget.
@@ -506,9 +524,29 @@ impl Index {
     /// ([`Index::from_read`] put the repositories' names among the
     /// elements).
     pub fn source_elements(&self, id: &str) -> Cow<'_, [CitationElement]> {
-        let Some(source) = self.sources.get(id.as_bytes()) else {
-            return Cow::Borrowed(&[]);
-        };
+        self.source(id)
+            .map_or(Cow::Borrowed(&[]), |(_, elements)| elements)
+    }
+
+    /// The source record `id`'s elements ([`Index::source_elements`]) and
+    /// its number in this index (what [`Index::source_at`] takes; none
+    /// past `u32::MAX - 1` sources), if the index holds it.
+    pub(crate) fn source(&self, id: &str) -> Option<(Option<u32>, Cow<'_, [CitationElement]>)> {
+        let source = self.sources.get(id.as_bytes())?;
+        let ordinal = Some(source.ordinal).filter(|&k| k != u32::MAX);
+        Some((ordinal, self.elements_of(source)))
+    }
+
+    /// The id and the elements of the source numbered `ordinal`
+    /// ([`Index::source`]).
+    pub(crate) fn source_at(&self, ordinal: u32) -> Option<(&str, Cow<'_, [CitationElement]>)> {
+        let id = self.source_ids.get(usize::try_from(ordinal).ok()?)?;
+        let source = self.sources.get(id)?;
+        Some((id_text(id), self.elements_of(source)))
+    }
+
+    /// A source's elements with its repository's name in its row.
+    fn elements_of<'a>(&'a self, source: &'a Source) -> Cow<'a, [CitationElement]> {
         let Some((at, repo)) = &source.repository else {
             return Cow::Borrowed(&source.elements);
         };

@@ -634,9 +634,11 @@ impl Ctx<'_> {
         let mut own = SmallVec::new();
         let all = 0..CITATION_ELEMENTS.len();
         elements_of(node, all, |name, v| own.push((name, v)), self);
+        let (ordinal, record) = self.index.source(&target).unwrap_or_default();
         self.items.citation(CitationView {
             id: Cow::Borrowed(id),
-            record: self.index.source_elements(&target),
+            record,
+            ordinal,
             source: target,
             notes,
             own,

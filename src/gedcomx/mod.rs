@@ -140,6 +140,7 @@ pub mod import;
 pub mod index;
 pub mod map;
 pub mod model;
+mod splice;
 pub mod table;
 mod view;
 

@@ -18,7 +18,7 @@ pub use super::emit::Identifier;
 /// A type or name IRI: most are the mapping's constants (borrowed, no
 /// allocation); those read from a document are owned.
 pub type Iri = Cow<'static, str>;
-use super::emit::{prop, Emit, Node};
+use super::emit::{prop, Emit, Node, Prop};
 use super::table::local;
 use smallvec::SmallVec;
 
@@ -119,10 +119,7 @@ impl<'a> ElementView<'a> {
 /// short title and the repository's name, which only stand in when there
 /// is nothing else; the source's id (`#S1`) when there are no elements.
 pub(crate) fn formatted(elements: &[ElementView<'_>], id: &str) -> String {
-    let aside = |e: &&ElementView<'_>| {
-        e.name.ends_with("/shortTitle") || e.name.ends_with("/NAME_OF_REPOSITORY")
-    };
-    let main = || elements.iter().filter(|e| !aside(e));
+    let main = || elements.iter().filter(|e| !aside(e.name));
     let Some(first) = main().next() else {
         return elements
             .first()
@@ -136,6 +133,12 @@ pub(crate) fn formatted(elements: &[ElementView<'_>], id: &str) -> String {
         value.push_str(e.value);
     }
     value
+}
+
+/// Whether [`formatted`] leaves out the element named `name`: a short
+/// title, a repository's name.
+pub(crate) fn aside(name: &str) -> bool {
+    name.ends_with("/shortTitle") || name.ends_with("/NAME_OF_REPOSITORY")
 }
 
 /// [`formatted`] of owned elements.
@@ -212,9 +215,15 @@ pub(crate) fn emit_citation<E: Emit, N: Node>(
     elements: &[N],
 ) -> io::Result<()> {
     e.attr(prop!("lang", "xml:lang"), lang)?;
-    e.text(prop!("value", "value"), Some(value))?;
-    e.list(prop!("elements", "cev:element"), elements)
+    e.text(&CITATION_VALUE, Some(value))?;
+    e.list(&CITATION_ELEMENTS_OF, elements)
 }
+
+/// A `SourceCitation`'s formatted `value`.
+pub(crate) const CITATION_VALUE: Prop = Prop::new("value", "value");
+
+/// A `SourceCitation`'s `elements` (seed 004).
+pub(crate) const CITATION_ELEMENTS_OF: Prop = Prop::new("elements", "cev:element");
 
 /// A `Qualifier`: a name (URI) and an optional value.
 #[derive(Clone, Debug, PartialEq, Eq)]

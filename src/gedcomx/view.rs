@@ -36,6 +36,7 @@ use super::model::{
     Qualifier, Relationship, RelationshipParts, SourceCitation, SourceDescription, SourceParts,
     SourceReference,
 };
+use super::splice::SplicedCitation;
 use super::table::local;
 use crate::tree::NodeRef;
 use crate::value::gedcomx::GedcomxDate;
@@ -467,6 +468,11 @@ pub(crate) struct CitationView<'a> {
     pub(crate) notes: Vec<Note>,
     /// The source record's elements.
     pub(crate) record: Cow<'a, [CitationElement]>,
+    /// The source record's number in the index, when the description is
+    /// written with markers in place of the record's part (see
+    /// [`splice`](super::splice): compact output only, whose writer
+    /// replaces them).
+    pub(crate) ordinal: Option<u32>,
     /// The citation's own elements: name and value.
     pub(crate) own: SmallVec<[(&'static str, Cow<'a, str>); 2]>,
 }
@@ -510,31 +516,47 @@ impl CitationView<'_> {
     }
 }
 
+impl CitationView<'_> {
+    /// Writes the description with `citation`.
+    fn emit_with<E: Emit, C: Node>(&self, e: &mut E, citation: &C) -> io::Result<()> {
+        joined(&["#", &self.source], |source| {
+            SourceParts {
+                id: &self.id,
+                media_type: None,
+                about: None,
+                citations: std::slice::from_ref(citation),
+                component_of: Some(&LocalReference(source)),
+                titles: &[],
+                notes: &self.notes,
+                attribution: &Attribution::default(),
+                coverage: &[],
+                descriptions: &[],
+                identifiers: &[],
+                repository: None,
+            }
+            .emit(e)
+        })
+    }
+}
+
 impl Node for CitationView<'_> {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
+        if let (Some(k), false) = (self.ordinal, self.record.is_empty()) {
+            let own: SmallVec<[ElementView<'_>; 2]> = self
+                .own
+                .iter()
+                .map(|(name, v)| ElementView::new(name, v))
+                .collect();
+            let citation = SplicedCitation::new(k, self.record.len(), &own);
+            return self.emit_with(e, &citation);
+        }
         self.with_elements(|elements| {
             let value = formatted(elements, &self.source);
-            let citation = [CitationOf {
+            let citation = CitationOf {
                 value: &value,
                 elements,
-            }];
-            joined(&["#", &self.source], |source| {
-                SourceParts {
-                    id: &self.id,
-                    media_type: None,
-                    about: None,
-                    citations: &citation,
-                    component_of: Some(&LocalReference(source)),
-                    titles: &[],
-                    notes: &self.notes,
-                    attribution: &Attribution::default(),
-                    coverage: &[],
-                    descriptions: &[],
-                    identifiers: &[],
-                    repository: None,
-                }
-                .emit(e)
-            })
+            };
+            self.emit_with(e, &citation)
         })
     }
 }

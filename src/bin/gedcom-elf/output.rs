@@ -323,6 +323,14 @@ impl Write for Output {
         self.keep(r)
     }
 
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        let r = self.out.write_vectored(bufs);
+        if let (Ok(n), Dest::Staged(temp, _)) = (&r, &self.dest) {
+            self.syncer.wrote(*n, temp.as_file());
+        }
+        self.keep(r)
+    }
+
     fn flush(&mut self) -> io::Result<()> {
         let r = self.out.flush();
         self.keep(r)
