@@ -352,6 +352,15 @@ pub(crate) fn json_string_into(out: &mut Vec<u8>, s: &str) {
     let _ = json_string(out, s);
 }
 
+/// `s` escaped as the inside of a JSON string (its quotes left out), at
+/// the end of `out`: a piece of a string written in pieces.
+pub(crate) fn json_content_into(out: &mut Vec<u8>, s: &str) {
+    let start = out.len();
+    json_string_into(out, s);
+    out.copy_within(start + 1.., start);
+    out.truncate(out.len() - 2);
+}
+
 /// Whether one of the eight bytes of `w` needs an escape in a JSON string:
 /// below 0x20, `"` or `\\`. Exact for "any": a borrow runs only upwards
 /// from a byte that is flagged itself.
@@ -468,6 +477,35 @@ pub(crate) fn percent_decode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_content_is_the_string_less_its_quotes_and_joins_as_it() {
+        let pieces = [
+            "",
+            "plain",
+            "a \"quoted\" \\ back",
+            "tab\tline\n\u{1}",
+            "ça 😀",
+            "12345678901234567890",
+        ];
+        for a in pieces {
+            let mut out = b"<".to_vec();
+            json_content_into(&mut out, a);
+            let mut whole = Vec::new();
+            json_string(&mut whole, a).unwrap();
+            assert_eq!(out[1..], whole[1..whole.len() - 1], "{a:?}");
+            for b in pieces {
+                // Pieces escaped one after another: the two joined, escaped.
+                let mut joined = b"\"".to_vec();
+                json_content_into(&mut joined, a);
+                json_content_into(&mut joined, b);
+                joined.push(b'"');
+                let mut whole = Vec::new();
+                json_string(&mut whole, &format!("{a}{b}")).unwrap();
+                assert_eq!(joined, whole, "{a:?} {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn json_string_into_a_vec_is_json_string() {

@@ -296,12 +296,26 @@ impl<'w> Json<'w> {
     fn array_of<T>(
         &mut self,
         items: impl Iterator<Item = T>,
+        each: impl FnMut(&mut Self, T) -> io::Result<()>,
+    ) -> io::Result<()> {
+        self.array_after(&[], 0, items, each)
+    }
+
+    /// Writes an array whose first `count` items are written elsewhere
+    /// (`spliced` stands for them, see [`Emit::list_spliced`]), then
+    /// `items`, each with `each`.
+    fn array_after<T>(
+        &mut self,
+        spliced: &[u8],
+        count: usize,
+        items: impl Iterator<Item = T>,
         mut each: impl FnMut(&mut Self, T) -> io::Result<()>,
     ) -> io::Result<()> {
         self.out.push(b'[');
         self.depth += 1;
+        self.out.extend_from_slice(spliced);
         for (i, item) in items.enumerate() {
-            if i > 0 {
+            if count + i > 0 {
                 self.out.push(b',');
             }
             self.newline()?;
@@ -410,11 +424,8 @@ impl Emit for Json<'_> {
         self.key(p)?;
         self.out.push(b'"');
         self.out.extend_from_slice(spliced);
-        // `rest` as a string, less its opening quote.
-        let start = self.out.len();
-        crate::escape::json_string_into(self.out, rest);
-        self.out.copy_within(start + 1.., start);
-        self.out.pop();
+        crate::escape::json_content_into(self.out, rest);
+        self.out.push(b'"');
         Ok(())
     }
 
@@ -429,20 +440,7 @@ impl Emit for Json<'_> {
             return Ok(());
         }
         self.key(p)?;
-        self.out.push(b'[');
-        self.depth += 1;
-        self.out.extend_from_slice(spliced);
-        for (i, item) in items.iter().enumerate() {
-            if count + i > 0 {
-                self.out.push(b',');
-            }
-            self.newline()?;
-            self.object(item)?;
-        }
-        self.depth -= 1;
-        self.newline()?;
-        self.out.push(b']');
-        Ok(())
+        self.array_after(spliced, count, items.iter(), |s, n| s.object(n))
     }
 
     fn identifiers(&mut self, ids: &[Identifier]) -> io::Result<()> {

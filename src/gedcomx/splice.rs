@@ -130,11 +130,7 @@ fn make_parts(arena: &mut Vec<u8>, id: &str, elements: &[CitationElement], xml: 
             // Writing to a Vec cannot fail.
             let _ = xml_escaped(arena, s, false);
         } else {
-            // The string less its quotes.
-            let start = arena.len();
-            crate::escape::json_string_into(arena, s);
-            arena.copy_within(start + 1.., start);
-            arena.truncate(arena.len() - 2);
+            crate::escape::json_content_into(arena, s);
         }
     };
     let value = formatted(&views, id);
