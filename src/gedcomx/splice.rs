@@ -66,6 +66,8 @@ fn marker(kind: u8, ordinal: u32) -> [u8; MARKER] {
 /// (`own_value`) follow the source's part of it.
 pub(crate) struct SplicedCitation<'a> {
     ordinal: u32,
+    /// The kind of the value's marker: whether own elements follow.
+    value: u8,
     count: usize,
     own: &'a [ElementView<'a>],
     own_value: String,
@@ -75,15 +77,21 @@ impl<'a> SplicedCitation<'a> {
     /// The citation of the source numbered `ordinal` (which has `count`
     /// elements, at least one) with its `own` elements.
     pub(crate) fn new(ordinal: u32, count: usize, own: &'a [ElementView<'a>]) -> Self {
+        // Joined as `formatted` joins them.
         let mut own_value = String::new();
-        for e in own.iter().filter(|e| !aside(e.name)) {
-            if !own_value.is_empty() {
+        for (i, e) in own.iter().filter(|e| !aside(e.name)).enumerate() {
+            if i > 0 {
                 own_value.push_str(", ");
             }
             own_value.push_str(e.value);
         }
+        let value = match own.iter().any(|e| !aside(e.name)) {
+            true => VALUE_BEFORE_OWN,
+            false => VALUE_ALONE,
+        };
         SplicedCitation {
             ordinal,
+            value,
             count,
             own,
             own_value,
@@ -94,13 +102,9 @@ impl<'a> SplicedCitation<'a> {
 impl Node for SplicedCitation<'_> {
     fn emit<E: Emit>(&self, e: &mut E) -> io::Result<()> {
         // As `emit_citation`, with no language.
-        let kind = match self.own.iter().any(|e| !aside(e.name)) {
-            true => VALUE_BEFORE_OWN,
-            false => VALUE_ALONE,
-        };
         e.text_spliced(
             &CITATION_VALUE,
-            &marker(kind, self.ordinal),
+            &marker(self.value, self.ordinal),
             &self.own_value,
         )?;
         e.list_spliced(

@@ -490,6 +490,27 @@ impl CitationView<'_> {
         f(&all)
     }
 
+    /// Writes the description with `citation`.
+    fn emit_with<E: Emit, C: Node>(&self, e: &mut E, citation: &C) -> io::Result<()> {
+        joined(&["#", &self.source], |source| {
+            SourceParts {
+                id: &self.id,
+                media_type: None,
+                about: None,
+                citations: std::slice::from_ref(citation),
+                component_of: Some(&LocalReference(source)),
+                titles: &[],
+                notes: &self.notes,
+                attribution: &Attribution::default(),
+                coverage: &[],
+                descriptions: &[],
+                identifiers: &[],
+                repository: None,
+            }
+            .emit(e)
+        })
+    }
+
     /// The same description, owned.
     pub(crate) fn into_source_description(self) -> SourceDescription {
         let value = self.with_elements(|all| formatted(all, &self.source));
@@ -513,29 +534,6 @@ impl CitationView<'_> {
             notes: self.notes,
             ..SourceDescription::default()
         }
-    }
-}
-
-impl CitationView<'_> {
-    /// Writes the description with `citation`.
-    fn emit_with<E: Emit, C: Node>(&self, e: &mut E, citation: &C) -> io::Result<()> {
-        joined(&["#", &self.source], |source| {
-            SourceParts {
-                id: &self.id,
-                media_type: None,
-                about: None,
-                citations: std::slice::from_ref(citation),
-                component_of: Some(&LocalReference(source)),
-                titles: &[],
-                notes: &self.notes,
-                attribution: &Attribution::default(),
-                coverage: &[],
-                descriptions: &[],
-                identifiers: &[],
-                repository: None,
-            }
-            .emit(e)
-        })
     }
 }
 
