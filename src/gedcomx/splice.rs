@@ -79,16 +79,14 @@ impl<'a> SplicedCitation<'a> {
     pub(crate) fn new(ordinal: u32, count: usize, own: &'a [ElementView<'a>]) -> Self {
         // Joined as `formatted` joins them.
         let mut own_value = String::new();
-        for (i, e) in own.iter().filter(|e| !aside(e.name)).enumerate() {
-            if i > 0 {
+        let mut value = VALUE_ALONE;
+        for e in own.iter().filter(|e| !aside(e.name)) {
+            if value == VALUE_BEFORE_OWN {
                 own_value.push_str(", ");
             }
             own_value.push_str(e.value);
+            value = VALUE_BEFORE_OWN;
         }
-        let value = match own.iter().any(|e| !aside(e.name)) {
-            true => VALUE_BEFORE_OWN,
-            false => VALUE_ALONE,
-        };
         SplicedCitation {
             ordinal,
             value,
@@ -238,7 +236,6 @@ impl Splicer {
             let m = bytes
                 .get(at + k..at + k + MARKER)
                 .ok_or_else(|| invalid("a citation's marker cut short"))?;
-            self.made(ordinal(m))?;
             let (from, to) = self.part(m)?;
             let len = u32::try_from(to - from).map_err(|_| invalid("a part too long"))?;
             resolved.push(MARK);
@@ -346,39 +343,33 @@ impl Splicer {
         }
     }
 
-    /// Makes the parts of the source numbered `ordinal`, unless made.
-    fn made(&mut self, ordinal: u32) -> io::Result<()> {
+    /// Where in the arena the part marker `m` stands for is: its
+    /// source's parts, made now if they were not.
+    fn part(&mut self, m: &[u8]) -> io::Result<(usize, usize)> {
+        let ordinal = ordinal(m);
         let k = usize::try_from(ordinal).map_err(|_| invalid("no such source"))?;
-        if self.parts.get(k).is_some_and(|p| *p != NOT_MADE) {
-            return Ok(());
-        }
-        // The index holds the source (the table grows to its numbers only).
-        let (id, elements) = self
-            .index
-            .source_at(ordinal)
-            .ok_or_else(|| invalid("a citation's marker of no source"))?;
-        if self.parts.len() <= k {
-            self.parts.resize(k + 1, NOT_MADE);
-        }
-        self.parts[k] = make_parts(&mut self.arena, id, &elements, self.xml);
-        Ok(())
-    }
-
-    /// Where in the arena the part marker `m` stands for is (made:
-    /// [`Splicer::made`]).
-    fn part(&self, m: &[u8]) -> io::Result<(usize, usize)> {
-        let parts = usize::try_from(ordinal(m))
-            .ok()
-            .and_then(|k| self.parts.get(k))
-            .filter(|p| **p != NOT_MADE)
-            .ok_or_else(|| invalid("a citation's marker of no source"))?;
-        let (from, to) = match m.get(1) {
-            Some(&VALUE_ALONE) => (parts[0], parts[1]),
-            Some(&VALUE_BEFORE_OWN) => (parts[1], parts[2]),
-            Some(&ELEMENTS) => (parts[2], parts[3]),
-            _ => return Err(invalid("a citation's marker of no kind")),
+        let parts = match self.parts.get(k) {
+            Some(&parts) if parts != NOT_MADE => parts,
+            _ => {
+                // The index holds the source (the table grows to its
+                // numbers only).
+                let (id, elements) = self
+                    .index
+                    .source_at(ordinal)
+                    .ok_or_else(|| invalid("a citation's marker of no source"))?;
+                if self.parts.len() <= k {
+                    self.parts.resize(k + 1, NOT_MADE);
+                }
+                self.parts[k] = make_parts(&mut self.arena, id, &elements, self.xml);
+                self.parts[k]
+            }
         };
-        Ok((from, to))
+        match m.get(1) {
+            Some(&VALUE_ALONE) => Ok((parts[0], parts[1])),
+            Some(&VALUE_BEFORE_OWN) => Ok((parts[1], parts[2])),
+            Some(&ELEMENTS) => Ok((parts[2], parts[3])),
+            _ => Err(invalid("a citation's marker of no kind")),
+        }
     }
 
     /// A writer to `out` through this splicer ([`Splicer::write`]).
