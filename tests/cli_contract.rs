@@ -366,6 +366,33 @@ fn a_closed_standard_output_ends_every_command_quietly() {
     }
 }
 
+/// Standard output is written through a duplicate of its descriptor;
+/// with none to duplicate (closed before the command starts, as `>&-`
+/// leaves it), through the standard library's handle, which drops what is
+/// written: every command ends as it would with its output read.
+#[cfg(unix)]
+#[test]
+fn a_standard_output_closed_from_the_start_ends_every_command_quietly() {
+    let d = dir("closed");
+    let file = d.join("small.ged");
+    std::fs::write(&file, SMALL).unwrap();
+    for args in every_command(s(&file)) {
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg("exec \"$0\" \"$@\" >&-")
+            .arg(BIN)
+            .args(&args)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        let read = Command::new(BIN).args(&args).output().unwrap();
+        assert_eq!(o.status.code(), read.status.code(), "{args:?}: {err}");
+        assert_eq!(err, stderr(&read), "{args:?}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_full_standard_output_is_one_error_line_and_status_2_for_every_command() {
