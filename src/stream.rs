@@ -9,7 +9,8 @@
 //! Memory stays at about one batch (64 KiB by default), the largest record
 //! and what a read brings in (at most 1 MiB). [`StreamReader::for_each`]
 //! reads the batches on [`jobs`](StreamReader::jobs) threads instead (then
-//! up to `jobs + 1` batches and their outputs are held, and the read
+//! up to `jobs + 1` batches and their outputs are held, or
+//! `jobs * ahead + 1` with [`ahead`](StreamReader::ahead), and the read
 //! buffers they were cut from).
 //!
 //! What this layer owns: handing batches to a [`Reader`] and the reader's
@@ -84,6 +85,8 @@ pub struct StreamReader<R> {
     config: ReaderConfig,
     batch: usize,
     jobs: usize,
+    /// Batches in flight per thread (plus one), in `for_each`.
+    ahead: usize,
     state: Option<ReadState>,
     done: bool,
     diagnostics: Vec<Diagnostic>,
@@ -102,6 +105,7 @@ impl<R: Read> StreamReader<R> {
             config,
             batch: DEFAULT_BATCH_BYTES,
             jobs: 1,
+            ahead: 1,
             state: None,
             done: false,
             diagnostics: Vec::new(),
@@ -120,6 +124,18 @@ impl<R: Read> StreamReader<R> {
     /// thread).
     pub fn jobs(mut self, jobs: usize) -> Self {
         self.jobs = jobs.max(1);
+        self
+    }
+
+    /// Batches [`StreamReader::for_each`] keeps in flight per thread, cut
+    /// and waiting or being read, with one more waiting for the first
+    /// thread free (default 1, at least 1). More keeps the threads busy
+    /// while a batch that takes longer than the others holds up the ones
+    /// after it (outputs are taken in order), at the memory of those
+    /// batches and their outputs. The events and outputs do not depend
+    /// on it.
+    pub fn ahead(mut self, batches: usize) -> Self {
+        self.ahead = batches.max(1);
         self
     }
 
@@ -393,14 +409,15 @@ impl<R: Read> StreamReader<R> {
             self.source.count_lines_from(lines);
         }
         std::thread::scope(|scope| {
-            // One batch per thread in flight, and one more waiting for the
-            // first thread free. On the 300 MB generated file at 2 jobs, two
-            // per thread were as fast and held more (`events --types -`:
-            // 1.29 s and 7.2 MB peak RSS against 1.27 s and 7.0 MB; with a
-            // third process busy on one core, 2.56 s and 8.2 MB against
-            // 2.63 s and 7.5 MB); one per thread alone was slower (`count -`
-            // 0.46 s against 0.39 s).
-            let mut pool = Pool::scoped(scope, &read, self.jobs, 1).with_extra(1);
+            // By default one batch per thread in flight, and one more
+            // waiting for the first thread free. On the 300 MB generated
+            // file at 2 jobs, two per thread were as fast and held more
+            // (`events --types -`: 1.29 s and 7.2 MB peak RSS against 1.27 s
+            // and 7.0 MB; with a third process busy on one core, 2.56 s and
+            // 8.2 MB against 2.63 s and 7.5 MB); one per thread alone was
+            // slower (`count -` 0.46 s against 0.39 s). Work whose batches
+            // vary more sets more ([`StreamReader::ahead`]).
+            let mut pool = Pool::scoped(scope, &read, self.jobs, self.ahead).with_extra(1);
             let mut cut_error = None;
             let mut at_end = false;
             loop {

@@ -199,14 +199,15 @@ fn missing_trlr_before_many_blank_lines_is_placed_at_the_last_line() {
 fn stream_parallel(
     bytes: &[u8],
     batch: usize,
-    jobs: usize,
+    (jobs, ahead): (usize, usize),
     head_first: bool,
     global: bool,
 ) -> Read {
     let source = BufReader::with_capacity(61, bytes);
     let mut stream = StreamReader::with_config(source, ReaderConfig::new())
         .batch_bytes(batch)
-        .jobs(jobs);
+        .jobs(jobs)
+        .ahead(ahead);
     let (mut events, mut diags) = (Vec::new(), Vec::new());
     if head_first {
         let mut buf = Vec::new();
@@ -287,13 +288,16 @@ fn batches_read_on_several_threads_give_the_slice_readers_events_and_diagnostics
     for (name, bytes) in &inputs {
         let want = normalise(slice_read(bytes));
         for batch in [1, 300, 1 << 16] {
-            for jobs in [1, 2, 3] {
+            // Batches in flight: one per thread (the default), and more.
+            for (jobs, ahead) in [(1, 1), (2, 1), (2, 3), (3, 2)] {
                 for (head_first, global) in
                     [(false, false), (true, false), (false, true), (true, true)]
                 {
-                    let got = normalise(stream_parallel(bytes, batch, jobs, head_first, global));
+                    let threads = (jobs, ahead);
+                    let got = normalise(stream_parallel(bytes, batch, threads, head_first, global));
                     let what = format!(
-                        "{name}: batch {batch}, jobs {jobs}, head first {head_first}, global {global}"
+                        "{name}: batch {batch}, jobs {jobs}, ahead {ahead}, head first {head_first}, \
+                         global {global}"
                     );
                     assert_reads_equal(&got, &want, &what);
                 }

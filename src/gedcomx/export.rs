@@ -86,6 +86,16 @@ const SPOOLED: [(&str, &str); 5] = [
 /// memory. The document does not depend on it.
 pub const BATCH_BYTES: usize = 256 << 10;
 
+/// The batches per thread [`Export::stream`] reads best with in flight
+/// (3; set it with [`StreamReader::ahead`]): a group of individuals with
+/// many citations takes longer to map than the next, and groups are
+/// absorbed in order; with more in flight, the threads go on while one is
+/// held up. On the 300 MB generated file at 2 jobs, with the index read as
+/// far ahead ([`Index::AHEAD`]), about 3% faster than one per thread
+/// (x0.93 to x0.99 in five groups of 12 to 16 alternating rounds), for
+/// 8 MB more peak memory. The document does not depend on it.
+pub const AHEAD: usize = 3;
+
 /// How records are mapped and written: the options and the input's
 /// [`Index`], shared by every thread that maps. Each call of
 /// [`Mapping::map`] maps a group of records into a [`Mapped`], on any
@@ -1052,6 +1062,7 @@ mod tests {
                         Export::new(&mut out, options, Arc::new(index), Vec::new).unwrap();
                     let mut stream = StreamReader::new(input.as_bytes())
                         .jobs(jobs)
+                        .ahead(jobs)
                         .batch_bytes(batch);
                     export.stream(&mut stream, |_| {}).unwrap();
                     let report = export.finish().unwrap();

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use std::path::Path;
 
-use gedcom_elf::gedcomx::export::BATCH_BYTES;
+use gedcom_elf::gedcomx::export::{AHEAD, BATCH_BYTES};
 use gedcom_elf::gedcomx::gedx::{select_media, write_gedx, GedxError, MediaSelection};
 use gedcom_elf::gedcomx::{Export, ExportError, Format, Index, NotConverted, Options};
 use gedcom_elf::stream::StreamReader;
@@ -126,6 +126,7 @@ pub fn run(
     let batch = settings.jobs.chunk_bytes.unwrap_or(BATCH_BYTES);
     let mut stream = StreamReader::with_config(input, config)
         .jobs(jobs)
+        .ahead(AHEAD)
         .batch_bytes(batch);
     let mut out = Output::create(output)?;
     let index = Arc::new(index);
