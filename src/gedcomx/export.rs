@@ -478,7 +478,8 @@ impl<W: Write, S: Spool> Export<W, S> {
 
     /// Maps every record of `stream` (from its start: no batch read yet)
     /// on its [`jobs`](StreamReader::jobs)
-    /// threads and absorbs them in order: each batch is read into a tree of
+    /// threads (it reads best with batches of [`BATCH_BYTES`], [`AHEAD`]
+    /// per thread in flight) and absorbs them in order: each batch is read into a tree of
     /// its own ([`Tree::build_piece`]) and mapped on the thread that reads
     /// it, so the document is the same at every number of jobs and batch
     /// size. The HEAD's batch is read here first (the document's schema and

@@ -172,8 +172,8 @@ impl Index {
     }
 
     /// Reads `input` (whole records, from its start) on `jobs` threads
-    /// ([`StreamReader::for_each`], in batches of [`Index::BATCH_BYTES`])
-    /// and gathers its index. The reader's diagnostics are not kept: the
+    /// ([`StreamReader::for_each`], in batches of [`Index::BATCH_BYTES`],
+    /// [`Index::AHEAD`] per thread in flight) and gathers its index. The reader's diagnostics are not kept: the
     /// second pass, which maps, gives them. `input` is read straight into
     /// the stream's buffer: it needs no `BufReader`.
     ///
@@ -186,7 +186,8 @@ impl Index {
 
     /// As [`Index::from_read`], adding to this index (with its
     /// [`note_budget`](Index::note_budget)), in batches of `batch_bytes`
-    /// when given ([`StreamReader::batch_bytes`]).
+    /// when given ([`StreamReader::batch_bytes`]), [`Index::AHEAD`] per
+    /// thread in flight.
     ///
     /// # Errors
     /// As [`Index::from_read`].
