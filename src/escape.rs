@@ -230,6 +230,14 @@ pub fn json_string<W: std::io::Write + ?Sized>(out: &mut W, s: &str) -> std::io:
         return out.write_all(&buf[..bytes.len() + 2]);
     }
     out.write_all(b"\"")?;
+    json_escaped(out, bytes)?;
+    out.write_all(b"\"")
+}
+
+/// `bytes` (UTF-8) escaped as the inside of a JSON string: [`json_string`]
+/// less its quotes.
+#[inline]
+fn json_escaped<W: std::io::Write + ?Sized>(out: &mut W, bytes: &[u8]) -> std::io::Result<()> {
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
@@ -265,8 +273,7 @@ pub fn json_string<W: std::io::Write + ?Sized>(out: &mut W, s: &str) -> std::io:
         i += 1;
         start = i;
     }
-    out.write_all(&bytes[start..])?;
-    out.write_all(b"\"")
+    out.write_all(&bytes[start..])
 }
 
 /// Whether no byte of `bytes` needs an escape in a JSON string (see
@@ -287,8 +294,9 @@ pub(crate) fn json_plain(bytes: &[u8]) -> bool {
 
 /// Appends `bytes` to `out` when no byte needs an escape in a JSON string,
 /// checked eight at a time as they are copied (one pass, no call to copy
-/// a short string); `false`, and `out` as it was, otherwise.
-#[inline]
+/// a short string); `false`, and `out` as it was, otherwise. Inlined in
+/// its callers, the escapes' hot path.
+#[inline(always)]
 pub(crate) fn push_json_plain(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
     let start = out.len();
     out.reserve(bytes.len());
@@ -338,27 +346,31 @@ pub(crate) fn push_json_plain(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
 }
 
 /// [`json_string`] into a `Vec`: a string with no byte to escape (most)
-/// is copied as it is checked ([`push_json_plain`]).
-#[inline]
+/// is copied as it is checked ([`push_json_plain`]). Out of line, the
+/// check inlined in it: one call a string.
+#[inline(never)]
 pub(crate) fn json_string_into(out: &mut Vec<u8>, s: &str) {
-    let start = out.len();
     out.push(b'"');
-    if push_json_plain(out, s.as_bytes()) {
-        out.push(b'"');
-        return;
-    }
-    out.truncate(start);
-    // Writing to a Vec cannot fail.
-    let _ = json_string(out, s);
+    json_content_into(out, s);
+    out.push(b'"');
 }
 
 /// `s` escaped as the inside of a JSON string (its quotes left out), at
-/// the end of `out`: a piece of a string written in pieces.
+/// the end of `out`: a piece of a string written in pieces, or
+/// [`json_string_into`]'s inside.
+#[inline]
 pub(crate) fn json_content_into(out: &mut Vec<u8>, s: &str) {
-    let start = out.len();
-    json_string_into(out, s);
-    out.copy_within(start + 1.., start);
-    out.truncate(out.len() - 2);
+    if !push_json_plain(out, s.as_bytes()) {
+        json_escaped_into(out, s.as_bytes());
+    }
+}
+
+/// [`json_escaped`] into a `Vec`, out of line: few strings need it.
+#[cold]
+#[inline(never)]
+fn json_escaped_into(out: &mut Vec<u8>, bytes: &[u8]) {
+    // Writing to a Vec cannot fail.
+    let _ = json_escaped(out, bytes);
 }
 
 /// Whether one of the eight bytes of `w` needs an escape in a JSON string:
